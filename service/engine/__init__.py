@@ -1,0 +1,66 @@
+"""The Schnapsen rules engine: pure, standard library only.
+
+Start here::
+
+    from service.engine import new_game, take_seat, start_deal, legal_actions, apply
+
+The state is rebuilt from facts (``events``), changed only by ``apply``, and
+shown to a viewer only through ``observation.observe`` (RULES.md R11).
+"""
+
+from .actions import Action, ActionType
+from .cards import DECK, Card, Rank, Suit
+from .errors import EngineError, ErrorCode, IllegalActionError, InvalidDeckError, InvalidEventError
+from .events import (
+    EVENT_SCHEMA,
+    ActionTaken,
+    DealStarted,
+    Event,
+    GameCreated,
+    SeatTaken,
+    apply_event,
+    event_from_dict,
+    event_to_dict,
+    replay,
+)
+from .game import apply, legal_actions, new_game, start_deal, take_seat
+from .observation import observe, observe_event
+from .state import DealEndReason, DealResult, DealState, GameState, Marriage, Trick, Variant
+
+__all__ = [
+    "DECK",
+    "EVENT_SCHEMA",
+    "Action",
+    "ActionTaken",
+    "ActionType",
+    "Card",
+    "DealEndReason",
+    "DealResult",
+    "DealStarted",
+    "DealState",
+    "EngineError",
+    "ErrorCode",
+    "Event",
+    "GameCreated",
+    "GameState",
+    "IllegalActionError",
+    "InvalidDeckError",
+    "InvalidEventError",
+    "Marriage",
+    "Rank",
+    "SeatTaken",
+    "Suit",
+    "Trick",
+    "Variant",
+    "apply",
+    "apply_event",
+    "event_from_dict",
+    "event_to_dict",
+    "legal_actions",
+    "new_game",
+    "observe",
+    "observe_event",
+    "replay",
+    "start_deal",
+    "take_seat",
+]

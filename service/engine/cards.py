@@ -1,0 +1,178 @@
+"""Cards of the 20-card Schnapsen pack, in the notation of RULES.md.
+
+A card is written rank then suit: ``AS`` (ace of spades), ``TH`` (ten of
+hearts), ``QC``, ``JD``. Ranks, high to low: A, T, K, Q, J. Suits: C, D, H, S.
+
+Cards, ranks and suits are enums, so each exists exactly once: ``Card("AS")``
+parses, ``str(card)`` formats, and two equal cards are the same object. That
+keeps the engine's hot paths (legal actions, tricks) cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import Enum
+
+
+class Suit(Enum):
+    """The four suits; the value is the one-letter notation."""
+
+    CLUBS = "C"
+    DIAMONDS = "D"
+    HEARTS = "H"
+    SPADES = "S"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def word(self) -> str:
+        """The suit's name in plain English, for messages: ``hearts``."""
+        return self.name.lower()
+
+    # Identity hashing: every suit exists once, and the default Enum hash is
+    # a Python-level call on the hot path of set and dict look-ups.
+    __hash__ = object.__hash__
+
+
+class Rank(Enum):
+    """The five ranks, high to low; the value is the one-letter notation."""
+
+    ACE = "A"
+    TEN = "T"
+    KING = "K"
+    QUEEN = "Q"
+    JACK = "J"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def points(self) -> int:
+        """Card points of a card of this rank (R1 notation: A 11 ... J 2)."""
+        return _RANK_POINTS[self]
+
+    __hash__ = object.__hash__
+
+
+_RANK_POINTS = {Rank.ACE: 11, Rank.TEN: 10, Rank.KING: 4, Rank.QUEEN: 3, Rank.JACK: 2}
+
+#: Suits and ranks in the order the engine lists cards: clubs first, ace first.
+SUITS: tuple[Suit, ...] = tuple(Suit)
+RANKS: tuple[Rank, ...] = tuple(Rank)
+
+
+class Card(Enum):
+    """One of the 20 cards. ``Card("QH")`` parses, ``str(card)`` formats.
+
+    Each card carries its ``rank``, ``suit``, ``points`` and ``strength``
+    (higher strength beats lower strength within one suit: A > T > K > Q > J).
+    """
+
+    AC = "AC"
+    TC = "TC"
+    KC = "KC"
+    QC = "QC"
+    JC = "JC"
+    AD = "AD"
+    TD = "TD"
+    KD = "KD"
+    QD = "QD"
+    JD = "JD"
+    AH = "AH"
+    TH = "TH"
+    KH = "KH"
+    QH = "QH"
+    JH = "JH"
+    AS = "AS"
+    TS = "TS"
+    KS = "KS"
+    QS = "QS"
+    JS = "JS"
+
+    def __init__(self, code: str) -> None:
+        self.rank: Rank = Rank(code[0])
+        self.suit: Suit = Suit(code[1])
+        self.points: int = self.rank.points
+        # A=4 ... J=0: the ranks are listed high to low.
+        self.strength: int = len(RANKS) - 1 - RANKS.index(self.rank)
+        # Position in the canonical order (clubs ace first), for sorting.
+        self.order: int = SUITS.index(self.suit) * len(RANKS) + RANKS.index(self.rank)
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Card.{self.value}"
+
+    @classmethod
+    def of(cls, rank: Rank, suit: Suit) -> Card:
+        """The card of this rank and suit."""
+        return _BY_RANK_SUIT[(rank, suit)]
+
+    @classmethod
+    def parse(cls, code: str) -> Card:
+        """Parse the notation (``"QH"``); raises ``ValueError`` naming the bad text."""
+        try:
+            return cls(code)
+        except ValueError:
+            raise ValueError(
+                f"not a card: {code!r} (write rank then suit, ranks A T K Q J, suits C D H S)"
+            ) from None
+
+    def beats(self, other: Card, trump: Suit) -> bool:
+        """Whether this card, played second, takes a trick led with ``other`` (R2b)."""
+        if self.suit is other.suit:
+            return self.strength > other.strength
+        return self.suit is trump
+
+    __hash__ = object.__hash__
+
+
+_BY_RANK_SUIT = {(card.rank, card.suit): card for card in Card}
+
+#: The whole pack in canonical order.
+DECK: tuple[Card, ...] = tuple(Card)
+
+
+def sort_cards(cards: Iterable[Card]) -> list[Card]:
+    """Cards in the canonical order (suits C, D, H, S; ace first within a suit)."""
+    return sorted(cards, key=_order)
+
+
+def _order(card: Card) -> int:
+    return card.order
+
+
+def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
+    """Parse a list of card codes."""
+    return tuple(Card.parse(code) for code in codes)
+
+
+def format_cards(cards: Iterable[Card]) -> list[str]:
+    """Card codes, ready for JSON."""
+    return [card.value for card in cards]
+
+
+def describe_cards(cards: Iterable[Card]) -> str:
+    """``AH, TH``: cards for a human-readable message, in canonical order."""
+    return ", ".join(card.value for card in sort_cards(cards))
+
+
+def check_deck(deck: Sequence[Card]) -> tuple[Card, ...]:
+    """Return the deck as a tuple if it holds each of the 20 cards exactly once.
+
+    Raises ``ValueError`` naming the missing and repeated cards otherwise.
+    """
+    cards = tuple(deck)
+    if len(cards) == len(DECK) and len(set(cards)) == len(DECK):
+        return cards
+    seen: set[Card] = set()
+    repeated = [card for card in cards if card in seen or seen.add(card)]
+    missing = [card for card in DECK if card not in seen]
+    problems = [f"{len(cards)} cards given, 20 needed"] if len(cards) != len(DECK) else []
+    if repeated:
+        problems.append(f"repeated: {describe_cards(repeated)}")
+    if missing:
+        problems.append(f"missing: {describe_cards(missing)}")
+    raise ValueError("R1a: a deck holds each of the 20 cards once (" + "; ".join(problems) + ")")

@@ -1,0 +1,150 @@
+"""The facts a game is rebuilt from, and the fold that rebuilds it.
+
+The event log stores only facts: the game was created (variant, first
+dealer), a seat was taken, a deal was dealt from this deck, a seat took this
+action. Everything else (tricks, draws, scores) is derived by folding the
+engine over them, so a stored log replays the same forever.
+
+Each event is a frozen dataclass with a stable ``type`` string (never an
+import path) and serializes to plain JSON with ``"v": EVENT_SCHEMA``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .actions import Action
+from .cards import Card, format_cards, parse_cards
+from .errors import EngineError, InvalidEventError
+from .game import apply, new_game, start_deal, take_seat
+from .state import GameState, Variant
+
+#: Version of the serialized form of events; bump only with a migration.
+EVENT_SCHEMA = 1
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """A game was created: its variant and the first dealer (R1c)."""
+
+    type: ClassVar[str] = "game_created"
+    variant: Variant
+    first_dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """A seat was taken, by a person or by a bot of some level."""
+
+    type: ClassVar[str] = "seat_taken"
+    seat: int
+    player: str = "human"  # "human" or "bot"
+    level: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    """A deal was dealt from this deck order (R1a)."""
+
+    type: ClassVar[str] = "deal_started"
+    number: int
+    dealer: int
+    deck: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken:
+    """A seat took one of the six player actions."""
+
+    type: ClassVar[str] = "action_taken"
+    seat: int
+    action: Action
+
+
+Event = GameCreated | SeatTaken | DealStarted | ActionTaken
+
+
+def apply_event(state: GameState | None, event: Event) -> GameState:
+    """The state after one event; raises ``InvalidEventError`` if it does not fit."""
+    if isinstance(event, ActionTaken):
+        if state is None:
+            raise InvalidEventError("an action before the game was created")
+        try:
+            return apply(state, event.action, event.seat)
+        except EngineError as error:
+            raise InvalidEventError(f"stored action does not apply: {error}") from None
+    if isinstance(event, GameCreated):
+        if state is not None:
+            raise InvalidEventError("a game is created only once")
+        return new_game(event.variant, event.first_dealer)
+    if state is None:
+        raise InvalidEventError(f"a {event.type} event before the game was created")
+    if isinstance(event, SeatTaken):
+        if state.seated[event.seat]:
+            raise InvalidEventError(f"seat {event.seat} is taken twice")
+        return take_seat(state, event.seat)
+    if isinstance(event, DealStarted):
+        if event.number != len(state.results) + 1 or event.dealer != state.next_dealer:
+            raise InvalidEventError(
+                f"deal {event.number} with dealer {event.dealer} does not follow "
+                f"(expected deal {len(state.results) + 1}, dealer {state.next_dealer})"
+            )
+        try:
+            return start_deal(state, event.deck)
+        except EngineError as error:
+            raise InvalidEventError(f"stored deal does not apply: {error}") from None
+    raise InvalidEventError(f"not an event: {event!r}")
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events into the state they lead to, starting from ``state`` (a snapshot)."""
+    for event in events:
+        state = apply_event(state, event)
+    if state is None:
+        raise InvalidEventError("no events: a game starts with game_created")
+    return state
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """Plain JSON of an event, the form kept in the log."""
+    data: dict[str, Any] = {"type": event.type, "v": EVENT_SCHEMA}
+    if isinstance(event, GameCreated):
+        data.update(variant=event.variant.value, first_dealer=event.first_dealer)
+    elif isinstance(event, SeatTaken):
+        data.update(seat=event.seat, player=event.player)
+        if event.level is not None:
+            data["level"] = event.level
+    elif isinstance(event, DealStarted):
+        data.update(number=event.number, dealer=event.dealer, deck=format_cards(event.deck))
+    else:
+        data.update(seat=event.seat, action=event.action.to_dict())
+    return data
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Parse the log's JSON form; raises ``InvalidEventError`` on anything unknown."""
+    try:
+        if data.get("v") != EVENT_SCHEMA:
+            raise ValueError(f"unknown event schema {data.get('v')!r}")
+        kind = data["type"]
+        if kind == GameCreated.type:
+            return GameCreated(Variant(data["variant"]), _seat(data["first_dealer"]))
+        if kind == SeatTaken.type:
+            return SeatTaken(_seat(data["seat"]), data.get("player", "human"), data.get("level"))
+        if kind == DealStarted.type:
+            return DealStarted(
+                int(data["number"]), _seat(data["dealer"]), parse_cards(data["deck"])
+            )
+        if kind == ActionTaken.type:
+            return ActionTaken(_seat(data["seat"]), Action.from_dict(data["action"]))
+        raise ValueError(f"unknown event type {kind!r}")
+    except (KeyError, TypeError, ValueError) as error:
+        raise InvalidEventError(f"bad event {dict(data)!r}: {error}") from None
+
+
+def _seat(value: Any) -> int:
+    if value not in (0, 1) or isinstance(value, bool):
+        raise ValueError(f"not a seat: {value!r}")
+    return int(value)

@@ -1,0 +1,87 @@
+"""Replays: a game's events folded into what a viewer may see, at any version.
+
+Version ``v`` is the state after the first ``v`` events of the log (the log
+numbers its events 1, 2, 3...). Every function here is pure and goes through
+``observation`` for what the viewer may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .events import Event, apply_event, replay
+from .observation import Viewer, deck_revealed, observe, observe_event, result_to_dict
+from .state import GameState
+
+
+def state_at(events: Sequence[Event], version: int) -> GameState:
+    """The state after the first ``version`` events (1 <= version <= len(events))."""
+    if not 1 <= version <= len(events):
+        raise ValueError(f"version {version} is outside 1..{len(events)}")
+    return replay(events[:version])
+
+
+def visible_events(
+    events: Sequence[Event],
+    viewer: Viewer,
+    *,
+    after: int = 0,
+    latest: GameState | None = None,
+    start: GameState | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The events after version ``after``, each as ``viewer`` may see it, with its ``version``.
+
+    ``events`` is the whole log, or, when ``start`` is given, the events after
+    version ``after`` that follow the snapshot ``start`` (the state at
+    ``after``). ``latest`` is the state after the whole log; it decides which
+    decks are revealed (R11d). Computed when not given.
+    """
+    if start is None:
+        before: GameState | None = replay(events[:after]) if after else None
+        tail = events[after:]
+    else:
+        before, tail = start, events
+    if latest is None:
+        latest = replay(tail, before) if tail else before
+    assert latest is not None
+    for offset, event in enumerate(tail, start=1):
+        state = apply_event(before, event)
+        reveal = False
+        if state.deal is not None and getattr(event, "deck", None) is not None:
+            reveal = deck_revealed(latest, state.deal.number, viewer)
+        data = observe_event(event, before, state, viewer, reveal_deck=reveal)
+        yield {"version": after + offset, **data}
+        before = state
+
+
+def replay_record(
+    events: Sequence[Event], viewer: Viewer, *, at: int | None = None
+) -> dict[str, Any]:
+    """A whole game (or its first ``at`` events) as ``viewer`` may see it.
+
+    Holds every visible event, the view of the state at the end, and, per
+    deal, its deck when R11d allows and its result. Once the game is over
+    every deck is in it.
+    """
+    version = len(events) if at is None else at
+    shown = events[:version]
+    latest = replay(shown)
+    feed = list(visible_events(shown, viewer, latest=latest))
+    deals = []
+    for item in feed:
+        if item["type"] == "deal_started":
+            deals.append(
+                {"number": item["number"], "dealer": item["dealer"], "deck": item.get("deck")}
+            )
+    for deal in deals:
+        number = deal["number"]
+        finished = number <= len(latest.results)
+        deal["result"] = result_to_dict(latest.results[number - 1]) if finished else None
+    return {
+        "version": version,
+        "complete": latest.winner is not None,
+        "events": feed,
+        "deals": deals,
+        "state": observe(latest, viewer),
+    }
