@@ -1,0 +1,308 @@
+"""Request and response bodies of the games API (marshmallow 4).
+
+Names follow ../shared/API-CONTRACT.md exactly; anything beyond the contract
+is documented here with a description so the generated OpenAPI says it.
+"""
+
+from __future__ import annotations
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from service.engine.actions import ActionType
+from service.engine.cards import Card, Suit
+
+CARD_CODES = [card.value for card in Card]
+SUIT_CODES = [suit.value for suit in Suit]
+ACTION_TYPES = [kind.value for kind in ActionType]
+
+
+def _card(**kwargs) -> fields.String:
+    return fields.String(validate=validate.OneOf(CARD_CODES), **kwargs)
+
+
+def _seat(**kwargs) -> fields.Integer:
+    return fields.Integer(validate=validate.OneOf([0, 1]), **kwargs)
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+# -- requests ---------------------------------------------------------------
+
+
+class OpponentSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf(["human", "bot"]),
+        metadata=_doc("'human' joins with the invite; 'bot' takes seat 1 at once"),
+    )
+    level = fields.String(metadata=_doc("The bot's level, required for a bot"))
+
+    @validates_schema
+    def _bot_needs_level(self, data, **kwargs):
+        if data["type"] == "bot" and not data.get("level"):
+            raise ValidationError("a bot opponent needs a 'level'", "level")
+        if data["type"] == "human" and data.get("level"):
+            raise ValidationError("only a bot has a level", "level")
+
+
+class CreateGameSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    variant = fields.String(
+        load_default="head",
+        validate=validate.OneOf(["head", "tracked"]),
+        metadata=_doc("'head': card points counted in the head, explicit claims (R7d); "
+                      "'tracked': points visible, going out is automatic (R7e)"),
+    )  # fmt: skip
+    opponent = fields.Nested(OpponentSchema, load_default=lambda: {"type": "human"})
+    seed = fields.Integer(
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata=_doc("Reproducible shuffles for practice games; also fixes the first dealer"),
+    )
+    deck = fields.List(
+        _card(),
+        validate=validate.Length(equal=20),
+        metadata=_doc("The first deal's exact order: 0-4 non-dealer, 5-9 dealer, "
+                      "10 trump card, 11-19 talon"),
+    )  # fmt: skip
+    first_dealer = _seat(metadata=_doc("Seat of the first dealer; random unless given or seeded"))
+
+    @validates_schema
+    def _deck_is_a_deck(self, data, **kwargs):
+        deck = data.get("deck")
+        if deck is not None and len(set(deck)) != len(deck):
+            repeated = sorted({code for code in deck if deck.count(code) > 1})
+            raise ValidationError(f"each card once; repeated: {', '.join(repeated)}", "deck")
+
+
+class JoinSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    invite = fields.String(
+        required=True, validate=validate.Length(min=1, max=200), metadata=_doc("From the creator")
+    )
+
+
+class ActionSchema(Schema):
+    """One player action, as RULES.md names it."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
+    card = _card(metadata=_doc("For 'play': the card, e.g. 'QH'"))
+    suit = fields.String(
+        validate=validate.OneOf(SUIT_CODES), metadata=_doc("For 'declare_marriage': C, D, H or S")
+    )
+    expected_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata=_doc("Refuse (409) unless the game is at this version; or send If-Match"),
+    )
+
+    @validates_schema
+    def _fields_fit_type(self, data, **kwargs):
+        kind = data["type"]
+        if kind == "play" and "card" not in data:
+            raise ValidationError("a play needs a 'card'", "card")
+        if kind == "declare_marriage" and "suit" not in data:
+            raise ValidationError("a marriage needs a 'suit'", "suit")
+        if kind != "play" and "card" in data:
+            raise ValidationError(f"'{kind}' takes no card", "card")
+        if kind != "declare_marriage" and "suit" in data:
+            raise ValidationError(f"'{kind}' takes no suit", "suit")
+
+
+class EventsQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    after = fields.Integer(
+        load_default=0, validate=validate.Range(min=0), metadata=_doc("Events after this version")
+    )
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=60),
+        metadata=_doc("Long-poll: wait up to this many seconds for a new event (capped)"),
+    )
+
+
+class StreamQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    after = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata=_doc("Start after this version; the Last-Event-ID header wins"),
+    )
+    access_token = fields.String(
+        metadata=_doc("The seat's token, for EventSource clients that cannot send headers")
+    )
+
+
+class ReplayQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    at = fields.Integer(
+        validate=validate.Range(min=1), metadata=_doc("The caller's view at this version")
+    )
+
+
+# -- responses --------------------------------------------------------------
+
+
+class CardAtSeatSchema(Schema):
+    seat = _seat()
+    card = _card()
+
+
+class ActionOutSchema(Schema):
+    type = fields.String(validate=validate.OneOf(ACTION_TYPES))
+    card = _card()
+    suit = fields.String()
+
+
+class TrickSchema(Schema):
+    leader = _seat()
+    cards = fields.List(fields.Nested(CardAtSeatSchema))
+    winner = _seat()
+
+
+class DealResultSchema(Schema):
+    number = fields.Integer()
+    dealer = _seat()
+    winner = _seat()
+    game_points = fields.Integer(validate=validate.OneOf([1, 2, 3]))
+    reason = fields.String(
+        metadata=_doc("went_out, false_claim, last_trick, closer_went_out, closer_false_claim, "
+                      "closer_ran_out, closer_opponent_went_out")
+    )  # fmt: skip
+    card_points = fields.List(fields.Integer())
+    tricks_won = fields.List(fields.Integer())
+    claimed_by = _seat(allow_none=True)
+
+
+class MarriageSchema(Schema):
+    seat = _seat()
+    suit = fields.String()
+
+
+class ExchangeSchema(Schema):
+    seat = _seat()
+    took = _card(metadata=_doc("The trump card the exchanger took"))
+
+
+class DealViewSchema(Schema):
+    number = fields.Integer()
+    dealer = _seat()
+    trump_suit = fields.String()
+    trump_card = _card(allow_none=True, metadata=_doc("The face-up card while it lies under the talon"))
+    talon_size = fields.Integer(metadata=_doc("Face-down cards left in the talon"))
+    closed_by = _seat(allow_none=True)
+    hand = fields.List(_card(), metadata=_doc("The caller's own hand; [] for spectators"))
+    opponent_hand_size = fields.Integer(metadata=_doc("For spectators: seat 1's hand"))
+    hand_sizes = fields.List(fields.Integer())
+    revealed_cards = fields.List(
+        fields.List(_card()),
+        metadata=_doc("Per seat, cards of the hand both players have seen (R11a)"),
+    )
+    current_trick = fields.List(fields.Nested(CardAtSeatSchema))
+    tricks = fields.List(fields.Nested(TrickSchema))
+    tricks_won = fields.List(fields.Integer())
+    marriages = fields.List(fields.Nested(MarriageSchema))
+    declared_marriage = fields.String(allow_none=True)
+    exchange = fields.Nested(ExchangeSchema, allow_none=True)
+    card_points = fields.List(
+        fields.Integer(), allow_none=True, metadata=_doc("null in the head variant while the deal runs")
+    )
+    to_move = _seat(allow_none=True)
+    legal_actions = fields.List(
+        fields.Nested(ActionOutSchema), metadata=_doc("The caller's legal actions; [] when not theirs")
+    )
+    result = fields.Nested(DealResultSchema, allow_none=True)
+
+
+class PlayerSchema(Schema):
+    seat = _seat()
+    type = fields.String(validate=validate.OneOf(["human", "bot"]))
+    level = fields.String()
+    joined = fields.Boolean()
+
+
+class GameViewSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    seat = _seat(allow_none=True, metadata=_doc("The caller's seat; null for spectators"))
+    game_points = fields.List(fields.Integer())
+    winner = _seat(allow_none=True)
+    to_move = _seat(allow_none=True)
+    players = fields.List(fields.Nested(PlayerSchema))
+    deal = fields.Nested(DealViewSchema, allow_none=True)
+    deals = fields.List(fields.Nested(DealResultSchema))
+
+
+class SeatedSchema(Schema):
+    game_id = fields.String()
+    seat = _seat()
+    token = fields.String(metadata=_doc("Send as 'Authorization: Bearer <token>'"))
+    invite = fields.String(allow_none=True, metadata=_doc("For the human opponent's join"))
+    version = fields.Integer()
+    game = fields.Nested(GameViewSchema, metadata=_doc("The caller's view of the new game"))
+
+
+class EventSchema(Schema):
+    """One event of the log as the caller may see it; fields depend on ``type``."""
+
+    version = fields.Integer(required=True)
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf(["game_created", "seat_taken", "deal_started", "action_taken"]),
+    )
+    variant = fields.String()
+    first_dealer = _seat()
+    seat = _seat()
+    player = fields.String()
+    level = fields.String()
+    number = fields.Integer()
+    dealer = _seat()
+    trump_card = _card()
+    hand = fields.List(_card(), metadata=_doc("deal_started: the caller's own hand"))
+    deck = fields.List(_card(), metadata=_doc("deal_started: only once R11d allows"))
+    action = fields.Nested(ActionOutSchema)
+    took = _card()
+    trick = fields.Nested(TrickSchema)
+    turn_up_drawn = fields.Nested(CardAtSeatSchema)
+    drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
+    deal_result = fields.Nested(DealResultSchema)
+    game_winner = _seat()
+
+
+class EventsSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer(metadata=_doc("The game's version now"))
+    events = fields.List(fields.Nested(EventSchema))
+
+
+class ReplayDealSchema(Schema):
+    number = fields.Integer()
+    dealer = _seat()
+    deck = fields.List(_card(), allow_none=True, metadata=_doc("Once R11d allows, else null"))
+    result = fields.Nested(DealResultSchema, allow_none=True)
+
+
+class ReplaySchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
+    events = fields.List(fields.Nested(EventSchema))
+    deals = fields.List(fields.Nested(ReplayDealSchema))
+    state = fields.Nested(GameViewSchema)

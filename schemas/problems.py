@@ -1,0 +1,26 @@
+"""The RFC 9457 problem body every error answer carries."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from schemas.games import ActionOutSchema
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "A URI naming the problem type"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "Stable, machine-readable"})
+    instance = fields.String()
+    rule = fields.String(
+        allow_none=True, metadata={"description": "The rule of RULES.md that refused the action"}
+    )
+    legal_actions = fields.List(
+        fields.Nested(ActionOutSchema), metadata={"description": "For a refused action"}
+    )
+    to_move = fields.Integer(allow_none=True)
+    errors = fields.Dict(metadata={"description": "Per-field validation errors"})
+    expected_version = fields.Integer()
+    current_version = fields.Integer()

@@ -1,0 +1,1 @@
+"""The HTTP layer: blueprints, request/response rendering, and problem answers."""

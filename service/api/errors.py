@@ -1,0 +1,141 @@
+"""The one place errors become answers: RFC 9457 ``application/problem+json``.
+
+Every 4xx and 5xx of the service goes through ``problem_response``: refused
+commands (``service.problems.Problem``), Werkzeug's HTTP errors (404, 405
+with ``Allow``, 413, malformed JSON), request validation (422) and unhandled
+exceptions (500, logged, never with a traceback in the body).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from schemas.problems import ProblemSchema
+from service.problems import Problem
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger(__name__)
+
+_CODES_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "service_unavailable",
+}
+
+
+def problem_response(
+    status: int,
+    code: str,
+    title: str,
+    detail: str,
+    *,
+    extra: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body: dict[str, Any] = {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if request:
+        body["instance"] = request.path
+    body.update(extra or {})
+    response = current_app.response_class(
+        json.dumps(body), status=status, mimetype=PROBLEM_JSON
+    )
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def handle_problem(problem: Problem) -> Response:
+    return problem_response(
+        problem.status,
+        problem.code,
+        problem.title,
+        problem.detail,
+        extra=problem.extra,
+        headers=problem.headers,
+    )
+
+
+class ProblemApi(Api):
+    """flask-smorest's Api, answering every HTTP error as problem+json.
+
+    Its own handler drops the ``Allow`` header of 405 answers and speaks its
+    own JSON error format; this subclass keeps Werkzeug's headers and
+    documents ``ProblemSchema`` as the error body.
+    """
+
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = "DEFAULT_ERROR"
+
+    def _register_responses(self) -> None:
+        # Document error bodies with their real content type.
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = PROBLEM_JSON
+        try:
+            super()._register_responses()
+        finally:
+            self.DEFAULT_RESPONSE_CONTENT_TYPE = "application/json"
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        status = error.code or 500
+        headers = {
+            name: value for name, value in error.get_headers() if name.lower() != "content-type"
+        }
+        code = _CODES_BY_STATUS.get(status, f"http_{status}")
+        detail = error.description or error.name
+        extra: dict[str, Any] = {}
+        data = getattr(error, "data", None) or {}
+        messages = data.get("messages") or data.get("errors")
+        if messages:
+            # webargs puts validation errors per location: {"json": {...}}
+            if status == 400 and "json" in messages and _is_json_syntax_error(messages["json"]):
+                code, detail = "malformed_json", "the body is not valid JSON"
+            else:
+                errors = messages.get("json", messages) if isinstance(messages, dict) else messages
+                extra["errors"] = errors
+                detail = "the request does not match the schema: " + _summarize(errors)
+        headers.update(data.get("headers") or {})
+        if status >= 500:
+            original = getattr(error, "original_exception", None)
+            if original is not None:
+                log.error("unhandled error on %s %s", request.method, request.path, exc_info=original)
+            detail = "the server failed to answer this request; it has been logged"
+        return problem_response(status, code, error.name, detail, extra=extra, headers=headers)
+
+
+def _is_json_syntax_error(messages: Any) -> bool:
+    return isinstance(messages, list) and any("Invalid JSON" in str(m) for m in messages)
+
+
+def _summarize(errors: Any) -> str:
+    if isinstance(errors, dict):
+        parts = [f"{field}: {_summarize(value)}" for field, value in errors.items()]
+        return "; ".join(parts)
+    if isinstance(errors, list):
+        return " ".join(str(item) if not isinstance(item, dict | list) else _summarize(item) for item in errors)
+    return str(errors)
+
+
+def register_error_handlers(app: Flask) -> None:
+    app.register_error_handler(Problem, handle_problem)

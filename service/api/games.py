@@ -1,0 +1,261 @@
+"""The games resource: create, join, view, act, events (long-poll and SSE), replay."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context
+from flask_smorest import Blueprint
+
+from schemas.games import (
+    ActionSchema,
+    CreateGameSchema,
+    EventsQuerySchema,
+    EventsSchema,
+    GameViewSchema,
+    JoinSchema,
+    ReplayQuerySchema,
+    ReplaySchema,
+    SeatedSchema,
+    StreamQuerySchema,
+)
+from service.api.render import (
+    bearer_token,
+    etag,
+    game_view,
+    idempotency_key,
+    if_match_version,
+    if_none_match_version,
+    seated_body,
+)
+from service.commands import GameService, NewGame, Opponent
+from service.engine import Variant
+from service.engine.cards import parse_cards
+from service.engine.replays import replay_record, visible_events
+from service.problems import Problem
+
+blp = Blueprint(
+    "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
+)
+
+_BEARER = [{"bearerAuth": []}, {}]
+_IDEMPOTENCY_HEADER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 255},
+    "description": "Retry safely: the same key and body answer the first answer again",
+}
+_IF_MATCH_HEADER = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on',
+}
+_ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
+_LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
+
+
+def games() -> GameService:
+    return current_app.extensions["schnapsen"]["games"]
+
+
+def settings() -> dict[str, Any]:
+    return current_app.config
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateGameSchema, required=False)
+@blp.response(201, SeatedSchema, headers=_LOCATION_HEADER)
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
+def create_game(body: dict[str, Any]):
+    """Create a game; the creator sits at seat 0.
+
+    A human opponent joins with the answer's `invite`; a bot opponent takes
+    seat 1 at once.
+    """
+    opponent = body["opponent"]
+    new = NewGame(
+        variant=Variant(body["variant"]),
+        opponent=Opponent(opponent["type"], opponent.get("level")),
+        seed=body.get("seed"),
+        deck=parse_cards(body["deck"]) if "deck" in body else None,
+        first_dealer=body.get("first_dealer"),
+    )
+    seated = games().create(new, idempotency_key=idempotency_key(request))
+    headers = {"Location": f"/v1/games/{seated.current.game_id}", "ETag": etag(seated.current.version)}
+    if seated.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return seated_body(seated), 201, headers
+
+
+@blp.route("/<game_id>", methods=["GET"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=_BEARER)
+def get_game(game_id: str):
+    """The caller's view of a game; without a token, a spectator's."""
+    service = games()
+    seat = service.seat_for(game_id, bearer_token(request))
+    current = service.current(game_id)
+    if if_none_match_version(request) == current.version:
+        return Response(status=304, headers={"ETag": etag(current.version)})
+    return game_view(current, seat), 200, {"ETag": etag(current.version)}
+
+
+@blp.route("/<game_id>/join", methods=["POST"])
+@blp.arguments(JoinSchema)
+@blp.response(201, SeatedSchema)
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
+def join_game(body: dict[str, Any], game_id: str):
+    """Take seat 1 with the invite. A second join is refused (409)."""
+    seated = games().join(game_id, body["invite"], idempotency_key=idempotency_key(request))
+    headers = {"ETag": etag(seated.current.version)}
+    if seated.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return seated_body(seated), 201, headers
+
+
+@blp.route("/<game_id>/actions", methods=["POST"])
+@blp.arguments(ActionSchema)
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(412, response="PRECONDITION_FAILED")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(security=[{"bearerAuth": []}], parameters=[_IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
+def act(body: dict[str, Any], game_id: str):
+    """Take one action for the caller's seat.
+
+    A refused action changes nothing and answers a problem listing the
+    caller's `legal_actions`. A stale `expected_version` answers 409, a
+    stale `If-Match` 412.
+    """
+    expected = body.pop("expected_version", None)
+    header_version = if_match_version(request)
+    if expected is not None and header_version is not None and expected != header_version:
+        raise Problem(
+            f"expected_version {expected} and If-Match {header_version} disagree",
+            status=400,
+            code="conflicting_versions",
+        )
+    acted = games().act(
+        game_id,
+        bearer_token(request),
+        body,
+        expected_version=expected if expected is not None else header_version,
+        precondition=expected is None and header_version is not None,
+        idempotency_key=idempotency_key(request),
+    )
+    headers = {"ETag": etag(acted.current.version)}
+    if acted.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return game_view(acted.current, acted.seat), 200, headers
+
+
+@blp.route("/<game_id>/events", methods=["GET"])
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventsSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=_BEARER)
+def events(query: dict[str, Any], game_id: str):
+    """The events after version `after`, as the caller may see them (R11).
+
+    With `wait`, an empty answer waits (long-poll) up to that many seconds
+    for the next event.
+    """
+    service = games()
+    seat = service.seat_for(game_id, bearer_token(request))
+    after = query["after"]
+    wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
+    if wait > 0 and service.store.head(game_id) <= after:
+        service.store.wait_for_events(game_id, after, int(wait * 1000))
+    return {"game_id": game_id, **_feed(service, game_id, seat, after)}
+
+
+@blp.route("/<game_id>/stream", methods=["GET"])
+@blp.arguments(StreamQuerySchema, location="query")
+@blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=_BEARER)
+def stream(query: dict[str, Any], game_id: str):
+    """The event feed as Server-Sent Events; each event's `id` is its version.
+
+    Reconnect with `Last-Event-ID` (or `?after=`) to resume exactly. The
+    stream ends after a bounded time; clients reconnect.
+    """
+    service = games()
+    seat = service.seat_for(game_id, bearer_token(request, query_token=query.get("access_token")))
+    after = _last_event_id(query.get("after", 0))
+    limit = settings()["SSE_MAX_SECONDS"]
+    heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
+
+    def generate() -> Iterator[str]:
+        nonlocal after
+        yield "retry: 1000\n\n"
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            feed = _feed(service, game_id, seat, after)
+            for event in feed["events"]:
+                after = event["version"]
+                data = json.dumps(event, separators=(",", ":"))
+                yield f"id: {after}\nevent: {event['type']}\ndata: {data}\n\n"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            timeout = min(heartbeat, remaining)
+            if not service.store.wait_for_events(game_id, after, max(1, int(timeout * 1000))):
+                yield ": keep-alive\n\n"
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)
+
+
+@blp.route("/<game_id>/replay", methods=["GET"])
+@blp.arguments(ReplayQuerySchema, location="query")
+@blp.response(200, ReplaySchema)
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(security=_BEARER)
+def replay(query: dict[str, Any], game_id: str):
+    """The whole game as the caller may see it; with `at`, as it was at that version.
+
+    While a deal runs, hands and talon stay hidden by R11; once the game is
+    over the replay holds every deal's deck.
+    """
+    service = games()
+    seat = service.seat_for(game_id, bearer_token(request))
+    log = service.store.events(game_id)
+    at = query.get("at")
+    if at is not None and at > len(log):
+        raise Problem(
+            f"version {at} does not exist yet; the game is at version {len(log)}",
+            status=422,
+            code="version_out_of_range",
+        )
+    record = replay_record(log, seat, at=at)
+    version = record["version"]
+    state_body = record["state"]
+    state_body.update(game_id=game_id, version=version, players=service.players(game_id))
+    return {"game_id": game_id, **record}
+
+
+def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> dict[str, Any]:
+    start, log, latest = service.events_after(game_id, after)
+    shown = list(visible_events(log, seat, after=after, start=start, latest=latest.state)) if log else []
+    return {"version": latest.version, "events": shown}
+
+
+def _last_event_id(after: int) -> int:
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return after
+    if not header.strip().isdigit():
+        raise Problem("Last-Event-ID must be an event version", status=400, code="invalid_last_event_id")
+    return int(header.strip())

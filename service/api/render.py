@@ -1,0 +1,89 @@
+"""Response bodies built from the engine's observations, plus request headers read.
+
+Views stay thin: they parse, call a command, and hand the result to one of
+these functions. Hidden information is decided in the engine's observation
+module, never here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Request
+
+from service.commands import Current, Seated
+from service.engine.observation import observe
+from service.problems import Problem, Unauthorized
+
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+_ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
+
+
+def game_view(current: Current, seat: int | None) -> dict[str, Any]:
+    """The contract's view of a game for ``seat`` (``None``: a spectator)."""
+    body = observe(current.state, seat)
+    body["game_id"] = current.game_id
+    body["version"] = current.version
+    body["players"] = [player for player in current.players if player is not None]
+    return body
+
+
+def seated_body(seated: Seated) -> dict[str, Any]:
+    return {
+        "game_id": seated.current.game_id,
+        "seat": seated.seat,
+        "token": seated.token,
+        "invite": seated.invite,
+        "version": seated.current.version,
+        "game": game_view(seated.current, seated.seat),
+    }
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def bearer_token(request: Request, *, query_token: str | None = None) -> str | None:
+    """The token of ``Authorization: Bearer <token>``; ``None`` when absent (a spectator)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return query_token
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("use 'Authorization: Bearer <token>'", code="invalid_authorization")
+    return token.strip()
+
+
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY_KEY.match(key):
+        raise Problem(
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            status=400,
+            code="invalid_idempotency_key",
+        )
+    return key
+
+
+def if_match_version(request: Request) -> int | None:
+    """The version of ``If-Match: "<version>"``; ``None`` when absent or ``*``."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    match = _ETAG.match(header.strip())
+    if not match:
+        raise Problem(
+            'If-Match must be the ETag of a game view, e.g. "12"', status=400, code="invalid_if_match"
+        )
+    return int(match.group(1))
+
+
+def if_none_match_version(request: Request) -> int | None:
+    header = request.headers.get("If-None-Match")
+    if header is None:
+        return None
+    match = _ETAG.match(header.strip())
+    return int(match.group(1)) if match else None

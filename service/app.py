@@ -1,0 +1,102 @@
+"""The Flask application factory: ``create_app(config)``.
+
+Wires the Redis event store, the command service and the blueprints
+together. Nothing connects to Redis until the first request, so the app (and
+its OpenAPI document) can be built without a server.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import redis
+from flask import Flask, request
+
+from service.api import games, meta
+from service.api.errors import ProblemApi, register_error_handlers
+from service.commands import GameService
+from service.problems import Problem
+from service.settings import from_env
+from service.store import EventStore
+
+log = logging.getLogger(__name__)
+
+API_SETTINGS = {
+    "API_TITLE": "Schnapsen",
+    "API_VERSION": "1",
+    "OPENAPI_VERSION": "3.1.0",
+    "ETAG_DISABLED": True,
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
+            "Rules: RULES.md; every action is an event in the game's log.",
+        },
+        "servers": [{"url": "http://127.0.0.1:8000"}],
+    },
+}
+
+_JSON_TYPES = ("application/json",)
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(from_env())
+    app.config.update(API_SETTINGS)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+
+    client = redis.Redis.from_url(
+        app.config["REDIS_URL"] or "redis://127.0.0.1:6379/0",
+        socket_connect_timeout=2,
+        socket_timeout=app.config["LONG_POLL_MAX_SECONDS"] + 10,
+        health_check_interval=30,
+    )
+    if not app.config["REDIS_URL"]:
+        log.warning("REDIS_URL is not set; using redis://127.0.0.1:6379/0")
+    secret = app.config["SECRET_KEY"]
+    if not secret:
+        log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
+        secret = secrets.token_hex(32)
+    store = EventStore(client)
+    service = GameService(store, secret.encode())
+
+    api = ProblemApi(app)
+    api.spec.components.security_scheme(
+        "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
+    )
+    api.register_blueprint(games.blp)
+    api.register_blueprint(meta.blp)
+    register_error_handlers(app)
+    app.extensions["schnapsen"] = {
+        "games": service,
+        "store": store,
+        "redis": client,
+        "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
+    }
+
+    @app.before_request
+    def _bodies_are_json() -> None:
+        has_body = request.method in ("POST", "PUT", "PATCH") and request.content_length
+        if has_body and request.mimetype not in _JSON_TYPES:
+            raise Problem(
+                f"send the body as application/json, not {request.mimetype or 'untyped'}",
+                status=415,
+                code="unsupported_media_type",
+            )
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
+    def _redis_down(error: Exception):
+        log.error("redis unavailable: %s", error)
+        raise Problem(
+            "the game store is unreachable right now; try again shortly",
+            status=503,
+            code="store_unavailable",
+            headers={"Retry-After": "2"},
+        )
+
+    return app

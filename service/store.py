@@ -1,0 +1,272 @@
+"""The event log of each game in Redis: the only truth there is.
+
+Keys of one game share the hash tag ``{<game_id>}``, so they live in one
+Redis Cluster slot and one Lua script can touch them atomically:
+
+- ``sch:{id}:log``   a stream; entry ``<v>-0`` is event version v (1, 2, 3...)
+- ``sch:{id}:seats`` a hash: per seat the SHA-256 of its token, the player
+                     kind, nonces for re-deriving secrets, the invite's hash
+- ``sch:{id}:idem``  a hash: idempotency key -> request fingerprint + version
+- ``sch:{id}:snap``  a hash of snapshots (a cache, safe to delete): the latest
+                     state, and the state at the start of each deal
+- ``sch:{id}:snapidx`` a sorted set of the deal-start snapshot versions
+
+Appending is one Lua script that checks the expected version (and the
+idempotency key) and adds every event of a command, or nothing. There is no
+WATCH and no read-modify-write across round trips.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from service.engine.events import Event, event_from_dict, event_to_dict
+
+PREFIX = "sch"
+#: How long an idempotency key is remembered (seconds).
+IDEMPOTENCY_TTL = 24 * 3600
+
+_APPEND = """
+-- KEYS: log, idem, seats.  ARGV: expected version ('' = must be empty log),
+-- idempotency field ('' = none), fingerprint, ttl, number of seat fields (n),
+-- then n field/value pairs for the seats hash, then the events.
+local version = redis.call('XLEN', KEYS[1])
+if ARGV[2] ~= '' then
+  local previous = redis.call('HGET', KEYS[2], ARGV[2])
+  if previous then return {'duplicate', previous} end
+end
+if tonumber(ARGV[1]) ~= version then
+  return {'stale', tostring(version)}
+end
+local n = tonumber(ARGV[5])
+local first_event = 6 + 2 * n
+for i = first_event, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
+end
+if n > 0 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 6, first_event - 1))
+end
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3] .. ' ' .. version)
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+return {'ok', tostring(version)}
+"""
+
+_LOAD = """
+-- KEYS: log, snap, snapidx.  ARGV: target version ('' = latest), use snapshots ('1'/'0').
+-- Returns {head, snapshot version, snapshot or false, entries after it up to target}.
+local head = redis.call('XLEN', KEYS[1])
+if head == 0 then return {0, 0, false, {}} end
+local target = head
+if ARGV[1] ~= '' then target = math.min(tonumber(ARGV[1]), head) end
+local sv, snap = 0, false
+if ARGV[2] == '1' then
+  local latest = tonumber(redis.call('HGET', KEYS[2], 'latest_version') or '0')
+  if latest > 0 and latest <= target then
+    sv = latest
+    snap = redis.call('HGET', KEYS[2], 'latest')
+  end
+  local found = redis.call('ZREVRANGEBYSCORE', KEYS[3], target, '-inf', 'LIMIT', 0, 1)
+  if #found > 0 and tonumber(found[1]) > sv then
+    sv = tonumber(found[1])
+    snap = redis.call('HGET', KEYS[2], 'at:' .. found[1])
+  end
+  if not snap then sv = 0 end
+end
+local entries = {}
+if target > sv then
+  entries = redis.call('XRANGE', KEYS[1], (sv + 1) .. '-0', target .. '-0')
+end
+return {head, sv, snap, entries}
+"""
+
+_SAVE_SNAPSHOT = """
+-- KEYS: snap, snapidx.  ARGV: version, state json, '1' if a deal starts at this version.
+local latest = tonumber(redis.call('HGET', KEYS[1], 'latest_version') or '0')
+if tonumber(ARGV[1]) > latest then
+  redis.call('HSET', KEYS[1], 'latest_version', ARGV[1], 'latest', ARGV[2])
+end
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[1], 'at:' .. ARGV[1], ARGV[2])
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[1])
+end
+return 1
+"""
+
+
+class StaleVersionError(Exception):
+    """The log moved on: it is at ``actual``, not at the version the writer expected."""
+
+    def __init__(self, expected: int, actual: int):
+        super().__init__(f"the game is at version {actual}, not {expected}")
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """An idempotency key seen before: its request fingerprint and the version it reached."""
+
+    fingerprint: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What ``load`` read: the log's head, a snapshot (if any) and the events after it."""
+
+    head: int
+    snapshot_version: int
+    snapshot: dict[str, Any] | None
+    events: list[Event]
+
+    @property
+    def version(self) -> int:
+        """The version the snapshot plus events reach."""
+        return self.snapshot_version + len(self.events)
+
+
+def keys(game_id: str) -> dict[str, str]:
+    tag = f"{PREFIX}:{{{game_id}}}"
+    return {
+        "log": f"{tag}:log",
+        "seats": f"{tag}:seats",
+        "idem": f"{tag}:idem",
+        "snap": f"{tag}:snap",
+        "snapidx": f"{tag}:snapidx",
+    }
+
+
+class EventStore:
+    """The per-game event logs, their seat records and snapshot caches in Redis."""
+
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._append = client.register_script(_APPEND)
+        self._load = client.register_script(_LOAD)
+        self._save_snapshot = client.register_script(_SAVE_SNAPSHOT)
+
+    # -- writing ---------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        seats: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+    ) -> int | Duplicate:
+        """Append ``events`` if the log is at ``expected_version``; return the new version.
+
+        ``seats`` fields are written to the seats hash in the same step.
+        When ``idempotency_key`` was used before, nothing is written and the
+        earlier request's ``Duplicate`` comes back instead. Raises
+        ``StaleVersionError`` when the log is elsewhere.
+        """
+        k = keys(game_id)
+        seat_fields = [item for pair in (seats or {}).items() for item in pair]
+        payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
+        status, value = self._append(
+            keys=[k["log"], k["idem"], k["seats"]],
+            args=[
+                expected_version,
+                idempotency_key or "",
+                fingerprint,
+                IDEMPOTENCY_TTL,
+                len(seat_fields) // 2,
+                *seat_fields,
+                *payloads,
+            ],
+        )
+        status = status.decode()
+        if status == "duplicate":
+            previous_fingerprint, _, version = value.decode().rpartition(" ")
+            return Duplicate(previous_fingerprint, int(version))
+        if status == "stale":
+            raise StaleVersionError(expected_version, int(value))
+        return int(value)
+
+    def claim_create_key(self, idempotency_key: str, game_id: str) -> str | None:
+        """Bind a create request's Idempotency-Key to ``game_id``.
+
+        Returns ``None`` when the key is new (the caller creates the game),
+        else the game id the key was bound to before.
+        """
+        name = _create_key(idempotency_key)
+        if self.redis.set(name, game_id, nx=True, ex=IDEMPOTENCY_TTL):
+            return None
+        existing = self.redis.get(name)
+        return existing.decode() if existing is not None else None
+
+    def release_create_key(self, idempotency_key: str) -> None:
+        self.redis.delete(_create_key(idempotency_key))
+
+    def save_snapshot(self, game_id: str, version: int, state: dict[str, Any], deal_start: bool):
+        """Cache the state at ``version``; a deal-start snapshot is kept for reads of the past."""
+        k = keys(game_id)
+        payload = json.dumps(state, separators=(",", ":"))
+        self._save_snapshot(keys=[k["snap"], k["snapidx"]], args=[version, payload, int(deal_start)])
+
+    # -- reading ---------------------------------------------------------
+    def load(self, game_id: str, version: int | None = None, *, snapshots: bool = True) -> Loaded:
+        """The newest snapshot at or before ``version`` (default: the head) and the events after it."""
+        k = keys(game_id)
+        head, snap_version, snap, entries = self._load(
+            keys=[k["log"], k["snap"], k["snapidx"]],
+            args=["" if version is None else version, "1" if snapshots else "0"],
+        )
+        snapshot = json.loads(snap) if snap else None
+        return Loaded(int(head), int(snap_version), snapshot, [_parse_raw(e) for e in entries])
+
+    def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
+        """Events with versions in ``after+1 .. until`` (default: to the head)."""
+        end = "+" if until is None else f"{until}-0"
+        entries = self.redis.xrange(keys(game_id)["log"], f"{after + 1}-0", end)
+        return [_parse_entry(entry) for entry in entries]
+
+    def wait_for_events(self, game_id: str, after: int, timeout_ms: int) -> bool:
+        """Block until the log holds an event after version ``after`` or the timeout passes."""
+        found = self.redis.xread({keys(game_id)["log"]: f"{after}-0"}, count=1, block=timeout_ms)
+        return bool(found)
+
+    def head(self, game_id: str) -> int:
+        """The log's current version; 0 when the game does not exist."""
+        return int(self.redis.xlen(keys(game_id)["log"]))
+
+    def seats(self, game_id: str) -> dict[str, str]:
+        raw = self.redis.hgetall(keys(game_id)["seats"])
+        return {key.decode(): value.decode() for key, value in raw.items()}
+
+    def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
+        raw = self.redis.hget(keys(game_id)["idem"], idempotency_key)
+        if raw is None:
+            return None
+        fingerprint, _, version = raw.decode().rpartition(" ")
+        return Duplicate(fingerprint, int(version))
+
+
+def _create_key(idempotency_key: str) -> str:
+    digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
+    return f"{PREFIX}:create:{digest}"
+
+
+def _parse_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> Event:
+    """A stream entry as redis-py's XRANGE returns it: (id, {field: value})."""
+    _entry_id, fields = entry
+    return event_from_dict(json.loads(fields[b"e"]))
+
+
+def _parse_raw(entry: list[Any]) -> Event:
+    """A stream entry as a Lua script returns it: [id, [field, value, ...]]."""
+    _entry_id, fields = entry
+    values = dict(zip(fields[::2], fields[1::2], strict=True))
+    return event_from_dict(json.loads(values[b"e"]))

