@@ -165,6 +165,9 @@ def check_deck(deck: Sequence[Card]) -> tuple[Card, ...]:
     Raises ``ValueError`` naming the missing and repeated cards otherwise.
     """
     cards = tuple(deck)
+    strangers = [item for item in cards if not isinstance(item, Card)]
+    if strangers:
+        raise ValueError(f"R1a: a deck holds Card values, not {strangers[0]!r}")
     if len(cards) == len(DECK) and len(set(cards)) == len(DECK):
         return cards
     seen: set[Card] = set()

@@ -135,7 +135,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
             return SeatTaken(_seat(data["seat"]), data.get("player", "human"), data.get("level"))
         if kind == DealStarted.type:
             return DealStarted(
-                int(data["number"]), _seat(data["dealer"]), parse_cards(data["deck"])
+                _count(data["number"]), _seat(data["dealer"]), parse_cards(data["deck"])
             )
         if kind == ActionTaken.type:
             return ActionTaken(_seat(data["seat"]), Action.from_dict(data["action"]))
@@ -144,7 +144,13 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         raise InvalidEventError(f"bad event {dict(data)!r}: {error}") from None
 
 
+def _count(value: Any) -> int:
+    if type(value) is not int or value < 1:
+        raise ValueError(f"not a deal number: {value!r}")
+    return value
+
+
 def _seat(value: Any) -> int:
-    if value not in (0, 1) or isinstance(value, bool):
+    if type(value) is not int or value not in (0, 1):
         raise ValueError(f"not a seat: {value!r}")
-    return int(value)
+    return value

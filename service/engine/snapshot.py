@@ -96,7 +96,9 @@ def _deal_from_dict(data: dict[str, Any]) -> DealState:
             for leader, lead, follow, winner in data["tricks"]
         ),
         trick_points=(data["trick_points"][0], data["trick_points"][1]),
-        marriages=tuple(Marriage(seat, Suit(suit), points) for seat, suit, points in data["marriages"]),
+        marriages=tuple(
+            Marriage(seat, Suit(suit), points) for seat, suit, points in data["marriages"]
+        ),
         declared=None if data["declared"] is None else Suit(data["declared"]),
         closed_by=data["closed_by"],
         at_close=None if at_close is None else (at_close[0], at_close[1]),

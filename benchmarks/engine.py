@@ -1,0 +1,188 @@
+"""Speed of the rules engine: random-vs-random deals and games per second.
+
+Run from the repository root::
+
+    python benchmarks/engine.py [--seconds S] [--warmup W] [--seed N]
+
+Everything goes through the public API only (``new_game``, ``take_seat``,
+``start_deal``, ``legal_actions``, ``apply``), in one process, one core.
+Each figure is the number of complete deals (or games) finished in a fixed
+wall time (``--seconds``, default 3) after a short warm-up, divided by the
+time they took. The time includes shuffling each deck (``random.sample``) and
+choosing each action (``random.Random.choice`` over ``legal_actions``), so it
+is what a random playout costs, for example in a bot's Monte Carlo search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# The repository root first: measure the engine of this checkout, whether or
+# not (and wherever) the package is installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.engine import (  # noqa: E402
+    DECK,
+    GameState,
+    Variant,
+    apply,
+    legal_actions,
+    new_game,
+    start_deal,
+    take_seat,
+)
+from service.engine.actions import CLAIM, Action  # noqa: E402
+
+Policy = Callable[[random.Random, list[Action]], Action]
+
+
+def uniform(rng: random.Random, legal: list[Action]) -> Action:
+    """Any legal action, uniformly (claims included in the head variant)."""
+    return rng.choice(legal)
+
+
+def never_claim(rng: random.Random, legal: list[Action]) -> Action:
+    """Any legal action but a claim: every deal runs out of cards (or is closed)."""
+    if CLAIM in legal:
+        legal = [action for action in legal if action is not CLAIM]
+    return rng.choice(legal)
+
+
+def seated_game(variant: Variant, first_dealer: int) -> GameState:
+    return take_seat(take_seat(new_game(variant, first_dealer), 0), 1)
+
+
+class Tally:
+    """What one timed run counted."""
+
+    def __init__(self) -> None:
+        self.deals = 0
+        self.games = 0
+        self.actions = 0
+        self.seconds = 0.0
+
+
+def play_deals(variant: Variant, policy: Policy, rng: random.Random, seconds: float) -> Tally:
+    """Complete deals for ``seconds``: deal, then play to the deal's result."""
+    # Each deal is the first of a fresh game (dealers alternate), so the
+    # figure is per deal and does not depend on how games end.
+    starts = (seated_game(variant, 0), seated_game(variant, 1))
+    deck = list(DECK)
+    tally = Tally()
+    clock = time.perf_counter
+    begin = clock()
+    end = begin + seconds
+    while True:
+        state = start_deal(starts[tally.deals & 1], rng.sample(deck, 20))
+        deal = state.deal
+        while deal.result is None:
+            state = apply(state, policy(rng, legal_actions(state)))
+            deal = state.deal
+            tally.actions += 1
+        tally.deals += 1
+        now = clock()
+        if now >= end:
+            tally.seconds = now - begin
+            return tally
+
+
+def play_games(variant: Variant, policy: Policy, rng: random.Random, seconds: float) -> Tally:
+    """Complete games (from 7 game points each to 0) for ``seconds``."""
+    deck = list(DECK)
+    tally = Tally()
+    clock = time.perf_counter
+    begin = clock()
+    end = begin + seconds
+    while True:
+        state = seated_game(variant, rng.randrange(2))
+        while state.winner is None:
+            if state.awaiting_deal:
+                state = start_deal(state, rng.sample(deck, 20))
+                tally.deals += 1
+                continue
+            state = apply(state, policy(rng, legal_actions(state)))
+            tally.actions += 1
+        tally.games += 1
+        now = clock()
+        if now >= end:
+            tally.seconds = now - begin
+            return tally
+
+
+def measure(run, variant, policy, rng, seconds, warmup) -> Tally:
+    run(variant, policy, rng, warmup)  # warm-up: caches, branch predictors, CPU clock
+    return run(variant, policy, rng, seconds)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{platform.platform()}, {cpu}, {os.cpu_count()} logical CPUs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="wall time per measurement (default 3)"
+    )
+    parser.add_argument("--warmup", type=float, default=0.5, help="warm-up per measurement")
+    parser.add_argument("--seed", type=int, default=2024, help="seed of the random play")
+    args = parser.parse_args(argv)
+
+    print("Schnapsen engine benchmark (benchmarks/engine.py)")
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}, {sys.executable})"
+    )
+    print(f"Machine: {machine()}")
+    print(
+        f"Method: one process, one core, public API only (start_deal, legal_actions, apply); "
+        f"random.Random({args.seed}).choice over legal_actions; each figure = deals (games) finished "
+        f"in {args.seconds:g} s of wall time (after {args.warmup:g} s warm-up) / time taken; "
+        "shuffling and choosing included."
+    )
+    print()
+
+    rng = random.Random(args.seed)
+    seconds, warmup = args.seconds, args.warmup
+    runs = [
+        ("head variant, uniform random", play_deals, Variant.HEAD, uniform),
+        ("tracked variant, uniform random", play_deals, Variant.TRACKED, uniform),
+        ("head variant, full-length (never claims)", play_deals, Variant.HEAD, never_claim),
+    ]
+    for label, run, variant, policy in runs:
+        tally = measure(run, variant, policy, rng, seconds, warmup)
+        rate = tally.deals / tally.seconds
+        print(
+            f"{label}: {rate:,.0f} deals/s ({tally.actions / tally.deals:.1f} actions/deal, "
+            f"{tally.actions / tally.seconds:,.0f} actions/s)"
+        )
+    tally = measure(play_games, Variant.HEAD, uniform, rng, seconds, warmup)
+    print(
+        f"head variant, whole games to 7, uniform random: {tally.games / tally.seconds:,.0f} "
+        f"games/s ({tally.deals / tally.games:.1f} deals/game, "
+        f"{tally.actions / tally.games:.1f} actions/game)"
+    )
+    print(
+        "(full-length: uniform over legal_actions without claim, so every head deal ends at its "
+        "last trick, closed or not; the tracked variant has no claim at all, its deals end "
+        "early only by the automatic going out at 66.)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
