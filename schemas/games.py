@@ -203,7 +203,9 @@ class DealViewSchema(Schema):
     number = fields.Integer()
     dealer = _seat()
     trump_suit = fields.String()
-    trump_card = _card(allow_none=True, metadata=_doc("The face-up card while it lies under the talon"))
+    trump_card = _card(
+        allow_none=True, metadata=_doc("The face-up card while it lies under the talon")
+    )
     talon_size = fields.Integer(metadata=_doc("Face-down cards left in the talon"))
     closed_by = _seat(allow_none=True)
     hand = fields.List(_card(), metadata=_doc("The caller's own hand; [] for spectators"))
@@ -220,11 +222,14 @@ class DealViewSchema(Schema):
     declared_marriage = fields.String(allow_none=True)
     exchange = fields.Nested(ExchangeSchema, allow_none=True)
     card_points = fields.List(
-        fields.Integer(), allow_none=True, metadata=_doc("null in the head variant while the deal runs")
+        fields.Integer(),
+        allow_none=True,
+        metadata=_doc("null in the head variant while the deal runs"),
     )
     to_move = _seat(allow_none=True)
     legal_actions = fields.List(
-        fields.Nested(ActionOutSchema), metadata=_doc("The caller's legal actions; [] when not theirs")
+        fields.Nested(ActionOutSchema),
+        metadata=_doc("The caller's legal actions; [] when not theirs"),
     )
     result = fields.Nested(DealResultSchema, allow_none=True)
 

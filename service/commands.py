@@ -181,7 +181,9 @@ class GameService:
         """Take seat 1 of a game with its invite; a second join is refused (409)."""
         seats = self._seats(game_id)
         if not auth.matches(invite, seats.get("invite")):
-            raise Unauthorized("this invite does not open seat 1 of this game", code="invalid_invite")
+            raise Unauthorized(
+                "this invite does not open seat 1 of this game", code="invalid_invite"
+            )
         request_print = _fingerprint({"join": invite})
         idem_field = f"join:{idempotency_key}" if idempotency_key else None
         if idem_field:
@@ -392,7 +394,9 @@ class GameService:
             invite = self._invite(game_id, seats["invite_nonce"])
         return Seated(seated.current, 0, seated.token, invite, replayed=True)
 
-    def _replay_seat(self, game_id: str, seat: int, earlier: Duplicate, request_print: str) -> Seated:
+    def _replay_seat(
+        self, game_id: str, seat: int, earlier: Duplicate, request_print: str
+    ) -> Seated:
         _same_request(earlier, request_print)
         seats = self._seats(game_id)
         current = self.current(game_id, earlier.version, seats=seats)

@@ -36,7 +36,7 @@ class EmbeddedRedis:
     """
 
     def __init__(self, folder: Path | str, *, persistent: bool = False, port: int = 0):
-        self.folder = Path(folder)
+        self.folder = Path(folder).resolve()
         self.persistent = persistent
         self.port = port
         self.socket = self.folder / "redis.sock"
@@ -101,4 +101,3 @@ class EmbeddedRedis:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-

@@ -214,7 +214,9 @@ class EventStore:
         """Cache the state at ``version``; a deal-start snapshot is kept for reads of the past."""
         k = keys(game_id)
         payload = json.dumps(state, separators=(",", ":"))
-        self._save_snapshot(keys=[k["snap"], k["snapidx"]], args=[version, payload, int(deal_start)])
+        self._save_snapshot(
+            keys=[k["snap"], k["snapidx"]], args=[version, payload, int(deal_start)]
+        )
 
     # -- reading ---------------------------------------------------------
     def load(self, game_id: str, version: int | None = None, *, snapshots: bool = True) -> Loaded:

@@ -69,12 +69,20 @@ class LiveServer:
         env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "gunicorn",
-                "--bind", f"127.0.0.1:{self.port}",
-                "--workers", str(workers),
-                "--worker-class", "gthread",
-                "--threads", str(threads),
-                "--log-level", "warning",
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                str(workers),
+                "--worker-class",
+                "gthread",
+                "--no-control-socket",
+                "--threads",
+                str(threads),
+                "--log-level",
+                "warning",
                 "service.app:create_app()",
             ],  # fmt: skip
             cwd=REPO,

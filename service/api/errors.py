@@ -59,9 +59,7 @@ def problem_response(
     if request:
         body["instance"] = request.path
     body.update(extra or {})
-    response = current_app.response_class(
-        json.dumps(body), status=status, mimetype=PROBLEM_JSON
-    )
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -119,7 +117,9 @@ class ProblemApi(Api):
         if status >= 500:
             original = getattr(error, "original_exception", None)
             if original is not None:
-                log.error("unhandled error on %s %s", request.method, request.path, exc_info=original)
+                log.error(
+                    "unhandled error on %s %s", request.method, request.path, exc_info=original
+                )
             detail = "the server failed to answer this request; it has been logged"
         return problem_response(status, code, error.name, detail, extra=extra, headers=headers)
 
@@ -133,7 +133,9 @@ def _summarize(errors: Any) -> str:
         parts = [f"{field}: {_summarize(value)}" for field, value in errors.items()]
         return "; ".join(parts)
     if isinstance(errors, list):
-        return " ".join(str(item) if not isinstance(item, dict | list) else _summarize(item) for item in errors)
+        return " ".join(
+            str(item) if not isinstance(item, dict | list) else _summarize(item) for item in errors
+        )
     return str(errors)
 
 

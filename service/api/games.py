@@ -88,7 +88,10 @@ def create_game(body: dict[str, Any]):
         first_dealer=body.get("first_dealer"),
     )
     seated = games().create(new, idempotency_key=idempotency_key(request))
-    headers = {"Location": f"/v1/games/{seated.current.game_id}", "ETag": etag(seated.current.version)}
+    headers = {
+        "Location": f"/v1/games/{seated.current.game_id}",
+        "ETag": etag(seated.current.version),
+    }
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
     return seated_body(seated), 201, headers
@@ -248,7 +251,11 @@ def replay(query: dict[str, Any], game_id: str):
 
 def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> dict[str, Any]:
     start, log, latest = service.events_after(game_id, after)
-    shown = list(visible_events(log, seat, after=after, start=start, latest=latest.state)) if log else []
+    shown = (
+        list(visible_events(log, seat, after=after, start=start, latest=latest.state))
+        if log
+        else []
+    )
     return {"version": latest.version, "events": shown}
 
 
@@ -257,5 +264,7 @@ def _last_event_id(after: int) -> int:
     if header is None:
         return after
     if not header.strip().isdigit():
-        raise Problem("Last-Event-ID must be an event version", status=400, code="invalid_last_event_id")
+        raise Problem(
+            "Last-Event-ID must be an event version", status=400, code="invalid_last_event_id"
+        )
     return int(header.strip())

@@ -76,7 +76,9 @@ def if_match_version(request: Request) -> int | None:
     match = _ETAG.match(header.strip())
     if not match:
         raise Problem(
-            'If-Match must be the ETag of a game view, e.g. "12"', status=400, code="invalid_if_match"
+            'If-Match must be the ETag of a game view, e.g. "12"',
+            status=400,
+            code="invalid_if_match",
         )
     return int(match.group(1))
 
