@@ -22,6 +22,7 @@ from service.engine import (
     ActionTaken,
     Card,
     DealStarted,
+    Event,
     GameCreated,
     GameState,
     IllegalActionError,
@@ -75,12 +76,17 @@ class NewGame:
 
 @dataclass(frozen=True, slots=True)
 class Current:
-    """A game's state at a version, with who sits where."""
+    """A game's state at a version, with its seats record (token hashes, players)."""
 
     game_id: str
     version: int
     state: GameState
-    players: tuple[dict[str, Any], dict[str, Any] | None]
+    seats: Mapping[str, str]
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        """Who sits where: a person or a bot of some level, and whether seat 1 is taken."""
+        return _players(self.seats)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +113,12 @@ AfterAppend = Callable[[Current], None]
 
 
 class GameService:
-    """The commands of the game service, over an ``EventStore``."""
+    """The commands of the game service, over an ``EventStore``.
+
+    A command costs two Redis round trips: one ``load`` (snapshot, newer
+    events, seats and idempotency record in one script) and one ``append``
+    (events, seats, idempotency record and the new snapshot in one script).
+    """
 
     def __init__(
         self,
@@ -136,27 +147,26 @@ class GameService:
         if idempotency_key is not None:
             earlier = self.store.claim_create_key(idempotency_key, game_id)
             if earlier is not None:
-                return self._replay_create(earlier, idempotency_key, request_print)
+                return self._replay_create(earlier, request_print)
         first_dealer = (
             new.first_dealer if new.first_dealer is not None else dealing.first_dealer(new.seed)
         )
         bot = new.opponent.kind == "bot"
-        events: list[Any] = [
-            GameCreated(new.variant, first_dealer),
-            SeatTaken(0, "human"),
-        ]
+        events: list[Event] = [GameCreated(new.variant, first_dealer), SeatTaken(0, "human")]
         if bot:
             events.append(SeatTaken(1, "bot", new.opponent.level))
         state = replay(events)
-        deck = new.deck if new.deck is not None else self._next_deck(new.seed, 1)
-        state = start_deal(state, deck)
+        state = start_deal(state, new.deck if new.deck is not None else self._deck(new.seed, 1))
         events.append(DealStarted(1, state.deal.dealer, state.deal.deck))
         seats = {"nonce:0": auth.new_nonce(), "player:0": "human"}
-        seats["token:0"] = auth.fingerprint(self._seat_token(game_id, 0, seats["nonce:0"]))
+        token = self._seat_token(game_id, 0, seats["nonce:0"])
+        seats["token:0"] = auth.fingerprint(token)
         seats["player:1"] = f"bot:{new.opponent.level}" if bot else "human"
+        invite = None
         if not bot:
             seats["invite_nonce"] = auth.new_nonce()
-            seats["invite"] = auth.fingerprint(self._invite(game_id, seats["invite_nonce"]))
+            invite = self._invite(game_id, seats["invite_nonce"])
+            seats["invite"] = auth.fingerprint(invite)
         if new.seed is not None:
             seats["seed"] = str(new.seed)
         try:
@@ -167,32 +177,29 @@ class GameService:
                 seats=seats,
                 idempotency_key="create" if idempotency_key else None,
                 fingerprint=request_print,
+                snapshot=state_to_dict(state),
+                deal_start=True,
             )
         except Exception:
             if idempotency_key is not None:
                 self.store.release_create_key(idempotency_key)
             raise
         assert isinstance(version, int)
-        current = self._commit(game_id, version, state, seats, deal_started=True)
-        invite = None if bot else self._invite(game_id, seats["invite_nonce"])
-        return Seated(current, 0, self._seat_token(game_id, 0, seats["nonce:0"]), invite)
+        return Seated(self._appended(game_id, version, state, seats), 0, token, invite)
 
     def join(self, game_id: str, invite: str, *, idempotency_key: str | None = None) -> Seated:
         """Take seat 1 of a game with its invite; a second join is refused (409)."""
-        seats = self._seats(game_id)
-        if not auth.matches(invite, seats.get("invite")):
-            raise Unauthorized(
-                "this invite does not open seat 1 of this game", code="invalid_invite"
-            )
         request_print = _fingerprint({"join": invite})
         idem_field = f"join:{idempotency_key}" if idempotency_key else None
-        if idem_field:
-            earlier = self.store.duplicate(game_id, idem_field)
+        for _attempt in range(APPEND_ATTEMPTS):
+            current, earlier = self._load(game_id, idempotency_key=idem_field)
+            if not auth.matches(invite, current.seats.get("invite")):
+                raise Unauthorized(
+                    "this invite does not open seat 1 of this game", code="invalid_invite"
+                )
             if earlier is not None:
                 return self._replay_seat(game_id, 1, earlier, request_print)
-        for _attempt in range(APPEND_ATTEMPTS):
-            current = self.current(game_id, seats=seats)
-            if "token:1" in seats or current.state.seated[1]:
+            if current.state.seated[1]:
                 raise Conflict("seat 1 of this game is already taken", code="seat_taken")
             nonce = auth.new_nonce()
             token = self._seat_token(game_id, 1, nonce)
@@ -206,14 +213,14 @@ class GameService:
                     seats=new_fields,
                     idempotency_key=idem_field,
                     fingerprint=request_print,
+                    snapshot=state_to_dict(state),
                 )
             except StaleVersionError:
-                seats = self._seats(game_id)
                 continue
             if isinstance(result, Duplicate):
                 return self._replay_seat(game_id, 1, result, request_print)
-            committed = self._commit(game_id, result, state, {**seats, **new_fields})
-            return Seated(committed, 1, token, None)
+            seats = {**current.seats, **new_fields}
+            return Seated(self._appended(game_id, result, state, seats), 1, token, None)
         raise Conflict("the game changed too often while joining; try again", code="busy")
 
     # -- acting ------------------------------------------------------------
@@ -228,24 +235,30 @@ class GameService:
         idempotency_key: str | None = None,
     ) -> Acted:
         """Apply one player action for the seat the token belongs to."""
-        seats = self._seats(game_id)
-        seat = self.seat_for(game_id, token, seats=seats, required=True)
-        assert seat is not None
-        request_print = _fingerprint({"action": dict(action_data), "seat": seat})
-        idem_field = f"{seat}:{idempotency_key}" if idempotency_key else None
-        if idem_field:
-            earlier = self.store.duplicate(game_id, idem_field)
-            if earlier is not None:
-                return self._replay_action(game_id, seat, earlier, request_print, seats)
-        try:
-            action = Action.from_dict(action_data)
-        except ValueError as error:
-            raise InvalidRequest(str(error), code="invalid_action") from None
+        if token is None:
+            raise Unauthorized(
+                "acting for a seat needs 'Authorization: Bearer <token>'", code="token_required"
+            )
+        # Keyed by the token's hash, so a key is private to its seat and
+        # known before the seat is (one round trip loads everything).
+        idem_field = (
+            f"{auth.fingerprint(token)[:16]}:{idempotency_key}" if idempotency_key else None
+        )
         for _attempt in range(APPEND_ATTEMPTS):
-            current = self.current(game_id, seats=seats)
+            current, earlier = self._load(game_id, idempotency_key=idem_field)
+            seat = self.seat_for(current, token)
+            assert seat is not None
+            request_print = _fingerprint({"action": dict(action_data), "seat": seat})
+            if earlier is not None:
+                _same_request(earlier, request_print)
+                return Acted(self.current(game_id, earlier.version), seat, replayed=True)
+            try:
+                action = Action.from_dict(action_data)
+            except ValueError as error:
+                raise InvalidRequest(str(error), code="invalid_action") from None
             if expected_version is not None and expected_version != current.version:
                 raise VersionConflict(expected_version, current.version, precondition=precondition)
-            state, events = self._decide(current, seat, action, seats)
+            state, events = self._decide(current, seat, action)
             try:
                 result = self.store.append(
                     game_id,
@@ -253,6 +266,8 @@ class GameService:
                     events,
                     idempotency_key=idem_field,
                     fingerprint=request_print,
+                    snapshot=state_to_dict(state),
+                    deal_start=isinstance(events[-1], DealStarted),
                 )
             except StaleVersionError as stale:
                 if expected_version is not None:
@@ -261,21 +276,19 @@ class GameService:
                     ) from None
                 continue  # someone else got in first: decide again on the new state
             if isinstance(result, Duplicate):
-                return self._replay_action(game_id, seat, result, request_print, seats)
-            deal_started = isinstance(events[-1], DealStarted)
-            return Acted(self._commit(game_id, result, state, seats, deal_started), seat)
+                _same_request(result, request_print)
+                return Acted(self.current(game_id, result.version), seat, replayed=True)
+            return Acted(self._appended(game_id, result, state, current.seats), seat)
         raise Conflict("the game changed too often while acting; try again", code="busy")
 
-    def _decide(
-        self, current: Current, seat: int, action: Action, seats: Mapping[str, str]
-    ) -> tuple[GameState, list[Any]]:
+    def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
         """The engine's verdict: the next state and the events to append, or a 4xx."""
-        state = current.state
         try:
-            state = apply(state, action, seat)
+            state = apply(current.state, action, seat)
         except IllegalActionError as error:
             status = 409 if error.code in _STATE_CONFLICTS else 422
-            allowed = legal_actions(current.state) if current.state.to_move == seat else []
+            before = current.state
+            allowed = legal_actions(before) if before.to_move == seat else []
             raise IllegalAction(
                 error.message,
                 status=status,
@@ -283,62 +296,33 @@ class GameService:
                 extra={
                     "rule": error.rule,
                     "legal_actions": [a.to_dict() for a in allowed],
-                    "to_move": current.state.to_move,
+                    "to_move": before.to_move,
                 },
             ) from None
-        events: list[Any] = [ActionTaken(seat, action)]
+        events: list[Event] = [ActionTaken(seat, action)]
         if state.awaiting_deal:
-            seed = int(seats["seed"]) if "seed" in seats else None
-            state = start_deal(state, self._next_deck(seed, len(state.results) + 1))
+            seed = int(current.seats["seed"]) if "seed" in current.seats else None
+            state = start_deal(state, self._deck(seed, len(state.results) + 1))
             events.append(DealStarted(state.deal.number, state.deal.dealer, state.deal.deck))
         return state, events
 
     # -- reading -----------------------------------------------------------
-    def current(
-        self, game_id: str, version: int | None = None, *, seats: Mapping[str, str] | None = None
-    ) -> Current:
+    def current(self, game_id: str, version: int | None = None) -> Current:
         """The game at ``version`` (default: now), from the newest snapshot plus newer events."""
-        loaded = self.store.load(game_id, version)
-        if loaded.head == 0:
-            raise GameNotFound(f"there is no game {game_id!r}")
-        start = None
-        if loaded.snapshot is not None:
-            try:
-                start = state_from_dict(loaded.snapshot)
-            except StaleSnapshotError:
-                loaded = self.store.load(game_id, version, snapshots=False)
-        state = replay(loaded.events, start)
-        if seats is None:
-            seats = self._seats(game_id)
-        return Current(game_id, loaded.version, state, _players(seats))
+        return self._load(game_id, version)[0]
 
-    def seat_for(
-        self,
-        game_id: str,
-        token: str | None,
-        *,
-        seats: Mapping[str, str] | None = None,
-        required: bool = False,
-    ) -> int | None:
+    def seat_for(self, current: Current, token: str | None) -> int | None:
         """The seat a bearer token acts for; ``None`` (a spectator) without a token."""
-        if seats is None:
-            seats = self._seats(game_id)
         if token is None:
-            if required:
-                raise Unauthorized(
-                    "acting for a seat needs 'Authorization: Bearer <token>'", code="token_required"
-                )
             return None
         for seat in (0, 1):
-            if auth.matches(token, seats.get(f"token:{seat}")):
+            if auth.matches(token, current.seats.get(f"token:{seat}")):
                 return seat
         raise Unauthorized("this token belongs to no seat of this game")
 
-    def players(self, game_id: str) -> list[dict[str, Any]]:
-        """Who sits where: a person or a bot of some level, and whether seat 1 is taken."""
-        return [player for player in _players(self._seats(game_id)) if player is not None]
-
-    def events_after(self, game_id: str, after: int) -> tuple[GameState | None, list[Any], Current]:
+    def events_after(
+        self, game_id: str, after: int
+    ) -> tuple[GameState | None, list[Event], Current]:
         """The state at ``after`` and the events after it, for the event feed."""
         latest = self.current(game_id)
         if after >= latest.version:
@@ -347,28 +331,33 @@ class GameService:
         return start, self.store.events(game_id, after, latest.version), latest
 
     # -- helpers -----------------------------------------------------------
-    def _seats(self, game_id: str) -> dict[str, str]:
-        seats = self.store.seats(game_id)
-        if not seats:
+    def _load(
+        self, game_id: str, version: int | None = None, *, idempotency_key: str | None = None
+    ) -> tuple[Current, Duplicate | None]:
+        loaded = self.store.load(game_id, version, idempotency_key=idempotency_key)
+        if loaded.head == 0:
             raise GameNotFound(f"there is no game {game_id!r}")
-        return seats
+        start = None
+        if loaded.snapshot is not None:
+            try:
+                start = state_from_dict(loaded.snapshot)
+            except StaleSnapshotError:  # written by another engine version: rebuild
+                loaded = self.store.load(
+                    game_id, version, snapshots=False, idempotency_key=idempotency_key
+                )
+        state = replay(loaded.events, start)
+        return Current(game_id, loaded.version, state, loaded.seats), loaded.duplicate
 
-    def _commit(
-        self,
-        game_id: str,
-        version: int,
-        state: GameState,
-        seats: Mapping[str, str],
-        deal_started: bool = False,
+    def _appended(
+        self, game_id: str, version: int, state: GameState, seats: Mapping[str, str]
     ) -> Current:
-        """After a successful append: cache the snapshot and tell whoever listens."""
-        self.store.save_snapshot(game_id, version, state_to_dict(state), deal_started)
-        current = Current(game_id, version, state, _players(seats))
+        """After a successful append: tell whoever listens (the bot dispatcher)."""
+        current = Current(game_id, version, state, seats)
         if self.after_append is not None:
             self.after_append(current)
         return current
 
-    def _next_deck(self, seed: int | None, deal_number: int) -> tuple[Card, ...]:
+    def _deck(self, seed: int | None, deal_number: int) -> tuple[Card, ...]:
         if seed is None:
             return dealing.random_deck()
         return dealing.seeded_deck(seed, deal_number)
@@ -379,7 +368,7 @@ class GameService:
     def _invite(self, game_id: str, nonce: str) -> str:
         return auth.derive_secret(self.secret, game_id, "invite", nonce)
 
-    def _replay_create(self, game_id: str, key: str, request_print: str) -> Seated:
+    def _replay_create(self, game_id: str, request_print: str) -> Seated:
         earlier = self.store.duplicate(game_id, "create")
         if earlier is None:
             raise Conflict(
@@ -388,31 +377,17 @@ class GameService:
                 headers={"Retry-After": "1"},
             )
         seated = self._replay_seat(game_id, 0, earlier, request_print)
-        seats = self._seats(game_id)
-        invite = None
-        if "invite_nonce" in seats:
-            invite = self._invite(game_id, seats["invite_nonce"])
+        seats = seated.current.seats
+        invite = self._invite(game_id, seats["invite_nonce"]) if "invite_nonce" in seats else None
         return Seated(seated.current, 0, seated.token, invite, replayed=True)
 
     def _replay_seat(
         self, game_id: str, seat: int, earlier: Duplicate, request_print: str
     ) -> Seated:
         _same_request(earlier, request_print)
-        seats = self._seats(game_id)
-        current = self.current(game_id, earlier.version, seats=seats)
-        token = self._seat_token(game_id, seat, seats[f"nonce:{seat}"])
+        current = self.current(game_id, earlier.version)
+        token = self._seat_token(game_id, seat, current.seats[f"nonce:{seat}"])
         return Seated(current, seat, token, None, replayed=True)
-
-    def _replay_action(
-        self,
-        game_id: str,
-        seat: int,
-        earlier: Duplicate,
-        request_print: str,
-        seats: Mapping[str, str],
-    ) -> Acted:
-        _same_request(earlier, request_print)
-        return Acted(self.current(game_id, earlier.version, seats=seats), seat, replayed=True)
 
 
 def _same_request(earlier: Duplicate, request_print: str) -> None:
@@ -425,17 +400,16 @@ def _same_request(earlier: Duplicate, request_print: str) -> None:
         )
 
 
-def _players(seats: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    def player(seat: int) -> dict[str, Any] | None:
+def _players(seats: Mapping[str, str]) -> list[dict[str, Any]]:
+    players = []
+    for seat in (0, 1):
         kind = seats.get(f"player:{seat}", "human")
-        joined = seat == 0 or kind.startswith("bot:") or f"token:{seat}" in seats
         if kind.startswith("bot:"):
-            return {"seat": seat, "type": "bot", "level": kind[4:], "joined": True}
-        return {"seat": seat, "type": "human", "joined": joined}
-
-    first = player(0)
-    assert first is not None
-    return first, player(1)
+            players.append({"seat": seat, "type": "bot", "level": kind[4:], "joined": True})
+        else:
+            joined = f"token:{seat}" in seats
+            players.append({"seat": seat, "type": "human", "joined": joined})
+    return players
 
 
 def _new_game_json(new: NewGame) -> dict[str, Any]:

@@ -33,9 +33,10 @@ PREFIX = "sch"
 IDEMPOTENCY_TTL = 24 * 3600
 
 _APPEND = """
--- KEYS: log, idem, seats.  ARGV: expected version ('' = must be empty log),
--- idempotency field ('' = none), fingerprint, ttl, number of seat fields (n),
--- then n field/value pairs for the seats hash, then the events.
+-- KEYS: log, idem, seats, snap, snapidx.
+-- ARGV: expected version, idempotency field ('' = none), fingerprint, ttl,
+-- snapshot json ('' = none), '1' if the snapshot is a deal start,
+-- n (seat fields), n field/value pairs for the seats hash, then the events.
 local version = redis.call('XLEN', KEYS[1])
 if ARGV[2] ~= '' then
   local previous = redis.call('HGET', KEYS[2], ARGV[2])
@@ -44,27 +45,39 @@ end
 if tonumber(ARGV[1]) ~= version then
   return {'stale', tostring(version)}
 end
-local n = tonumber(ARGV[5])
-local first_event = 6 + 2 * n
+local n = tonumber(ARGV[7])
+local first_event = 8 + 2 * n
 for i = first_event, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
 end
 if n > 0 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, 6, first_event - 1))
+  redis.call('HSET', KEYS[3], unpack(ARGV, 8, first_event - 1))
 end
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3] .. ' ' .. version)
   redis.call('EXPIRE', KEYS[2], ARGV[4])
 end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], 'latest_version', version, 'latest', ARGV[5])
+  if ARGV[6] == '1' then
+    redis.call('HSET', KEYS[4], 'at:' .. version, ARGV[5])
+    redis.call('ZADD', KEYS[5], version, version)
+  end
+end
 return {'ok', tostring(version)}
 """
 
 _LOAD = """
--- KEYS: log, snap, snapidx.  ARGV: target version ('' = latest), use snapshots ('1'/'0').
--- Returns {head, snapshot version, snapshot or false, entries after it up to target}.
+-- KEYS: log, snap, snapidx, seats, idem.
+-- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none).
+-- Returns {head, snapshot version, snapshot or false, entries after it up to
+-- target, the seats hash, the idempotency record or false}.
 local head = redis.call('XLEN', KEYS[1])
-if head == 0 then return {0, 0, false, {}} end
+local seats = redis.call('HGETALL', KEYS[4])
+if head == 0 then return {0, 0, false, {}, seats, false} end
+local duplicate = false
+if ARGV[3] ~= '' then duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
 local target = head
 if ARGV[1] ~= '' then target = math.min(tonumber(ARGV[1]), head) end
 local sv, snap = 0, false
@@ -85,20 +98,7 @@ local entries = {}
 if target > sv then
   entries = redis.call('XRANGE', KEYS[1], (sv + 1) .. '-0', target .. '-0')
 end
-return {head, sv, snap, entries}
-"""
-
-_SAVE_SNAPSHOT = """
--- KEYS: snap, snapidx.  ARGV: version, state json, '1' if a deal starts at this version.
-local latest = tonumber(redis.call('HGET', KEYS[1], 'latest_version') or '0')
-if tonumber(ARGV[1]) > latest then
-  redis.call('HSET', KEYS[1], 'latest_version', ARGV[1], 'latest', ARGV[2])
-end
-if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[1], 'at:' .. ARGV[1], ARGV[2])
-  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[1])
-end
-return 1
+return {head, sv, snap, entries, seats, duplicate}
 """
 
 
@@ -121,12 +121,18 @@ class Duplicate:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """What ``load`` read: the log's head, a snapshot (if any) and the events after it."""
+    """What ``load`` read in one round trip.
+
+    The log's head, the newest usable snapshot (if any) and the events after
+    it, the game's seats record, and the idempotency record asked for.
+    """
 
     head: int
     snapshot_version: int
     snapshot: dict[str, Any] | None
     events: list[Event]
+    seats: dict[str, str]
+    duplicate: Duplicate | None
 
     @property
     def version(self) -> int:
@@ -152,7 +158,6 @@ class EventStore:
         self.redis = client
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
-        self._save_snapshot = client.register_script(_SAVE_SNAPSHOT)
 
     # -- writing ---------------------------------------------------------
     def append(
@@ -164,24 +169,31 @@ class EventStore:
         seats: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
         fingerprint: str = "",
+        snapshot: dict[str, Any] | None = None,
+        deal_start: bool = False,
     ) -> int | Duplicate:
         """Append ``events`` if the log is at ``expected_version``; return the new version.
 
-        ``seats`` fields are written to the seats hash in the same step.
-        When ``idempotency_key`` was used before, nothing is written and the
-        earlier request's ``Duplicate`` comes back instead. Raises
-        ``StaleVersionError`` when the log is elsewhere.
+        In the same atomic step: ``seats`` fields go to the seats hash, the
+        idempotency key is remembered, and ``snapshot`` (the state after the
+        events) becomes the latest snapshot (kept for good when
+        ``deal_start``). When ``idempotency_key`` was used before, nothing is
+        written and the earlier request's ``Duplicate`` comes back instead.
+        Raises ``StaleVersionError`` when the log is elsewhere.
         """
         k = keys(game_id)
         seat_fields = [item for pair in (seats or {}).items() for item in pair]
         payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
+        snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
         status, value = self._append(
-            keys=[k["log"], k["idem"], k["seats"]],
+            keys=[k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]],
             args=[
                 expected_version,
                 idempotency_key or "",
                 fingerprint,
                 IDEMPOTENCY_TTL,
+                snapshot_json,
+                int(deal_start),
                 len(seat_fields) // 2,
                 *seat_fields,
                 *payloads,
@@ -189,8 +201,7 @@ class EventStore:
         )
         status = status.decode()
         if status == "duplicate":
-            previous_fingerprint, _, version = value.decode().rpartition(" ")
-            return Duplicate(previous_fingerprint, int(version))
+            return _duplicate(value)
         if status == "stale":
             raise StaleVersionError(expected_version, int(value))
         return int(value)
@@ -210,24 +221,33 @@ class EventStore:
     def release_create_key(self, idempotency_key: str) -> None:
         self.redis.delete(_create_key(idempotency_key))
 
-    def save_snapshot(self, game_id: str, version: int, state: dict[str, Any], deal_start: bool):
-        """Cache the state at ``version``; a deal-start snapshot is kept for reads of the past."""
+    def load(
+        self,
+        game_id: str,
+        version: int | None = None,
+        *,
+        snapshots: bool = True,
+        idempotency_key: str | None = None,
+    ) -> Loaded:
+        """The newest snapshot at or before ``version`` (default: the head), the events
+        after it, the seats, and the record of ``idempotency_key``: one round trip."""
         k = keys(game_id)
-        payload = json.dumps(state, separators=(",", ":"))
-        self._save_snapshot(
-            keys=[k["snap"], k["snapidx"]], args=[version, payload, int(deal_start)]
+        head, snap_version, snap, entries, seats, duplicate = self._load(
+            keys=[k["log"], k["snap"], k["snapidx"], k["seats"], k["idem"]],
+            args=[
+                "" if version is None else version,
+                "1" if snapshots else "0",
+                idempotency_key or "",
+            ],
         )
-
-    # -- reading ---------------------------------------------------------
-    def load(self, game_id: str, version: int | None = None, *, snapshots: bool = True) -> Loaded:
-        """The newest snapshot at or before ``version`` (default: the head) and the events after it."""
-        k = keys(game_id)
-        head, snap_version, snap, entries = self._load(
-            keys=[k["log"], k["snap"], k["snapidx"]],
-            args=["" if version is None else version, "1" if snapshots else "0"],
+        return Loaded(
+            head=int(head),
+            snapshot_version=int(snap_version),
+            snapshot=json.loads(snap) if snap else None,
+            events=[_parse_raw(entry) for entry in entries],
+            seats={seats[i].decode(): seats[i + 1].decode() for i in range(0, len(seats), 2)},
+            duplicate=_duplicate(duplicate) if duplicate else None,
         )
-        snapshot = json.loads(snap) if snap else None
-        return Loaded(int(head), int(snap_version), snapshot, [_parse_raw(e) for e in entries])
 
     def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
         """Events with versions in ``after+1 .. until`` (default: to the head)."""
@@ -244,16 +264,14 @@ class EventStore:
         """The log's current version; 0 when the game does not exist."""
         return int(self.redis.xlen(keys(game_id)["log"]))
 
-    def seats(self, game_id: str) -> dict[str, str]:
-        raw = self.redis.hgetall(keys(game_id)["seats"])
-        return {key.decode(): value.decode() for key, value in raw.items()}
-
     def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
         raw = self.redis.hget(keys(game_id)["idem"], idempotency_key)
-        if raw is None:
-            return None
-        fingerprint, _, version = raw.decode().rpartition(" ")
-        return Duplicate(fingerprint, int(version))
+        return None if raw is None else _duplicate(raw)
+
+
+def _duplicate(raw: bytes) -> Duplicate:
+    fingerprint, _, version = raw.decode().rpartition(" ")
+    return Duplicate(fingerprint, int(version))
 
 
 def _create_key(idempotency_key: str) -> str:

@@ -105,8 +105,8 @@ def create_game(body: dict[str, Any]):
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
-    seat = service.seat_for(game_id, bearer_token(request))
     current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
     if if_none_match_version(request) == current.version:
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}
@@ -174,7 +174,7 @@ def events(query: dict[str, Any], game_id: str):
     for the next event.
     """
     service = games()
-    seat = service.seat_for(game_id, bearer_token(request))
+    seat = service.seat_for(service.current(game_id), bearer_token(request))
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     if wait > 0 and service.store.head(game_id) <= after:
@@ -194,7 +194,8 @@ def stream(query: dict[str, Any], game_id: str):
     stream ends after a bounded time; clients reconnect.
     """
     service = games()
-    seat = service.seat_for(game_id, bearer_token(request, query_token=query.get("access_token")))
+    token = bearer_token(request, query_token=query.get("access_token"))
+    seat = service.seat_for(service.current(game_id), token)
     after = _last_event_id(query.get("after", 0))
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
@@ -233,7 +234,8 @@ def replay(query: dict[str, Any], game_id: str):
     over the replay holds every deal's deck.
     """
     service = games()
-    seat = service.seat_for(game_id, bearer_token(request))
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
     log = service.store.events(game_id)
     at = query.get("at")
     if at is not None and at > len(log):
@@ -245,7 +247,7 @@ def replay(query: dict[str, Any], game_id: str):
     record = replay_record(log, seat, at=at)
     version = record["version"]
     state_body = record["state"]
-    state_body.update(game_id=game_id, version=version, players=service.players(game_id))
+    state_body.update(game_id=game_id, version=version, players=current.players)
     return {"game_id": game_id, **record}
 
 

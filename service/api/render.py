@@ -25,7 +25,7 @@ def game_view(current: Current, seat: int | None) -> dict[str, Any]:
     body = observe(current.state, seat)
     body["game_id"] = current.game_id
     body["version"] = current.version
-    body["players"] = [player for player in current.players if player is not None]
+    body["players"] = current.players
     return body
 
 
