@@ -16,12 +16,14 @@ from typing import Any
 import redis
 from flask import Flask, request
 
-from service.api import games, meta
+from service.api import bots, exports, games, meta
 from service.api.errors import ProblemApi, register_error_handlers
+from service.bots import LEVELS
 from service.commands import GameService
+from service.dispatch import BotDispatcher
 from service.problems import Problem
 from service.settings import from_env
-from service.store import EventStore
+from service.store import EventStore, ExportStore
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +51,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     app.json.sort_keys = False
 
-    client = redis.Redis.from_url(
-        app.config["REDIS_URL"] or "redis://127.0.0.1:6379/0",
-        socket_connect_timeout=2,
-        socket_timeout=app.config["LONG_POLL_MAX_SECONDS"] + 10,
-        health_check_interval=30,
+    client = _redis(app.config["REDIS_URL"], app.config)
+    queue_client = (
+        _redis(app.config["QUEUE_REDIS_URL"], app.config)
+        if app.config["QUEUE_REDIS_URL"]
+        else client
     )
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using redis://127.0.0.1:6379/0")
@@ -62,19 +64,25 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
         secret = secrets.token_hex(32)
     store = EventStore(client)
-    service = GameService(store, secret.encode())
+    dispatcher = BotDispatcher(queue_client)
+    service = GameService(store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher)
 
     api = ProblemApi(app)
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
     )
     api.register_blueprint(games.blp)
+    api.register_blueprint(bots.blp)
+    api.register_blueprint(exports.blp)
     api.register_blueprint(meta.blp)
     register_error_handlers(app)
     app.extensions["schnapsen"] = {
         "games": service,
         "store": store,
         "redis": client,
+        "queues": queue_client,
+        "dispatcher": dispatcher,
+        "exports": ExportStore(client),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 
@@ -100,3 +108,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
 
     return app
+
+
+def _redis(url: str | None, config: Mapping[str, Any]) -> redis.Redis:
+    return redis.Redis.from_url(
+        url or "redis://127.0.0.1:6379/0",
+        socket_connect_timeout=2,
+        # Long-polls block in XREAD for up to LONG_POLL_MAX_SECONDS.
+        socket_timeout=max(config["LONG_POLL_MAX_SECONDS"], config["JOB_WAIT_MAX_SECONDS"]) + 10,
+        health_check_interval=30,
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from service.engine import (
     take_seat,
 )
 from service.engine.errors import ErrorCode
+from service.engine.knowledge import SeatView, seat_view
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.problems import (
     Conflict,
@@ -46,6 +48,8 @@ from service.problems import (
     VersionConflict,
 )
 from service.store import Duplicate, EventStore, StaleVersionError
+
+log = logging.getLogger(__name__)
 
 #: How often a command re-decides after another writer got in first.
 APPEND_ATTEMPTS = 5
@@ -306,6 +310,36 @@ class GameService:
             events.append(DealStarted(state.deal.number, state.deal.dealer, state.deal.deck))
         return state, events
 
+    def play_bot(
+        self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]
+    ) -> Acted | None:
+        """Play the move of the bot seated to move at ``version``; ``None`` if stale.
+
+        ``choose(view, level)`` sees the bot seat's view only. The append
+        expects ``version``, so a repeated or late job never adds a move.
+        """
+        current = self.current(game_id)
+        if current.version != version or current.state.status != "active":
+            return None
+        seat = current.state.to_move
+        player = current.seats.get(f"player:{seat}", "")
+        if seat is None or not player.startswith("bot:"):
+            return None
+        action = choose(seat_view(current.state, seat), player.removeprefix("bot:"))
+        state, events = self._decide(current, seat, action)
+        try:
+            result = self.store.append(
+                game_id,
+                version,
+                events,
+                snapshot=state_to_dict(state),
+                deal_start=isinstance(events[-1], DealStarted),
+            )
+        except StaleVersionError:
+            return None
+        assert isinstance(result, int)
+        return Acted(self._appended(game_id, result, state, current.seats), seat)
+
     # -- reading -----------------------------------------------------------
     def current(self, game_id: str, version: int | None = None) -> Current:
         """The game at ``version`` (default: now), from the newest snapshot plus newer events."""
@@ -351,10 +385,17 @@ class GameService:
     def _appended(
         self, game_id: str, version: int, state: GameState, seats: Mapping[str, str]
     ) -> Current:
-        """After a successful append: tell whoever listens (the bot dispatcher)."""
+        """After a successful append: tell whoever listens (the bot dispatcher).
+
+        The append is done, so a failing listener must not fail the command;
+        read paths call the dispatcher again (see service.dispatch).
+        """
         current = Current(game_id, version, state, seats)
         if self.after_append is not None:
-            self.after_append(current)
+            try:
+                self.after_append(current)
+            except Exception:
+                log.exception("after-append hook failed for %s at version %s", game_id, version)
         return current
 
     def _deck(self, seed: int | None, deal_number: int) -> tuple[Card, ...]:

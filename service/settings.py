@@ -12,6 +12,8 @@ from typing import Any
 DEFAULTS: dict[str, Any] = {
     # Where the event logs live; required (the run command starts an embedded Redis).
     "REDIS_URL": None,
+    # Where the RQ queues live; defaults to REDIS_URL (RQ does not run on Redis Cluster).
+    "QUEUE_REDIS_URL": None,
     # Signs seat tokens and invites; set it in production (see README).
     "SECRET_KEY": None,
     # Largest request body accepted, in bytes (larger: 413).
@@ -21,16 +23,26 @@ DEFAULTS: dict[str, Any] = {
     # Longest life of one SSE connection, and the keep-alive interval, in seconds.
     "SSE_MAX_SECONDS": 300.0,
     "SSE_HEARTBEAT_SECONDS": 15.0,
+    # Think time per move of bot opponents in ms (0: each level's default).
+    "BOT_BUDGET_MS": 0,
+    # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
+    "BOT_DELAY_MS": 0,
+    # Longest wait of POST /v1/bot/moves?wait=S and GET /v1/jobs/{id}?wait=S, in seconds.
+    "JOB_WAIT_MAX_SECONDS": 30.0,
 }
 
 # Environment variable for each setting.
 ENVIRONMENT = {
     "REDIS_URL": "REDIS_URL",
+    "QUEUE_REDIS_URL": "QUEUE_REDIS_URL",
     "SECRET_KEY": "SCHNAPSEN_SECRET_KEY",
     "MAX_CONTENT_LENGTH": "SCHNAPSEN_MAX_BODY_BYTES",
     "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
     "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
     "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
+    "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
+    "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
+    "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",
 }
 
 

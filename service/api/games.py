@@ -107,6 +107,7 @@ def get_game(game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
+    current_app.extensions["schnapsen"]["dispatcher"].ensure_bot_moves(current)
     if if_none_match_version(request) == current.version:
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}

@@ -1,0 +1,109 @@
+"""Bots as a service (any position), hints for a seat, and the jobs resource."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, request
+from flask_smorest import Blueprint
+
+from schemas.bots import (
+    DEFAULT_LEVEL,
+    BotMoveRequestSchema,
+    HintRequestSchema,
+    JobSchema,
+    WaitQuerySchema,
+)
+from service.api.games import games
+from service.api.render import bearer_token
+from service.engine.knowledge import seat_view
+from service.engine.position import PositionError, position_from_view, view_from_position
+from service.problems import Conflict, InvalidRequest, Problem
+from workers.queues import bot_seed, enqueue_decision, report
+
+blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
+
+_JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
+
+
+def queues():
+    return current_app.extensions["schnapsen"]["queues"]
+
+
+@blp.route("/bot/moves", methods=["POST"])
+@blp.arguments(BotMoveRequestSchema)
+@blp.arguments(WaitQuerySchema, location="query")
+@blp.response(202, JobSchema, headers=_JOB_LOCATION)
+@blp.alt_response(200, schema=JobSchema, description="The decision, ready within `wait`")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+def bot_move(body: dict[str, Any], query: dict[str, Any]):
+    """The bot's move for a position as one seat sees it.
+
+    Answers 202 with the job to poll at `Location`; with `?wait=S`, answers
+    200 with the decision when it is ready within S seconds. An impossible
+    position answers 422 naming what is wrong.
+    """
+    try:
+        view_from_position(body["position"])
+    except PositionError as error:
+        raise InvalidRequest(
+            str(error), code="impossible_position", extra={"errors": {error.field: [error.message]}}
+        ) from None
+    job = enqueue_decision(
+        queues(),
+        body["position"],
+        body["level"],
+        seed=body["seed"],
+        budget_ms=body.get("budget_ms"),
+    )
+    return _job_answer(job.id, query["wait"])
+
+
+@blp.route("/games/<game_id>/hint", methods=["POST"])
+@blp.arguments(HintRequestSchema, required=False)
+@blp.arguments(WaitQuerySchema, location="query")
+@blp.response(202, JobSchema, headers=_JOB_LOCATION)
+@blp.alt_response(200, schema=JobSchema, description="The hint, ready within `wait`")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(security=[{"bearerAuth": []}])
+def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
+    """What a bot would play in the caller's seat now (the seat's view only)."""
+    service = games()
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
+    if seat is None:
+        raise Problem("a hint is for a seat: send its token", status=401, code="token_required")
+    if current.state.to_move != seat:
+        raise Conflict("it is not your turn", code="not_your_turn")
+    position = position_from_view(seat_view(current.state, seat))
+    job = enqueue_decision(
+        queues(),
+        position,
+        body.get("level", DEFAULT_LEVEL),
+        seed=bot_seed(game_id, current.version),
+        budget_ms=body.get("budget_ms"),
+        kind="hint",
+    )
+    return _job_answer(job.id, query["wait"])
+
+
+@blp.route("/jobs/<job_id>", methods=["GET"])
+@blp.arguments(WaitQuerySchema, location="query")
+@blp.response(200, JobSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+def get_job(query: dict[str, Any], job_id: str):
+    """A job's status and, once finished, its result."""
+    wait = min(query["wait"], current_app.config["JOB_WAIT_MAX_SECONDS"])
+    found = report(queues(), job_id, wait=wait)
+    if found is None:
+        raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
+    return found.to_dict()
+
+
+def _job_answer(job_id: str, wait: float):
+    wait = min(wait, current_app.config["JOB_WAIT_MAX_SECONDS"])
+    found = report(queues(), job_id, wait=wait)
+    assert found is not None
+    headers = {"Location": f"/v1/jobs/{job_id}"}
+    status = 200 if found.status in ("finished", "failed") and wait > 0 else 202
+    return found.to_dict(), status, headers

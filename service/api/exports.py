@@ -1,0 +1,71 @@
+"""Replay exports: ask for one (a job), then download it."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+
+from schemas.bots import ExportJobSchema, ExportRequestSchema
+from service.api.bots import queues
+from service.api.games import games
+from service.api.render import bearer_token
+from service.problems import Problem, Unauthorized
+from service.replay_export import EXTENSIONS
+from workers.queues import enqueue_export, report
+
+blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
+
+
+@blp.route("/games/<game_id>/exports", methods=["POST"])
+@blp.arguments(ExportRequestSchema, required=False)
+@blp.response(202, ExportJobSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=[{"bearerAuth": []}, {}])
+def create_export(body: dict[str, Any], game_id: str):
+    """Export the game's replay as the caller may see it (json, ndjson or text).
+
+    Answers 202 with the job; when it is finished, its result holds the
+    export's `url` and `sha256`. Once the game is over the export holds
+    every deal's deck.
+    """
+    service = games()
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
+    job, export_id = enqueue_export(queues(), game_id, seat, body.get("format", "json"))
+    found = report(queues(), job.id)
+    assert found is not None
+    answer = {**found.to_dict(), "export_id": export_id, "export_url": f"/v1/exports/{export_id}"}
+    return answer, 202, {"Location": f"/v1/jobs/{job.id}"}
+
+
+@blp.route("/exports/<export_id>", methods=["GET"])
+@blp.response(200, content_type="application/octet-stream", description="The export's bytes")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=[{"bearerAuth": []}, {}])
+def download_export(export_id: str):
+    """Download an export; one made for a seat needs that seat's token.
+
+    Headers: the format's content type, `ETag` and `Repr-Digest` (SHA-256).
+    """
+    export = current_app.extensions["schnapsen"]["exports"].load(export_id)
+    if export is None:
+        raise Problem(f"there is no export {export_id!r}", status=404, code="export_not_found")
+    if export.viewer is not None:
+        service = games()
+        seat = service.seat_for(service.current(export.game_id), bearer_token(request))
+        if seat != export.viewer:
+            raise Unauthorized(f"this export was made for seat {export.viewer}: send its token")
+    digest = base64.b64encode(bytes.fromhex(export.sha256)).decode()
+    extension = EXTENSIONS[export.export_format]
+    return Response(
+        export.body,
+        content_type=export.content_type,
+        headers={
+            "ETag": f'"{export.sha256}"',
+            "Repr-Digest": f"sha-256=:{digest}:",
+            "Content-Disposition": f'attachment; filename="{export.game_id}.{extension}"',
+        },
+    )

@@ -1,0 +1,33 @@
+"""After every append: when a bot seat is to move, a worker is asked to move it.
+
+The job id is deterministic (``bot-<game>-<version>``), so asking twice is
+harmless, and the worker's append expects that version, so a stale or
+retried job never adds a second move. Read paths call ``ensure_bot_moves``
+too: if a process died between its append and its enqueue, the next read
+asks again.
+"""
+
+from __future__ import annotations
+
+from redis import Redis
+
+from service.commands import Current
+from workers.queues import enqueue_bot_move
+
+
+def bot_to_move(current: Current) -> bool:
+    seat = current.state.to_move
+    return seat is not None and current.seats.get(f"player:{seat}", "").startswith("bot:")
+
+
+class BotDispatcher:
+    """Enqueues bot moves on the queues' Redis (which may differ from the log's)."""
+
+    def __init__(self, queue_connection: Redis):
+        self.connection = queue_connection
+
+    def __call__(self, current: Current) -> None:
+        if bot_to_move(current):
+            enqueue_bot_move(self.connection, current.game_id, current.version)
+
+    ensure_bot_moves = __call__

@@ -1,0 +1,163 @@
+"""Replay exports: a game's record as the requester may see it, in three formats.
+
+- ``json``: one document: metadata, every visible event, the deals and the final view;
+- ``ndjson``: a header line, one line per event, a closing summary line;
+- ``text``: for people: one line per trick, one per other action, one per deal result.
+
+Pure functions over the engine; the worker stores what they build. An
+export of a finished game holds every deck (R11d), so ``events_from_export``
+can rebuild the log from it and ``verify`` replays it: the results must be
+the ones the export states.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from service.engine import (
+    Action,
+    ActionTaken,
+    Card,
+    DealStarted,
+    Event,
+    GameCreated,
+    SeatTaken,
+    Variant,
+    replay,
+)
+from service.engine.cards import parse_cards
+from service.engine.observation import Viewer, result_to_dict
+from service.engine.replays import replay_record
+
+FORMAT = "schnapsen-replay"
+SCHEMA = 1
+CONTENT_TYPES = {
+    "json": "application/json",
+    "ndjson": "application/x-ndjson",
+    "text": "text/plain; charset=utf-8",
+}
+EXTENSIONS = {"json": "json", "ndjson": "ndjson", "text": "txt"}
+
+
+def build(events: Sequence[Event], game_id: str, viewer: Viewer, export_format: str) -> bytes:
+    """The export of a game's log for ``viewer`` in ``export_format``."""
+    record = replay_record(events, viewer)
+    header = {
+        "format": FORMAT,
+        "schema": SCHEMA,
+        "game_id": game_id,
+        "viewer": viewer,
+        "version": record["version"],
+        "complete": record["complete"],
+    }
+    if export_format == "json":
+        document = {**header, "events": record["events"], "deals": record["deals"]}
+        document["state"] = record["state"]
+        return (json.dumps(document, indent=2) + "\n").encode()
+    if export_format == "ndjson":
+        lines = [header, *record["events"], {"type": "summary", "deals": record["deals"],
+                                              "game_points": record["state"]["game_points"],
+                                              "winner": record["state"]["winner"]}]  # fmt: skip
+        return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines).encode()
+    if export_format == "text":
+        return ("\n".join(text_lines(game_id, record)) + "\n").encode()
+    raise ValueError(f"unknown export format {export_format!r} (json, ndjson, text)")
+
+
+def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
+    """The human-readable replay: one line per trick and per other action."""
+    state = record["state"]
+    yield f"Schnapsen game {game_id} ({state['variant']} counting), version {record['version']}"
+    trick_number = 0
+    for event in record["events"]:
+        kind = event["type"]
+        if kind == "game_created":
+            yield f"First dealer: seat {event['first_dealer']}"
+        elif kind == "seat_taken":
+            who = f"bot ({event['level']})" if event.get("player") == "bot" else "a person"
+            yield f"Seat {event['seat']}: {who}"
+        elif kind == "deal_started":
+            trick_number = 0
+            yield ""
+            yield (f"Deal {event['number']}: seat {event['dealer']} deals, "
+                   f"trump card {event['trump_card']}")  # fmt: skip
+            if event.get("deck"):
+                yield f"  deck: {' '.join(event['deck'])}"
+        elif kind == "action_taken":
+            line = _action_line(event)
+            if "trick" in event:
+                trick_number += 1
+                trick = event["trick"]
+                cards = ", ".join(f"seat {c['seat']} {c['card']}" for c in trick["cards"])
+                line = f"  trick {trick_number}: {cards} -> seat {trick['winner']}"
+            if line:
+                yield line
+            if "deal_result" in event:
+                result = event["deal_result"]
+                yield (f"  seat {result['winner']} wins {result['game_points']} game "
+                       f"point{'s' if result['game_points'] > 1 else ''} ({result['reason']}); "
+                       f"card points {result['card_points'][0]}:{result['card_points'][1]}")  # fmt: skip
+    yield ""
+    points = state["game_points"]
+    if state["winner"] is not None:
+        yield f"Game over: seat {state['winner']} wins ({points[0]}:{points[1]} game points left)"
+    else:
+        yield f"Game running: {points[0]}:{points[1]} game points left"
+
+
+def _action_line(event: dict[str, Any]) -> str | None:
+    action, seat = event["action"], event["seat"]
+    kind = action["type"]
+    if kind == "play":
+        return None  # a lead is told with its trick, on the trick's line
+    if kind == "exchange_trump_jack":
+        return f"  seat {seat} exchanges the trump jack, takes {event.get('took')}"
+    if kind == "close_talon":
+        return f"  seat {seat} closes the talon"
+    if kind == "declare_marriage":
+        return f"  seat {seat} declares the marriage in {action['suit']}"
+    if kind == "claim":
+        return f"  seat {seat} claims 66"
+    return f"  seat {seat} accepts the last trick"
+
+
+def parse(data: bytes, export_format: str) -> dict[str, Any]:
+    """A json or ndjson export back as one document (header, events, deals)."""
+    if export_format == "json":
+        return json.loads(data)
+    if export_format == "ndjson":
+        lines = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+        header, *events, summary = lines
+        return {**header, "events": events, "deals": summary["deals"]}
+    raise ValueError("only json and ndjson exports can be parsed back")
+
+
+def events_from_export(document: dict[str, Any]) -> list[Event]:
+    """The game's log rebuilt from an export that shows every deck (a finished game)."""
+    events: list[Event] = []
+    for item in document["events"]:
+        kind = item["type"]
+        if kind == GameCreated.type:
+            events.append(GameCreated(Variant(item["variant"]), item["first_dealer"]))
+        elif kind == SeatTaken.type:
+            events.append(SeatTaken(item["seat"], item.get("player", "human"), item.get("level")))
+        elif kind == DealStarted.type:
+            if not item.get("deck"):
+                raise ValueError(f"deal {item['number']} shows no deck: the export is redacted")
+            deck: tuple[Card, ...] = parse_cards(item["deck"])
+            events.append(DealStarted(item["number"], item["dealer"], deck))
+        elif kind == ActionTaken.type:
+            events.append(ActionTaken(item["seat"], Action.from_dict(item["action"])))
+        else:
+            raise ValueError(f"unknown event type {kind!r}")
+    return events
+
+
+def verify(document: dict[str, Any]) -> bool:
+    """Replaying the export's events gives exactly the deal results it states."""
+    state = replay(events_from_export(document))
+    replayed = [result_to_dict(result) for result in state.results]
+    stated = [deal["result"] for deal in document["deals"] if deal["result"] is not None]
+    return replayed == stated

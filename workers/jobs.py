@@ -1,0 +1,88 @@
+"""The jobs workers run. Plain functions of ids and small JSON (RQ's JSON serializer).
+
+- ``bot_move(game_id, version)``: a bot opponent's move in a game;
+- ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
+- ``export_replay(game_id, viewer, format, export_id)``: a replay export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+from service.bots import get_bot
+from service.engine.actions import Action
+from service.engine.knowledge import SeatView
+from service.engine.position import view_from_position
+from service.replay_export import CONTENT_TYPES, build
+from service.store import StoredExport
+from workers.queues import bot_seed
+from workers.runtime import runtime
+
+
+def bot_move(game_id: str, version: int) -> dict[str, Any]:
+    """Play the bot's move at ``version``; a stale job (the game moved on) does nothing."""
+    rt = runtime()
+    started = time.monotonic()
+    chosen: list[Action] = []
+
+    def choose(view: SeatView, level: str) -> Action:
+        decision = get_bot(level).choose(
+            view, seed=bot_seed(game_id, version), budget_ms=rt.bot_budget_ms
+        )
+        remaining = rt.bot_delay_ms / 1000 - (time.monotonic() - started)
+        if remaining > 0:
+            time.sleep(remaining)
+        chosen.append(decision.action)
+        return decision.action
+
+    acted = rt.games.play_bot(game_id, version, choose)
+    if acted is None:
+        return {"game_id": game_id, "version": version, "played": None}
+    return {
+        "game_id": game_id,
+        "version": version,
+        "played": chosen[0].to_dict(),
+        "new_version": acted.current.version,
+    }
+
+
+def bot_decision(
+    position: dict[str, Any], level: str, seed: int, budget_ms: int | None
+) -> dict[str, Any]:
+    """A bot's choice (and evaluations, where the level has them) in a seat's position."""
+    view = view_from_position(position)
+    started = time.perf_counter()
+    decision = get_bot(level).choose(view, seed=seed, budget_ms=budget_ms)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    result: dict[str, Any] = {
+        "level": level,
+        "action": decision.action.to_dict(),
+        "elapsed_ms": round(elapsed_ms, 1),
+    }
+    if decision.evaluations is not None:
+        result["evaluations"] = [
+            {"action": action.to_dict(), "value": round(value, 4)}
+            for action, value in decision.evaluations
+        ]
+    return result
+
+
+def export_replay(
+    game_id: str, viewer: int | None, export_format: str, export_id: str
+) -> dict[str, Any]:
+    """Build a replay export with the pure builder and store it with its SHA-256."""
+    rt = runtime()
+    body = build(rt.store.events(game_id), game_id, viewer, export_format)
+    export = StoredExport(
+        export_id=export_id,
+        game_id=game_id,
+        viewer=viewer,
+        export_format=export_format,
+        content_type=CONTENT_TYPES[export_format],
+        sha256=hashlib.sha256(body).hexdigest(),
+        body=body,
+    )
+    rt.exports.save(export)
+    return export.meta()

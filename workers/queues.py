@@ -1,0 +1,166 @@
+"""Queue names, job options, and enqueueing by dotted name.
+
+The API imports this module, never the job code: jobs are enqueued by their
+dotted names (``workers.jobs.bot_move``), with the JSON serializer, and take
+only ids and small JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from redis import Redis
+from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+#: Bot moves of games and decisions of the bot-move service.
+BOTS = "bots"
+#: Replay exports.
+EXPORTS = "exports"
+QUEUES = (BOTS, EXPORTS)
+
+#: Per kind of job: (queue, timeout s, retry policy, result TTL s).
+BOT_MOVE_TIMEOUT = 20
+DECISION_TIMEOUT = 30
+EXPORT_TIMEOUT = 60
+#: Finished results are kept this long (seconds) for GET /v1/jobs/{id}.
+RESULT_TTL = 3600
+FAILURE_TTL = 24 * 3600
+
+#: Job id prefixes a client may look up.
+PUBLIC_KINDS = ("move", "hint", "export")
+
+
+def queue(name: str, connection: Redis) -> Queue:
+    return Queue(name, connection=connection, serializer=JSONSerializer)
+
+
+def bot_move_job_id(game_id: str, version: int) -> str:
+    """Deterministic: a second enqueue for the same position is a no-op.
+
+    (RQ 3 allows letters, digits, ``_`` and ``-`` in job ids.)
+    """
+    return f"bot-{game_id}-{version}"
+
+
+def bot_seed(game_id: str, version: int) -> int:
+    """A bot's seed for one position of one game: reproducible, not guessable from outside."""
+    digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
+    """Ask a worker to play the bot's move at ``version`` (at most once per version)."""
+    job_id = bot_move_job_id(game_id, version)
+    if Job.exists(job_id, connection=connection):
+        return job_id
+    queue(BOTS, connection).enqueue(
+        "workers.jobs.bot_move",
+        game_id,
+        version,
+        job_id=job_id,
+        job_timeout=BOT_MOVE_TIMEOUT,
+        retry=Retry(max=3),  # at once: a player is waiting
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+        description=f"bot move in game {game_id} at version {version}",
+    )
+    return job_id
+
+
+def enqueue_decision(
+    connection: Redis,
+    position: dict[str, Any],
+    level: str,
+    *,
+    seed: int,
+    budget_ms: int | None,
+    kind: str = "move",
+) -> Job:
+    """Ask a worker for a bot's decision in a position (the bot-move service, hints)."""
+    return queue(BOTS, connection).enqueue(
+        "workers.jobs.bot_decision",
+        position,
+        level,
+        seed,
+        budget_ms,
+        job_id=f"{kind}-{uuid.uuid4().hex}",
+        job_timeout=DECISION_TIMEOUT,
+        retry=Retry(max=2),
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+        description=f"{level} decision",
+    )
+
+
+def enqueue_export(
+    connection: Redis, game_id: str, viewer: int | None, export_format: str
+) -> tuple[Job, str]:
+    """Ask a worker to build a replay export; returns the job and the export's id."""
+    export_id = uuid.uuid4().hex
+    job = queue(EXPORTS, connection).enqueue(
+        "workers.jobs.export_replay",
+        game_id,
+        viewer,
+        export_format,
+        export_id,
+        job_id=f"export-{export_id}",
+        job_timeout=EXPORT_TIMEOUT,
+        retry=Retry(max=3, interval=[2, 10, 30]),  # backoff: nobody waits on a move
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+        description=f"{export_format} export of game {game_id}",
+    )
+    return job, export_id
+
+
+@dataclass(frozen=True, slots=True)
+class JobReport:
+    """A job as a client sees it: its status, and its result or error."""
+
+    id: str
+    kind: str
+    status: str
+    result: Any = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"id": self.id, "kind": self.kind, "status": self.status}
+        if self.result is not None:
+            body["result"] = self.result
+        if self.error is not None:
+            body["error"] = self.error
+        return body
+
+
+def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | None:
+    """The public report of a job; ``None`` for unknown (or non-public) ids.
+
+    With ``wait``, block up to that many seconds for the job to finish.
+    """
+    kind = job_id.partition("-")[0]
+    if kind not in PUBLIC_KINDS:
+        return None
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    except NoSuchJobError:
+        return None
+    if wait > 0 and job.get_status() not in (JobStatus.FINISHED, JobStatus.FAILED):
+        job.latest_result(timeout=max(1, round(wait)))
+    status = job.get_status()
+    if status == JobStatus.FINISHED:
+        return JobReport(job_id, kind, "finished", result=job.return_value())
+    if status == JobStatus.FAILED:
+        return JobReport(job_id, kind, "failed", error=_last_line(job.exc_info))
+    return JobReport(job_id, kind, str(status.value if hasattr(status, "value") else status))
+
+
+def _last_line(text: str | None) -> str:
+    if not text:
+        return "the job failed"
+    return text.strip().splitlines()[-1]
