@@ -1,9 +1,10 @@
 """The run command: ``schnapsen-serve`` (or ``python -m service.run``).
 
-Starts the API under gunicorn at http://127.0.0.1:8000. With ``REDIS_URL``
-set it uses that Redis; without, it starts an embedded real Redis whose data
-(append-only file) lives in ``--data-dir`` and survives a restart. Ctrl-C
-stops every process it started.
+Starts the API under gunicorn at http://127.0.0.1:8000 and an RQ worker
+beside it (bot moves, exports). With ``REDIS_URL`` set it uses that Redis;
+without, it starts an embedded real Redis whose data (append-only file)
+lives in ``--data-dir`` and survives a restart. Ctrl-C stops every process
+it started.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--web-threads", type=int, default=int(os.environ.get("SCHNAPSEN_WEB_THREADS", "8"))
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("SCHNAPSEN_QUEUE_WORKERS", "1")),
+        help="RQ worker processes for bot moves and exports (0: none)",
     )
     args = parser.parse_args(argv)
 
@@ -79,7 +86,12 @@ def main(argv: list[str] | None = None) -> int:
                 env=env,
             )
         )
-        print(f"API at http://{args.host}:{args.port}  (Ctrl-C stops)", flush=True)
+        for _ in range(args.workers):
+            children.append(subprocess.Popen([sys.executable, "-m", "workers"], env=env))
+        print(
+            f"API at http://{args.host}:{args.port} with {args.workers} worker(s)  (Ctrl-C stops)",
+            flush=True,
+        )
         while not stopping:
             if any(child.poll() is not None for child in children):
                 print("a child process exited; stopping", file=sys.stderr, flush=True)

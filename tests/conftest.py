@@ -8,6 +8,7 @@ Nothing is mocked.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -114,3 +115,39 @@ def live_server(redis_url: str) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
+
+
+class WorkerProcess:
+    """``python -m workers`` in its own process group, so it can be killed whole."""
+
+    def __init__(self, redis_url: str, **settings: str):
+        env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET, **settings)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "workers", "--log-level", "WARNING"],
+            cwd=REPO,
+            env=env,
+            start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the worker and its work-horse: no clean-up runs."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture(scope="session")
+def worker(redis_url: str) -> Iterator[WorkerProcess]:
+    """A real RQ worker on the tests' Redis, for bot games and exports."""
+    process = WorkerProcess(redis_url)
+    try:
+        yield process
+    finally:
+        process.stop()

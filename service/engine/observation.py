@@ -14,7 +14,7 @@ from typing import Any
 from .cards import format_cards
 from .events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken
 from .game import legal_actions
-from .state import DealResult, DealState, GameState, Variant
+from .state import DealResult, DealState, GameState, Trick, Variant
 
 Viewer = int | None
 
@@ -55,17 +55,7 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         "current_trick": (
             [] if deal.lead_card is None else [{"seat": deal.leader, "card": deal.lead_card.value}]
         ),
-        "tricks": [
-            {
-                "leader": trick.leader,
-                "cards": [
-                    {"seat": trick.leader, "card": trick.lead.value},
-                    {"seat": 1 - trick.leader, "card": trick.follow.value},
-                ],
-                "winner": trick.winner,
-            }
-            for trick in deal.tricks
-        ],
+        "tricks": [trick_to_dict(trick) for trick in deal.tricks],
         "tricks_won": [deal.tricks_won(0), deal.tricks_won(1)],
         "marriages": [{"seat": m.seat, "suit": m.suit.value} for m in deal.marriages],
         "declared_marriage": _code(deal.declared),
@@ -78,6 +68,18 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         "to_move": to_move,
         "legal_actions": [action.to_dict() for action in legal],
         "result": None if deal.result is None else result_to_dict(deal.result),
+    }
+
+
+def trick_to_dict(trick: Trick) -> dict[str, Any]:
+    """A completed trick: public (R11a), in the same shape on every read path."""
+    return {
+        "leader": trick.leader,
+        "cards": [
+            {"seat": trick.leader, "card": trick.lead.value},
+            {"seat": 1 - trick.leader, "card": trick.follow.value},
+        ],
+        "winner": trick.winner,
     }
 
 
@@ -159,15 +161,7 @@ def _observe_action(
     if new.exchanged_by is not None and old.exchanged_by is None:
         data["took"] = _code(new.exchanged_card)  # R11a: the card the exchanger took
     if len(new.tricks) > len(old.tricks):
-        trick = new.tricks[-1]
-        data["trick"] = {
-            "leader": trick.leader,
-            "cards": [
-                {"seat": trick.leader, "card": trick.lead.value},
-                {"seat": 1 - trick.leader, "card": trick.follow.value},
-            ],
-            "winner": trick.winner,
-        }
+        data["trick"] = trick_to_dict(new.tricks[-1])
         if new.turn_up_drawn_by is not None and old.turn_up_drawn_by is None:
             # R11b: the last trump card drawn is public.
             data["turn_up_drawn"] = {"seat": new.turn_up_drawn_by, "card": new.turn_up.value}

@@ -28,6 +28,7 @@ from typing import Any
 
 from .cards import Card, Rank, Suit, format_cards
 from .knowledge import SeatView
+from .observation import trick_to_dict
 from .state import Marriage, Trick, Variant
 
 POSITION_SCHEMA = 1
@@ -118,17 +119,7 @@ def position_from_view(view: SeatView) -> dict[str, Any]:
         "turn_up": view.turn_up.value,
         "talon_size": view.talon_size,
         "closed_by": view.closed_by,
-        "tricks": [
-            {
-                "leader": t.leader,
-                "cards": [
-                    {"seat": t.leader, "card": t.lead.value},
-                    {"seat": 1 - t.leader, "card": t.follow.value},
-                ],
-                "winner": t.winner,
-            }
-            for t in view.tricks
-        ],
+        "tricks": [trick_to_dict(trick) for trick in view.tricks],
         "current_trick": (
             [] if view.lead_card is None else [{"seat": view.leader, "card": view.lead_card.value}]
         ),

@@ -13,8 +13,7 @@ from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
 from service.store import EventStore
-from tests.conftest import SECRET
-from tests.workers.conftest import WorkerProcess
+from tests.conftest import SECRET, WorkerProcess
 from workers.queues import bot_move_job_id
 
 

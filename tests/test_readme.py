@@ -1,0 +1,40 @@
+"""README.md tells the truth: its commands and its curl session work as shown."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+from tests.conftest import REPO
+
+README = (REPO / "README.md").read_text()
+
+
+def block(name: str) -> str:
+    match = re.search(rf"<!-- {name} -->\s*```[a-z]*\n(.*?)```\s*<!-- /{name} -->", README, re.S)
+    assert match, f"README.md has no {name} block"
+    return match.group(1)
+
+
+def test_readme_shows_the_two_commands_of_a_fresh_machine():
+    assert block("run-command").strip() == "pip install -e . && schnapsen-serve"
+    assert block("test-command").strip() == "pip install -e '.[dev]' && python -m pytest"
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "test-command" in ci, ".ci/run must run the README's test command"
+
+
+def test_the_curl_session_plays_a_whole_game_against_the_bot(live_server, worker):
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block("curl-session")],
+        env=dict(os.environ, BASE=live_server.url),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert re.fullmatch(r"winner: seat [01], game points \[\d, \d\]", lines[-2]), lines[-2:]
+    assert "0" in lines[-2].split("game points")[1]
+    assert int(lines[-1]) >= 1  # the replay shows the game's deals
+    assert any(line.startswith("hand ") for line in lines)
