@@ -43,10 +43,22 @@ def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY="benchmark")
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn",
-            "--bind", f"127.0.0.1:{port}",
-            "--workers", "2", "--worker-class", "gthread", "--threads", "8",
-            "--keep-alive", "5", "--no-control-socket", "--log-level", "warning",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "8",
+            "--keep-alive",
+            "5",
+            "--no-control-socket",
+            "--log-level",
+            "warning",
             "service.app:create_app()",
         ],  # fmt: skip
         cwd=REPO,
@@ -172,7 +184,9 @@ def main() -> int:
             trivial = pool.map(_trivial_worker, [(url, args.seconds / 2)] * args.clients)
             elapsed = time.perf_counter() - started
             trivial_rate = sum(r[0] for r in trivial) / elapsed
-            print(f"GET /healthz:    {trivial_rate:,.0f} requests/s (trivial endpoint, same clients)")
+            print(
+                f"GET /healthz:    {trivial_rate:,.0f} requests/s (trivial endpoint, same clients)"
+            )
             print(f"ratio:           an action costs {trivial_rate / action_rate:.1f}x a trivial request "
                   f"(actions/s = {action_rate / trivial_rate:.2f} x trivial/s)\n")  # fmt: skip
 

@@ -38,7 +38,9 @@ class PositionSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    schema = fields.Integer(load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1"))
+    schema = fields.Integer(
+        strict=True, load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1")
+    )
     variant = fields.String(load_default="head", validate=validate.OneOf(["head", "tracked"]))
     seat = _seat(required=True, metadata=_doc("The seat to move, whose view this is"))
     dealer = _seat(required=True)
@@ -52,7 +54,10 @@ class PositionSchema(Schema):
                       "required once trump_card is null"),
     )  # fmt: skip
     talon_size = fields.Integer(
-        required=True, validate=validate.Range(min=0, max=9), metadata=_doc("Face-down cards left")
+        strict=True,
+        required=True,
+        validate=validate.Range(min=0, max=9),
+        metadata=_doc("Face-down cards left"),
     )
     closed_by = _seat(allow_none=True, load_default=None)
     tricks = fields.List(fields.Nested(TrickSchema), load_default=list)
@@ -66,7 +71,7 @@ class PositionSchema(Schema):
     )
     exchange = fields.Nested(PositionExchangeSchema, allow_none=True, load_default=None)
     game_points = fields.List(
-        fields.Integer(validate=validate.Range(min=1, max=7)),
+        fields.Integer(strict=True, validate=validate.Range(min=1, max=7)),
         validate=validate.Length(equal=2),
         metadata=_doc("Game points still to lose per seat; [7, 7] by default"),
     )
@@ -85,6 +90,7 @@ def _level() -> fields.String:
 
 def _budget() -> fields.Integer:
     return fields.Integer(
+        strict=True,
         validate=validate.Range(min=1, max=10_000),
         metadata=_doc("Think time in ms; the level's default when absent"),
     )
@@ -98,6 +104,7 @@ class BotMoveRequestSchema(Schema):
     level = _level()
     budget_ms = _budget()
     seed = fields.Integer(
+        strict=True,
         load_default=0,
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata=_doc("Same seed, same choice"),

@@ -20,8 +20,13 @@ def _card(**kwargs) -> fields.String:
     return fields.String(validate=validate.OneOf(CARD_CODES), **kwargs)
 
 
+#: No game comes near this many events; larger versions are refused, not sent to Redis.
+MAX_VERSION = 10**9
+
+
 def _seat(**kwargs) -> fields.Integer:
-    return fields.Integer(validate=validate.OneOf([0, 1]), **kwargs)
+    # strict: a JSON 0.5 is an error, not seat 0
+    return fields.Integer(strict=True, validate=validate.OneOf([0, 1]), **kwargs)
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -62,6 +67,7 @@ class CreateGameSchema(Schema):
     )  # fmt: skip
     opponent = fields.Nested(OpponentSchema, load_default=lambda: {"type": "human"})
     seed = fields.Integer(
+        strict=True,
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata=_doc("Reproducible shuffles for practice games; also fixes the first dealer"),
     )
@@ -102,7 +108,8 @@ class ActionSchema(Schema):
         validate=validate.OneOf(SUIT_CODES), metadata=_doc("For 'declare_marriage': C, D, H or S")
     )
     expected_version = fields.Integer(
-        validate=validate.Range(min=0),
+        strict=True,
+        validate=validate.Range(min=0, max=MAX_VERSION),
         metadata=_doc("Refuse (409) unless the game is at this version; or send If-Match"),
     )
 
@@ -124,7 +131,9 @@ class EventsQuerySchema(Schema):
         unknown = EXCLUDE
 
     after = fields.Integer(
-        load_default=0, validate=validate.Range(min=0), metadata=_doc("Events after this version")
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata=_doc("Events after this version"),
     )
     wait = fields.Float(
         load_default=0,
@@ -138,7 +147,7 @@ class StreamQuerySchema(Schema):
         unknown = EXCLUDE
 
     after = fields.Integer(
-        validate=validate.Range(min=0),
+        validate=validate.Range(min=0, max=MAX_VERSION),
         metadata=_doc("Start after this version; the Last-Event-ID header wins"),
     )
     access_token = fields.String(
@@ -151,7 +160,8 @@ class ReplayQuerySchema(Schema):
         unknown = EXCLUDE
 
     at = fields.Integer(
-        validate=validate.Range(min=1), metadata=_doc("The caller's view at this version")
+        validate=validate.Range(min=1, max=MAX_VERSION),
+        metadata=_doc("The caller's view at this version"),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import secrets
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,6 +84,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "queues": queue_client,
         "dispatcher": dispatcher,
         "exports": ExportStore(client),
+        "sse_slots": threading.BoundedSemaphore(app.config["SSE_MAX_STREAMS"]),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 

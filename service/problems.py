@@ -6,6 +6,7 @@ API's one error handler turns any of them into ``application/problem+json``.
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 
@@ -34,6 +35,8 @@ class Problem(Exception):
         self.detail = detail
         if status is not None:
             self.status = status
+            if title is None and type(self).title == Problem.title:
+                title = HTTPStatus(status).phrase
         if code is not None:
             self.code = code
         if title is not None:

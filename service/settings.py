@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     # Longest life of one SSE connection, and the keep-alive interval, in seconds.
     "SSE_MAX_SECONDS": 300.0,
     "SSE_HEARTBEAT_SECONDS": 15.0,
+    # Event streams one server process holds at once (each holds a thread); more: 503.
+    "SSE_MAX_STREAMS": 4,
     # Think time per move of bot opponents in ms (0: each level's default).
     "BOT_BUDGET_MS": 0,
     # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
@@ -40,6 +42,7 @@ ENVIRONMENT = {
     "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
     "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
     "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
+    "SSE_MAX_STREAMS": "SCHNAPSEN_SSE_MAX_STREAMS",
     "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
     "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
     "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",

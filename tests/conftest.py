@@ -64,10 +64,18 @@ def free_port() -> int:
 class LiveServer:
     """The app under gunicorn in its own processes, as in production."""
 
-    def __init__(self, redis_url: str, workers: int = 2, threads: int = 8):
+    def __init__(
+        self,
+        redis_url: str,
+        workers: int = 2,
+        threads: int = 8,
+        env: dict[str, str] | None = None,
+        boot_seconds: float = 60,
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
+        environment = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
+        environment.update(env or {})
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -87,20 +95,22 @@ class LiveServer:
                 "service.app:create_app()",
             ],  # fmt: skip
             cwd=REPO,
-            env=env,
+            env=environment,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        # gunicorn binds before its workers accept: a slow boot shows as timeouts.
+        deadline = time.monotonic() + boot_seconds
+        while time.monotonic() < deadline and self.process.poll() is None:
             try:
-                if requests.get(f"{self.url}/healthz", timeout=1).ok:
+                if requests.get(f"{self.url}/healthz", timeout=2).ok:
                     return
-            except requests.ConnectionError:
+            except requests.RequestException:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError("gunicorn did not start")
 
     def stop(self) -> None:
-        self.process.terminate()
+        if self.process.poll() is None:
+            self.process.terminate()
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:

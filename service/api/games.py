@@ -11,6 +11,7 @@ from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 
 from schemas.games import (
+    MAX_VERSION,
     ActionSchema,
     CreateGameSchema,
     EventsQuerySchema,
@@ -28,7 +29,7 @@ from service.api.render import (
     game_view,
     idempotency_key,
     if_match_version,
-    if_none_match_version,
+    not_modified,
     seated_body,
 )
 from service.commands import GameService, NewGame, Opponent
@@ -108,7 +109,7 @@ def get_game(game_id: str):
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     current_app.extensions["schnapsen"]["dispatcher"].ensure_bot_moves(current)
-    if if_none_match_version(request) == current.version:
+    if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}
 
@@ -178,7 +179,7 @@ def events(query: dict[str, Any], game_id: str):
     seat = service.seat_for(service.current(game_id), bearer_token(request))
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
-    if wait > 0 and service.store.head(game_id) <= after:
+    if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
         service.store.wait_for_events(game_id, after, int(wait * 1000))
     return {"game_id": game_id, **_feed(service, game_id, seat, after)}
 
@@ -196,10 +197,25 @@ def stream(query: dict[str, Any], game_id: str):
     """
     service = games()
     token = bearer_token(request, query_token=query.get("access_token"))
-    seat = service.seat_for(service.current(game_id), token)
+    current = service.current(game_id)
+    seat = service.seat_for(current, token)
     after = _last_event_id(query.get("after", 0))
+    if after > current.version:
+        raise Problem(
+            f"version {after} does not exist yet; the game is at version {current.version}",
+            status=422,
+            code="version_out_of_range",
+        )
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
+    slots = current_app.extensions["schnapsen"]["sse_slots"]
+    if not slots.acquire(blocking=False):
+        raise Problem(
+            "this server holds as many event streams as it may; use /events?wait= or retry",
+            status=503,
+            code="too_many_streams",
+            headers={"Retry-After": "5"},
+        )
 
     def generate() -> Iterator[str]:
         nonlocal after
@@ -219,7 +235,12 @@ def stream(query: dict[str, Any], game_id: str):
                 yield ": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)
+    response = Response(
+        stream_with_context(generate()), mimetype="text/event-stream", headers=headers
+    )
+    # Released when the server closes the response, even if the stream never started.
+    response.call_on_close(slots.release)
+    return response
 
 
 @blp.route("/<game_id>/replay", methods=["GET"])
@@ -266,8 +287,11 @@ def _last_event_id(after: int) -> int:
     header = request.headers.get("Last-Event-ID")
     if header is None:
         return after
-    if not header.strip().isdigit():
+    value = header.strip()
+    if not value.isdigit() or int(value) > MAX_VERSION:
         raise Problem(
-            "Last-Event-ID must be an event version", status=400, code="invalid_last_event_id"
+            "Last-Event-ID must be the version of an event",
+            status=400,
+            code="invalid_last_event_id",
         )
-    return int(header.strip())
+    return int(value)

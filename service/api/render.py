@@ -83,9 +83,14 @@ def if_match_version(request: Request) -> int | None:
     return int(match.group(1))
 
 
-def if_none_match_version(request: Request) -> int | None:
+def not_modified(request: Request, version: int) -> bool:
+    """``If-None-Match`` names this version (or ``*``): answer 304 (RFC 9110 13.1.2)."""
     header = request.headers.get("If-None-Match")
     if header is None:
-        return None
-    match = _ETAG.match(header.strip())
-    return int(match.group(1)) if match else None
+        return False
+    for tag in header.split(","):
+        tag = tag.strip()
+        match = _ETAG.match(tag)
+        if tag == "*" or (match and int(match.group(1)) == version):
+            return True
+    return False

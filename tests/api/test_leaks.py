@@ -1,0 +1,359 @@
+"""Hidden information on every read path (RULES.md R11; issue 3, criterion 4).
+
+While a deal runs, no answer to a seat holds a card that seat cannot know:
+the opponent's hand (less what R11a made public) and the face-down talon.
+Spectators know less still: no hand at all. The hidden cards are computed
+from the true engine state, rebuilt from the Redis log, and searched for in
+the raw text of every answer. Cards of deals already over may be shown to
+the players (R11d), so the search covers the running deal's part of a feed;
+the older part is checked for decks shown too early instead.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+import requests
+
+from service.engine import GameState, replay
+from tests.api.helpers import (
+    Api,
+    Game,
+    assert_hides,
+    create,
+    deal_start_version,
+    hands_in,
+    hidden_cards,
+    join,
+    log_decks,
+    log_events,
+    new_game,
+    ok,
+    parse_sse,
+    play_random_game,
+    to_move_view,
+    view,
+)
+
+VIEWERS = (0, 1, None)
+
+
+def token_of(game: Game, viewer: int | None) -> str | None:
+    return None if viewer is None else game.tokens.get(viewer)
+
+
+def check_feed(
+    events: list[dict[str, Any]],
+    viewer: int | None,
+    state: GameState,
+    deal_start: int,
+    hidden: set[str],
+    where: str,
+) -> None:
+    """A feed of visible events: the running deal's part hides ``hidden``; no deck too early."""
+    running = state.deal is not None and state.deal.result is None
+    for event in events:
+        if viewer is None:
+            assert all(hand == [] for hand in hands_in(event)), (where, event)
+        if event["version"] >= deal_start:
+            assert_hides(event, hidden, f"{where} event {event['version']}")
+            if running:
+                assert "deck" not in event, (where, event)
+        elif viewer is None and state.winner is None:
+            # R11d: a spectator sees a deck only once the game is over.
+            assert "deck" not in event, (where, event)
+
+
+def check_replay_deals(deals: list[dict[str, Any]], viewer: int | None, state: GameState) -> None:
+    for deal in deals:
+        over = deal["number"] <= len(state.results)
+        if not over or (viewer is None and state.winner is None):
+            assert deal["deck"] is None, (viewer, deal)
+
+
+def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random) -> None:
+    """View, events, replay and replay?at, for both seats and a spectator."""
+    events = log_events(redis_client, game.game_id)
+    state = replay(events)
+    start = deal_start_version(events)
+    for viewer in VIEWERS:
+        if viewer is not None and viewer not in game.tokens:
+            continue
+        token = token_of(game, viewer)
+        hidden = hidden_cards(state, viewer)
+
+        seen = view(api, game.game_id, token)
+        assert seen["version"] == len(events)
+        assert_hides(seen, hidden, f"view of {viewer}")
+        if viewer is None:
+            assert all(hand == [] for hand in hands_in(seen))
+        else:
+            assert sorted(seen["deal"]["hand"]) == sorted(c.value for c in state.deal.hands[viewer])
+
+        feed = ok(api.get(f"{game.path}/events?after=0", token=token))
+        assert [e["version"] for e in feed["events"]] == list(range(1, len(events) + 1))
+        check_feed(feed["events"], viewer, state, start, hidden, f"events of {viewer}")
+        tail = ok(api.get(f"{game.path}/events?after={start - 1}", token=token))
+        assert_hides(tail, hidden, f"events after {start - 1} of {viewer}")
+
+        record = ok(api.get(f"{game.path}/replay", token=token))
+        assert record["version"] == len(events) and record["complete"] is False
+        assert_hides(record["state"], hidden, f"replay state of {viewer}")
+        check_feed(record["events"], viewer, state, start, hidden, f"replay of {viewer}")
+        check_replay_deals(record["deals"], viewer, state)
+
+        # The past, as it was: the state at a version of the running deal.
+        at = rng.randint(start, len(events))
+        past = replay(events[:at])
+        hidden_then = hidden_cards(past, viewer)
+        record = ok(api.get(f"{game.path}/replay?at={at}", token=token))
+        assert record["version"] == at and len(record["events"]) == at
+        assert_hides(record["state"], hidden_then, f"replay at {at} of {viewer}")
+        check_feed(record["events"], viewer, past, start, hidden_then, f"replay at {at}")
+        check_replay_deals(record["deals"], viewer, past)
+        if viewer is None and start > 3:  # a version of an earlier deal, for a spectator
+            earlier = rng.randint(3, start - 1)
+            record = ok(api.get(f"{game.path}/replay?at={earlier}"))
+            check_replay_deals(record["deals"], None, state)
+            assert all("deck" not in event for event in record["events"])
+            assert all(hand == [] for hand in hands_in(record))
+
+
+def check_finished_game_reveals_every_deck(api: Api, game: Game, redis_client) -> None:
+    """R11d: once the game is over, the replay holds every deal's deck, for everyone."""
+    events = log_events(redis_client, game.game_id)
+    decks = log_decks(events)
+    assert len(decks) >= 2
+    for viewer in VIEWERS:
+        record = ok(api.get(f"{game.path}/replay", token=token_of(game, viewer)))
+        assert record["complete"] is True
+        assert [deal["deck"] for deal in record["deals"]] == decks
+        for deal in record["deals"]:
+            assert len(deal["deck"]) == 20 and len(set(deal["deck"])) == 20
+            assert deal["result"] is not None
+        shown = [e["deck"] for e in record["events"] if e["type"] == "deal_started"]
+        assert shown == decks
+        feed = ok(api.get(f"{game.path}/events", token=token_of(game, viewer)))
+        assert [e["deck"] for e in feed["events"] if e["type"] == "deal_started"] == decks
+
+
+@pytest.mark.parametrize("variant", ["head", "tracked"])
+def test_no_read_path_shows_hidden_cards_while_a_deal_runs(client, redis_client, variant):
+    api = Api(client)
+    rng = random.Random(f"leaks-{variant}")
+    created = create(api, {"variant": variant, "seed": rng.randrange(2**32)})
+    game = Game(created["game_id"], {0: created["token"]}, created["invite"], created["version"])
+    check_every_read_path(api, game, redis_client, rng)  # waiting for seat 1
+    game.tokens[1] = join(api, game.game_id, game.invite)["token"]
+    check_every_read_path(api, game, redis_client, rng)
+
+    def after_each(game: Game, answer: dict[str, Any]) -> None:
+        if answer["status"] != "finished":
+            check_every_read_path(api, game, redis_client, rng)
+
+    final = play_random_game(api, game, rng, after_each=after_each)
+    assert final["status"] == "finished"
+    check_finished_game_reveals_every_deck(api, game, redis_client)
+
+
+def finished(api: Api, game: Game) -> bool:
+    return view(api, game.game_id)["status"] == "finished"
+
+
+def test_players_see_a_deal_once_it_is_over_and_spectators_do_not(client, redis_client):
+    """R11d for the running game: the record of a finished deal goes to both players."""
+    api = Api(client)
+    rng = random.Random("r11d")
+    game = new_game(api, variant="head", seed=1234)
+    while len(log_decks(log_events(redis_client, game.game_id))) < 2:
+        mover = to_move_view(api, game)
+        assert mover is not None
+        api_answer = api.post(
+            f"{game.path}/actions",
+            json_body=rng.choice(mover["deal"]["legal_actions"]),
+            token=game.tokens[mover["seat"]],
+        )
+        ok(api_answer)
+    if finished(api, game):
+        pytest.fail("the game ended in one deal")
+    first_deck = log_decks(log_events(redis_client, game.game_id))[0]
+    for viewer in (0, 1):
+        record = ok(api.get(f"{game.path}/replay", token=game.tokens[viewer]))
+        assert record["deals"][0]["deck"] == first_deck
+        assert record["deals"][1]["deck"] is None
+    record = ok(api.get(f"{game.path}/replay"))
+    assert [deal["deck"] for deal in record["deals"]] == [None, None]
+
+
+# -- long-poll --------------------------------------------------------------
+
+
+def test_long_polls_answer_new_events_without_hidden_cards(app, redis_client):
+    api = Api(app.test_client())
+    rng = random.Random("long-poll")
+    game = new_game(api, variant="tracked", seed=555)
+    for _step in range(12):
+        mover = to_move_view(api, game)
+        assert mover is not None
+        version = mover["version"]
+        answers: dict[Any, Any] = {}
+
+        def poll(viewer: int | None, after: int = version, answers: dict = answers) -> None:
+            reply = Api(app.test_client()).get(
+                f"{game.path}/events?after={after}&wait=5", token=token_of(game, viewer)
+            )
+            answers[viewer] = (reply, time.monotonic())
+
+        threads = [threading.Thread(target=poll, args=(viewer,)) for viewer in VIEWERS]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.05)
+        acted_at = time.monotonic()
+        ok(
+            api.post(
+                f"{game.path}/actions",
+                json_body=rng.choice(mover["deal"]["legal_actions"]),
+                token=game.tokens[mover["seat"]],
+            )
+        )
+        for thread in threads:
+            thread.join(10)
+        events = log_events(redis_client, game.game_id)
+        state = replay(events)
+        start = deal_start_version(events)
+        for viewer in VIEWERS:
+            reply, answered_at = answers[viewer]
+            feed = ok(reply)
+            assert answered_at - acted_at < 4, "the long-poll did not wake on the new event"
+            assert [e["version"] for e in feed["events"]] == list(
+                range(version + 1, len(events) + 1)
+            )
+            hidden = hidden_cards(state, viewer)
+            check_feed(feed["events"], viewer, state, start, hidden, f"long-poll of {viewer}")
+
+
+def test_an_empty_long_poll_waits_and_answers_no_events(client):
+    api = Api(client)
+    game = new_game(api)
+    began = time.monotonic()
+    feed = ok(api.get(f"{game.path}/events?after={game.version}&wait=0.4", token=game.tokens[0]))
+    assert time.monotonic() - began >= 0.35
+    assert feed["events"] == [] and feed["version"] == game.version
+
+
+# -- Server-Sent Events ------------------------------------------------------
+
+
+def read_stream(client, path: str, until: int, **kwargs: Any) -> str:
+    """The text of an SSE stream, read until the event with id ``until`` (or its end)."""
+    reply = client.get(path, **kwargs)
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    assert reply.mimetype == "text/event-stream"
+    text = ""
+    try:
+        for chunk in reply.response:
+            text += chunk.decode() if isinstance(chunk, bytes) else chunk
+            events = parse_sse(text)
+            if events and int(events[-1]["id"]) >= until:
+                break
+    finally:
+        reply.close()
+    return text
+
+
+def test_sse_streams_hide_what_the_viewer_may_not_know(sse_app, redis_client):
+    client = sse_app.test_client()
+    api = Api(client)
+    rng = random.Random("sse")
+    game = new_game(api, variant="head", seed=777)
+    steps = 0
+
+    def check_streams(game: Game, _answer: Any) -> None:
+        nonlocal steps
+        steps += 1
+        if steps % 3 and not finished(api, game):
+            return
+        events = log_events(redis_client, game.game_id)
+        state = replay(events)
+        start = deal_start_version(events)
+        for viewer in VIEWERS:
+            hidden = hidden_cards(state, viewer)
+            headers = {}
+            query = ""
+            token = token_of(game, viewer)
+            if viewer == 1:
+                query = f"?access_token={token}"  # EventSource clients cannot send headers
+            elif token:
+                headers["Authorization"] = f"Bearer {token}"
+            text = read_stream(client, f"{game.path}/stream{query}", len(events), headers=headers)
+            streamed = parse_sse(text)
+            assert [int(e["id"]) for e in streamed] == list(range(1, len(events) + 1))
+            for item in streamed:
+                assert item["event"] == item["data"]["type"]
+                assert item["data"]["version"] == int(item["id"])
+            feed = [item["data"] for item in streamed]
+            check_feed(feed, viewer, state, start, hidden, f"stream of {viewer}")
+            running = [item for item in streamed if int(item["id"]) >= start]
+            assert_hides("".join(str(item["data"]) for item in running), hidden, "stream")
+            # Resuming with Last-Event-ID sends only what came after it.
+            headers["Last-Event-ID"] = str(start - 1)
+            text = read_stream(client, f"{game.path}/stream{query}", len(events), headers=headers)
+            resumed = parse_sse(text)
+            assert [int(e["id"]) for e in resumed] == list(range(start, len(events) + 1))
+            assert_hides(text, hidden, f"resumed stream of {viewer}")
+
+    check_streams(game, None)
+    play_random_game(api, game, rng, after_each=check_streams)
+    assert steps > 10
+
+
+def test_an_sse_stream_keeps_alive_and_ends_after_its_time(sse_app):
+    client = sse_app.test_client()
+    api = Api(client)
+    game = new_game(api)
+    began = time.monotonic()
+    reply = client.get(f"{game.path}/stream", headers={"Authorization": f"Bearer {game.tokens[0]}"})
+    assert reply.headers["Cache-Control"] == "no-cache"
+    text = reply.get_data(as_text=True)  # the whole stream, to its end
+    took = time.monotonic() - began
+    assert 0.9 <= took < 5
+    assert text.startswith("retry:")
+    assert ": keep-alive" in text
+    assert [int(e["id"]) for e in parse_sse(text)] == list(range(1, game.version + 1))
+
+
+def test_sse_over_real_http_hides_the_opponents_hand(sse_live_server, redis_client):
+    live_server = sse_live_server
+    api = Api.live(live_server.url)
+    game = new_game(api, variant="tracked", seed=4040)
+    mover = to_move_view(api, game)
+    ok(
+        api.post(
+            f"{game.path}/actions",
+            json_body=mover["deal"]["legal_actions"][0],
+            token=game.tokens[mover["seat"]],
+        )
+    )
+    events = log_events(redis_client, game.game_id)
+    state = replay(events)
+    for viewer in VIEWERS:
+        headers = {"Accept": "text/event-stream"}
+        if viewer is not None:
+            headers["Authorization"] = f"Bearer {game.tokens[viewer]}"
+        text = ""
+        with requests.get(
+            f"{live_server.url}{game.path}/stream", headers=headers, stream=True, timeout=10
+        ) as reply:
+            assert reply.status_code == 200
+            assert reply.headers["Content-Type"].startswith("text/event-stream")
+            for chunk in reply.iter_content(chunk_size=None, decode_unicode=True):
+                text += chunk
+                streamed = parse_sse(text)
+                if streamed and int(streamed[-1]["id"]) >= len(events):
+                    break
+        assert_hides(text, hidden_cards(state, viewer), f"live stream of {viewer}")
+        assert len(parse_sse(text)) == len(events)
