@@ -1,0 +1,105 @@
+"""The README's run command: a whole service from one command, data kept across restarts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from tests.conftest import REPO, free_port
+from tests.test_readme import block
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid``, read from /proc (Linux)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+class RunCommand:
+    def __init__(self, data_dir: Path, port: int):
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env.pop("SCHNAPSEN_SECRET_KEY", None)
+        script = Path(sys.executable).parent / "schnapsen-serve"
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.run"]
+        self.process = subprocess.Popen(
+            [*command, "--port", str(port), "--data-dir", str(data_dir)],
+            cwd=REPO,
+            env=env,
+        )
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=2).ok:
+                    return
+            except requests.RequestException:
+                time.sleep(0.2)
+        self.process.kill()
+        raise AssertionError("the run command did not serve /healthz within 60 s")
+
+    def interrupt(self) -> None:
+        """Ctrl-C: SIGINT to the command."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=30)
+
+
+def test_run_command_serves_a_game_keeps_its_data_and_leaves_no_orphans(tmp_path):
+    data_dir, port = tmp_path / "var", free_port()
+    service = RunCommand(data_dir, port)
+    children = descendants(service.process.pid)
+    assert len(children) >= 3, "gunicorn, a worker and the embedded redis-server"
+    try:
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block("curl-session")],
+            env=dict(os.environ, BASE=service.url),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "winner: seat" in result.stdout
+        created = requests.post(f"{service.url}/v1/games", json={"seed": 4}).json()
+    finally:
+        service.interrupt()
+    time.sleep(0.5)
+    assert not [pid for pid in children if alive(pid)], "Ctrl-C left processes behind"
+    aof = [p.name for p in (data_dir / "redis").iterdir() if p.name.startswith("appendonly")]
+    assert aof, "the embedded Redis keeps an append-only file"
+
+    again = RunCommand(data_dir, port)
+    try:
+        view = requests.get(
+            f"{again.url}/v1/games/{created['game_id']}",
+            headers={"Authorization": f"Bearer {created['token']}"},
+        )
+        assert view.status_code == 200, "the game and its token survive a restart"
+        assert view.json()["version"] == created["version"]
+    finally:
+        again.interrupt()
