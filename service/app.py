@@ -17,7 +17,7 @@ from typing import Any
 import redis
 from flask import Flask, request
 
-from service.api import bots, exports, games, meta
+from service.api import bots, exports, games, meta, pages
 from service.api.errors import ProblemApi, register_error_handlers
 from service.bots import LEVELS
 from service.commands import GameService
@@ -76,6 +76,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
     api.register_blueprint(meta.blp)
+    app.register_blueprint(pages.blp)
     register_error_handlers(app)
     app.extensions["schnapsen"] = {
         "games": service,
