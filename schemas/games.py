@@ -291,7 +291,13 @@ class EventSchema(Schema):
     dealer = _seat()
     trump_card = _card()
     hand = fields.List(_card(), metadata=_doc("deal_started: the caller's own hand"))
-    deck = fields.List(_card(), metadata=_doc("deal_started: only once R11d allows"))
+    deck = fields.List(_card(), metadata=_doc("deal_started: only once the game is over"))
+    commitment = fields.String(
+        metadata=_doc("deal_started: SHA-256 of nonce || deck, published when the deal starts")
+    )
+    nonce = fields.String(
+        metadata=_doc("deal_started: the commitment's nonce, once the game is over")
+    )
     action = fields.Nested(ActionOutSchema)
     took = _card()
     trick = fields.Nested(TrickSchema)
@@ -310,7 +316,11 @@ class EventsSchema(Schema):
 class ReplayDealSchema(Schema):
     number = fields.Integer()
     dealer = _seat()
-    deck = fields.List(_card(), allow_none=True, metadata=_doc("Once R11d allows, else null"))
+    commitment = fields.String(
+        allow_none=True, metadata=_doc("SHA-256(nonce || deck), published when the deal started")
+    )
+    nonce = fields.String(allow_none=True, metadata=_doc("Revealed once the game is over"))
+    deck = fields.List(_card(), allow_none=True, metadata=_doc("Revealed once the game is over"))
     result = fields.Nested(DealResultSchema, allow_none=True)
 
 

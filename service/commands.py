@@ -36,6 +36,7 @@ from service.engine import (
     take_seat,
 )
 from service.engine.errors import ErrorCode
+from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.problems import (
@@ -161,7 +162,7 @@ class GameService:
             events.append(SeatTaken(1, "bot", new.opponent.level))
         state = replay(events)
         state = start_deal(state, new.deck if new.deck is not None else self._deck(new.seed, 1))
-        events.append(DealStarted(1, state.deal.dealer, state.deal.deck))
+        events.append(DealStarted(1, state.deal.dealer, state.deal.deck, _nonce()))
         seats = {"nonce:0": auth.new_nonce(), "player:0": "human"}
         token = self._seat_token(game_id, 0, seats["nonce:0"])
         seats["token:0"] = auth.fingerprint(token)
@@ -307,7 +308,8 @@ class GameService:
         if state.awaiting_deal:
             seed = int(current.seats["seed"]) if "seed" in current.seats else None
             state = start_deal(state, self._deck(seed, len(state.results) + 1))
-            events.append(DealStarted(state.deal.number, state.deal.dealer, state.deal.deck))
+            deal = state.deal
+            events.append(DealStarted(deal.number, deal.dealer, deal.deck, _nonce()))
         return state, events
 
     def play_bot(
@@ -429,6 +431,11 @@ class GameService:
         current = self.current(game_id, earlier.version)
         token = self._seat_token(game_id, seat, current.seats[f"nonce:{seat}"])
         return Seated(current, seat, token, None, replayed=True)
+
+
+def _nonce() -> str:
+    """256 random bits for a deal's fairness commitment (see service.engine.fairness)."""
+    return secrets.token_hex(NONCE_BYTES)
 
 
 def _same_request(earlier: Duplicate, request_print: str) -> None:

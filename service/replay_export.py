@@ -25,6 +25,7 @@ from service.engine import (
     GameCreated,
     SeatTaken,
     Variant,
+    fairness,
     replay,
 )
 from service.engine.cards import parse_cards
@@ -147,7 +148,7 @@ def events_from_export(document: dict[str, Any]) -> list[Event]:
             if not item.get("deck"):
                 raise ValueError(f"deal {item['number']} shows no deck: the export is redacted")
             deck: tuple[Card, ...] = parse_cards(item["deck"])
-            events.append(DealStarted(item["number"], item["dealer"], deck))
+            events.append(DealStarted(item["number"], item["dealer"], deck, item.get("nonce")))
         elif kind == ActionTaken.type:
             events.append(ActionTaken(item["seat"], Action.from_dict(item["action"])))
         else:
@@ -156,8 +157,18 @@ def events_from_export(document: dict[str, Any]) -> list[Event]:
 
 
 def verify(document: dict[str, Any]) -> bool:
-    """Replaying the export's events gives exactly the deal results it states."""
-    state = replay(events_from_export(document))
+    """Replaying the export's events gives exactly the deal results it states, and
+    every deal's revealed deck matches the commitment published when it was dealt."""
+    events = events_from_export(document)
+    state = replay(events)
     replayed = [result_to_dict(result) for result in state.results]
     stated = [deal["result"] for deal in document["deals"] if deal["result"] is not None]
-    return replayed == stated
+    published = {item["number"]: item.get("commitment") for item in document["events"]
+                 if item["type"] == DealStarted.type}  # fmt: skip
+    fair = all(
+        event.nonce is not None
+        and fairness.verify(published[event.number], event.nonce, event.deck)
+        for event in events
+        if isinstance(event, DealStarted)
+    )
+    return replayed == stated and fair

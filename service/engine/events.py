@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from .actions import Action
 from .cards import Card, format_cards, parse_cards
 from .errors import EngineError, InvalidEventError
+from .fairness import commitment
 from .game import apply, new_game, start_deal, take_seat
 from .state import GameState, Variant
 
@@ -52,6 +53,13 @@ class DealStarted:
     number: int
     dealer: int
     deck: tuple[Card, ...]
+    #: 32 random bytes (hex) for the published commitment (see ``fairness``).
+    nonce: str | None = None
+
+    @property
+    def commitment(self) -> str | None:
+        """The SHA-256 published when the deal starts; None for a deal without a nonce."""
+        return None if self.nonce is None else commitment(self.nonce, self.deck)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +126,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             data["level"] = event.level
     elif isinstance(event, DealStarted):
         data.update(number=event.number, dealer=event.dealer, deck=format_cards(event.deck))
+        if event.nonce is not None:
+            data["nonce"] = event.nonce
     else:
         data.update(seat=event.seat, action=event.action.to_dict())
     return data
@@ -134,8 +144,11 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         if kind == SeatTaken.type:
             return SeatTaken(_seat(data["seat"]), data.get("player", "human"), data.get("level"))
         if kind == DealStarted.type:
+            nonce = data.get("nonce")
+            if nonce is not None and (not isinstance(nonce, str) or len(nonce) != 64):
+                raise ValueError(f"not a nonce: {nonce!r}")
             return DealStarted(
-                _count(data["number"]), _seat(data["dealer"]), parse_cards(data["deck"])
+                _count(data["number"]), _seat(data["dealer"]), parse_cards(data["deck"]), nonce
             )
         if kind == ActionTaken.type:
             return ActionTaken(_seat(data["seat"]), Action.from_dict(data["action"]))

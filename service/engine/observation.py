@@ -98,10 +98,13 @@ def result_to_dict(result: DealResult) -> dict[str, Any]:
 
 
 def deck_revealed(latest: GameState, deal_number: int, viewer: Viewer) -> bool:
-    """R11d: a deal's full record goes to both players once it is over, to all once the game is."""
-    if latest.winner is not None:
-        return True
-    return viewer is not None and deal_number <= len(latest.results)
+    """Whether a deal's deck (and its fairness nonce) may be shown: once the game is over.
+
+    R11d allows showing a finished deal's record to both players at once;
+    the service waits for the end of the game, for everyone, because its
+    fair-deal promise is that no deck leaves the server before then.
+    """
+    return latest.winner is not None
 
 
 def observe_event(
@@ -141,8 +144,12 @@ def observe_event(
             "trump_card": deal.turn_up.value,
             "hand": [] if viewer is None else format_cards(deal.hands[viewer]),
         }
+        if event.nonce is not None:
+            data["commitment"] = event.commitment
         if reveal_deck:
             data["deck"] = format_cards(event.deck)
+            if event.nonce is not None:
+                data["nonce"] = event.nonce
         return data
     assert isinstance(event, ActionTaken) and before is not None
     return _observe_action(event, before, after, viewer)

@@ -72,7 +72,13 @@ def replay_record(
     for item in feed:
         if item["type"] == "deal_started":
             deals.append(
-                {"number": item["number"], "dealer": item["dealer"], "deck": item.get("deck")}
+                {
+                    "number": item["number"],
+                    "dealer": item["dealer"],
+                    "commitment": item.get("commitment"),
+                    "nonce": item.get("nonce"),
+                    "deck": item.get("deck"),
+                }
             )
     for deal in deals:
         number = deal["number"]

@@ -55,24 +55,20 @@ def check_feed(
     where: str,
 ) -> None:
     """A feed of visible events: the running deal's part hides ``hidden``; no deck too early."""
-    running = state.deal is not None and state.deal.result is None
     for event in events:
         if viewer is None:
             assert all(hand == [] for hand in hands_in(event)), (where, event)
         if event["version"] >= deal_start:
             assert_hides(event, hidden, f"{where} event {event['version']}")
-            if running:
-                assert "deck" not in event, (where, event)
-        elif viewer is None and state.winner is None:
-            # R11d: a spectator sees a deck only once the game is over.
-            assert "deck" not in event, (where, event)
+        if state.winner is None:
+            # No deck (nor its nonce) leaves the server before the game is over.
+            assert "deck" not in event and "nonce" not in event, (where, event)
 
 
 def check_replay_deals(deals: list[dict[str, Any]], viewer: int | None, state: GameState) -> None:
     for deal in deals:
-        over = deal["number"] <= len(state.results)
-        if not over or (viewer is None and state.winner is None):
-            assert deal["deck"] is None, (viewer, deal)
+        if state.winner is None:
+            assert deal["deck"] is None and deal["nonce"] is None, (viewer, deal)
 
 
 def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random) -> None:
@@ -164,8 +160,9 @@ def finished(api: Api, game: Game) -> bool:
     return view(api, game.game_id)["status"] == "finished"
 
 
-def test_players_see_a_deal_once_it_is_over_and_spectators_do_not(client, redis_client):
-    """R11d for the running game: the record of a finished deal goes to both players."""
+def test_no_deck_leaves_the_server_before_the_game_ends(client, redis_client):
+    """R11d with the fair-deal promise: a finished deal's deck stays hidden, for the
+    players too, until the game is over; its commitment is public from the start."""
     api = Api(client)
     rng = random.Random("r11d")
     game = new_game(api, variant="head", seed=1234)
@@ -180,13 +177,12 @@ def test_players_see_a_deal_once_it_is_over_and_spectators_do_not(client, redis_
         ok(api_answer)
     if finished(api, game):
         pytest.fail("the game ended in one deal")
-    first_deck = log_decks(log_events(redis_client, game.game_id))[0]
-    for viewer in (0, 1):
-        record = ok(api.get(f"{game.path}/replay", token=game.tokens[viewer]))
-        assert record["deals"][0]["deck"] == first_deck
-        assert record["deals"][1]["deck"] is None
-    record = ok(api.get(f"{game.path}/replay"))
-    assert [deal["deck"] for deal in record["deals"]] == [None, None]
+    for viewer in (0, 1, None):
+        token = None if viewer is None else game.tokens[viewer]
+        record = ok(api.get(f"{game.path}/replay", token=token))
+        assert [deal["deck"] for deal in record["deals"]] == [None, None]
+        assert [deal["nonce"] for deal in record["deals"]] == [None, None]
+        assert all(len(deal["commitment"]) == 64 for deal in record["deals"])
 
 
 # -- long-poll --------------------------------------------------------------
