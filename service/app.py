@@ -17,10 +17,10 @@ from typing import Any
 import redis
 from flask import Flask, request
 
-from service.api import bots, exports, games, meta, pages
-from service.api.errors import ProblemApi, register_error_handlers
+from service import observability
+from service.api import bots, docs, exports, games, meta, pages
+from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.bots import LEVELS
-from service.commands import GameService
 from service.dispatch import BotDispatcher
 from service.problems import Problem
 from service.settings import from_env
@@ -43,6 +43,7 @@ API_SETTINGS = {
 }
 
 _JSON_TYPES = ("application/json",)
+_DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -51,6 +52,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(API_SETTINGS)
     app.config.update(config or {})
     app.json.sort_keys = False
+    observability.configure_logging(app.config["LOG_LEVEL"])
 
     client = _redis(app.config["REDIS_URL"], app.config)
     queue_client = (
@@ -65,8 +67,22 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
         secret = secrets.token_hex(32)
     store = EventStore(client)
-    dispatcher = BotDispatcher(queue_client)
-    service = GameService(store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher)
+    # Readiness and scrape-time gauges use clients that give up within a second.
+    timeout = app.config["READINESS_TIMEOUT_SECONDS"]
+    quick_log = observability.quick_client(app.config["REDIS_URL"] or _DEFAULT_URL, timeout)
+    quick_queues = (
+        observability.quick_client(app.config["QUEUE_REDIS_URL"], timeout)
+        if app.config["QUEUE_REDIS_URL"]
+        else quick_log
+    )
+    # Request ids, JSON request logs and request metrics: before every other hook.
+    stats = observability.GameStats(client)
+    observability.init_app(app, quick_log, quick_queues, stats)
+    observability.init_cors(app)
+    dispatcher = observability.ObservedDispatcher(BotDispatcher(queue_client), stats)
+    service = observability.CountingGameService(
+        store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher, stats=stats
+    )
 
     api = ProblemApi(app)
     api.spec.components.security_scheme(
@@ -77,6 +93,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(exports.blp)
     api.register_blueprint(meta.blp)
     app.register_blueprint(pages.blp)
+    app.register_blueprint(docs.blp)
     register_error_handlers(app)
     app.extensions["schnapsen"] = {
         "games": service,
@@ -102,12 +119,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
     def _redis_down(error: Exception):
+        # Returned, not raised: Flask does not handle errors raised by error handlers.
         log.error("redis unavailable: %s", error)
-        raise Problem(
-            "the game store is unreachable right now; try again shortly",
-            status=503,
-            code="store_unavailable",
-            headers={"Retry-After": "2"},
+        return handle_problem(
+            Problem(
+                "the game store is unreachable right now; try again shortly",
+                status=503,
+                code="store_unavailable",
+                headers={"Retry-After": "2"},
+            )
         )
 
     return app
@@ -115,7 +135,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 def _redis(url: str | None, config: Mapping[str, Any]) -> redis.Redis:
     return redis.Redis.from_url(
-        url or "redis://127.0.0.1:6379/0",
+        url or _DEFAULT_URL,
         socket_connect_timeout=2,
         # Long-polls block in XREAD for up to LONG_POLL_MAX_SECONDS.
         socket_timeout=max(config["LONG_POLL_MAX_SECONDS"], config["JOB_WAIT_MAX_SECONDS"]) + 10,

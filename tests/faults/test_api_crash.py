@@ -1,0 +1,114 @@
+"""kill -9 of API worker processes while clients append: nothing lost, nothing doubled."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+import time
+import uuid
+
+import requests
+
+from service.engine import ActionTaken, replay
+from service.store import EventStore
+from tests.conftest import LiveServer
+from tests.processes import descendants
+
+GAMES = 6
+
+
+class Client:
+    """Plays one game for both seats, retrying every failed request with its key."""
+
+    def __init__(self, url: str, seed: int):
+        self.url, self.rng = url, random.Random(seed)
+        self.session = requests.Session()
+        self.acknowledged: dict[str, int] = {}  # idempotency key -> version answered
+        self.retries = 0
+
+    def call(self, method: str, path: str, **kwargs) -> requests.Response:
+        for _attempt in range(200):
+            try:
+                response = self.session.request(method, self.url + path, timeout=10, **kwargs)
+            except requests.RequestException:
+                self.retries += 1
+                time.sleep(0.05)
+                continue
+            if response.status_code >= 500:  # a worker died mid-request: try again
+                self.retries += 1
+                time.sleep(0.05)
+                continue
+            return response
+        raise AssertionError(f"{method} {path} never succeeded")
+
+    def play(self) -> str:
+        key = str(uuid.uuid4())
+        created = self.call("POST", "/v1/games", json={}, headers={"Idempotency-Key": key}).json()
+        game = created["game_id"]
+        joined = self.call("POST", f"/v1/games/{game}/join", json={"invite": created["invite"]},
+                           headers={"Idempotency-Key": key}).json()  # fmt: skip
+        tokens = {0: created["token"], 1: joined["token"]}
+        while True:
+            view = self.call("GET", f"/v1/games/{game}", headers=self.auth(tokens[0])).json()
+            if view["status"] == "finished":
+                return game
+            seat = view["to_move"]
+            mover = self.call("GET", f"/v1/games/{game}", headers=self.auth(tokens[seat])).json()
+            action = self.rng.choice(mover["deal"]["legal_actions"])
+            key = str(uuid.uuid4())
+            headers = {**self.auth(tokens[seat]), "Idempotency-Key": key}
+            answer = self.call("POST", f"/v1/games/{game}/actions", json=action, headers=headers)
+            assert answer.status_code == 200, answer.text
+            self.acknowledged[key] = answer.json()["version"]
+
+    @staticmethod
+    def auth(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+
+def test_kill_9_of_api_workers_during_appends_loses_and_doubles_nothing(redis_url, redis_client):
+    server = LiveServer(redis_url, workers=2, threads=4)
+    stop = threading.Event()
+    kills = []
+
+    def killer() -> None:
+        rng = random.Random(1)
+        while not stop.wait(0.6):
+            workers = sorted(descendants(server.process.pid))
+            if workers:
+                victim = rng.choice(workers)
+                try:
+                    os.kill(victim, signal.SIGKILL)
+                    kills.append(victim)
+                except ProcessLookupError:
+                    pass
+
+    clients = [Client(server.url, seed) for seed in range(GAMES)]
+    games: list[str] = []
+    try:
+        threading.Thread(target=killer, daemon=True).start()
+        threads = [threading.Thread(target=lambda c=c: games.append(c.play())) for c in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=240)
+    finally:
+        stop.set()
+        server.stop()
+    assert len(games) == GAMES, "every client finished its game"
+    assert len(kills) >= 3, f"only {len(kills)} workers were killed"
+    assert sum(c.retries for c in clients) > 0, "the kills hit requests in flight"
+    store = EventStore(redis_client)
+    # games finish in any order: count over all of them
+    acknowledged = sum(len(c.acknowledged) for c in clients)
+    appended = 0
+    for game in games:
+        log = store.events(game)
+        state = replay(log)  # every log replays to a valid state
+        assert state.winner is not None
+        appended += sum(1 for e in log if isinstance(e, ActionTaken))
+    assert appended == acknowledged, "every acknowledged action exactly once"
+    print(f"{len(kills)} workers killed, {sum(c.retries for c in clients)} retries, "
+          f"{acknowledged} actions acknowledged, {appended} appended")  # fmt: skip

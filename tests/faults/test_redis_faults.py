@@ -1,0 +1,98 @@
+"""Redis going away: clear 503 answers within the timeout, and recovery by itself."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from service.app import create_app
+from service.embedded_redis import EmbeddedRedis
+from service.engine import ActionTaken, replay
+from service.store import EventStore
+from tests.conftest import SECRET, free_port
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_redis_unreachable_answers_503_problem_quickly():
+    app = create_app({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "SECRET_KEY": SECRET})
+    client = app.test_client()
+    for method, path, body in [
+        ("get", "/v1/games/abc", None),
+        ("post", "/v1/games", {}),
+        ("post", "/v1/games/abc/actions", {"type": "claim"}),
+    ]:
+        started = time.monotonic()
+        response = getattr(client, method)(path, json=body, headers=auth("x"))
+        elapsed = time.monotonic() - started
+        assert response.status_code == 503, response.json
+        assert response.mimetype == "application/problem+json"
+        assert response.json["code"] == "store_unavailable"
+        assert response.headers["Retry-After"]
+        assert "Traceback" not in response.get_data(as_text=True)
+        assert elapsed < 10, f"{path} hung for {elapsed:.1f} s"
+
+
+@pytest.fixture
+def persistent_redis(tmp_path):
+    server = EmbeddedRedis(tmp_path / "redis", persistent=True).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def play(client, game, tokens, rng, count):
+    """``count`` random legal actions; the versions the service acknowledged."""
+    acknowledged = []
+    for _ in range(count):
+        view = client.get(f"/v1/games/{game}", headers=auth(tokens[0])).json
+        if view["status"] == "finished":
+            break
+        seat = view["to_move"]
+        mover = client.get(f"/v1/games/{game}", headers=auth(tokens[seat])).json
+        action = rng.choice(mover["deal"]["legal_actions"])
+        response = client.post(f"/v1/games/{game}/actions", json=action, headers=auth(tokens[seat]))
+        assert response.status_code == 200, response.json
+        acknowledged.append((response.json["version"], seat, action))
+    return acknowledged
+
+
+def test_a_redis_restart_during_a_game_loses_nothing_and_the_service_recovers(persistent_redis):
+    app = create_app({"REDIS_URL": persistent_redis.url, "SECRET_KEY": SECRET})
+    client = app.test_client()
+    created = client.post("/v1/games", json={"seed": 9}).json
+    game = created["game_id"]
+    joined = client.post(f"/v1/games/{game}/join", json={"invite": created["invite"]}).json
+    tokens = {0: created["token"], 1: joined["token"]}
+    rng = random.Random(9)
+    acknowledged = play(client, game, tokens, rng, 8)
+
+    persistent_redis.stop()  # a graceful stop: the append-only file is flushed
+    down = client.get(f"/v1/games/{game}", headers=auth(tokens[0]))
+    assert down.status_code == 503 and down.json["code"] == "store_unavailable"
+
+    persistent_redis.start()  # same folder: it loads the append-only file
+    deadline = time.monotonic() + 20
+    while True:
+        back = client.get(f"/v1/games/{game}", headers=auth(tokens[0]))
+        if back.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert back.status_code == 200, "the service recovers by itself when Redis is back"
+    # every acknowledged action is in the log, exactly once, and the log replays
+    log = EventStore(app.extensions["schnapsen"]["redis"]).events(game)
+    actions = [(i + 1, e.seat, e.action.to_dict()) for i, e in enumerate(log)
+               if isinstance(e, ActionTaken)]  # fmt: skip
+    assert len(actions) == len(acknowledged)
+    for (version, seat, action), (at, by, done) in zip(acknowledged, actions, strict=True):
+        assert (seat, action) == (by, done) and at <= version
+    assert back.json["version"] == len(log)
+    assert replay(log).to_move is not None or replay(log).winner is not None
+    # the client resumes from its last version
+    acknowledged += play(client, game, tokens, rng, 4)
+    assert EventStore(app.extensions["schnapsen"]["redis"]).head(game) >= acknowledged[-1][0]
