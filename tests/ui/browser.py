@@ -1,0 +1,90 @@
+"""Headless Chromium for the UI tests: Debian's package, driven by Playwright.
+
+No browser is ever downloaded (`playwright install` is not used): the tests
+launch /usr/bin/chromium (or $SCHNAPSEN_CHROMIUM). A machine without it
+fails the UI tests with the command that installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+ARTIFACTS = REPO / "test-artifacts" / "ui"
+
+#: The network of the test machines is closed: without the background-networking
+#: flags Chromium stalls on start-up trying to reach Google services.
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+INSTALL_HINT = (
+    "the UI tests need Debian's Chromium: apt-get install -y chromium "
+    "(.ci/run does this; do not use `playwright install`)"
+)
+
+
+def chromium_path(candidate: str | None = None) -> str:
+    """The Chromium binary to launch; fails the test (never skips) when there is none."""
+    path = candidate or os.environ.get("SCHNAPSEN_CHROMIUM") or "/usr/bin/chromium"
+    if not (Path(path).is_file() and os.access(path, os.X_OK)):
+        found = None if candidate else shutil.which("chromium")
+        if found is None:
+            pytest.fail(f"no Chromium at {path}: {INSTALL_HINT}", pytrace=False)
+        path = found
+    return path
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium browser (Playwright's sync API)."""
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the UI tests need Playwright: pip install -e '.[dev]'", pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=CHROMIUM_ARGS, timeout=60_000
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class PageWatch:
+    """A page's JavaScript errors and failed requests, collected for assertions."""
+
+    def __init__(self, page: Any):
+        self.errors: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        page.on(
+            "console",
+            lambda message: (
+                message.type == "error" and self.errors.append(f"console: {message.text}")
+            ),
+        )
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Keep a screenshot as a test artifact under test-artifacts/ui/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
