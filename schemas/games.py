@@ -74,9 +74,12 @@ class CreateGameSchema(Schema):
     deck = fields.List(
         _card(),
         validate=validate.Length(equal=20),
-        metadata=_doc("The first deal's exact order: 0-4 non-dealer, 5-9 dealer, "
-                      "10 trump card, 11-19 talon"),
-    )  # fmt: skip
+        metadata={
+            "description": "The first deal's exact order: 0-4 non-dealer, 5-9 dealer, "
+            "10 trump card, 11-19 talon",
+            "uniqueItems": True,
+        },
+    )
     first_dealer = _seat(metadata=_doc("Seat of the first dealer; random unless given or seeded"))
 
     @validates_schema

@@ -18,7 +18,7 @@ import redis
 from flask import Flask, request
 
 from service import observability
-from service.api import bots, docs, exports, games, meta, pages
+from service.api import bots, docs, exports, games, limits, meta, pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.bots import LEVELS
 from service.dispatch import BotDispatcher
@@ -38,7 +38,11 @@ API_SETTINGS = {
             "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
             "Rules: RULES.md; every action is an event in the game's log.",
         },
-        "servers": [{"url": "http://127.0.0.1:8000"}],
+        # "/" first: the docs page's "Try it out" calls the server that serves it.
+        "servers": [
+            {"url": "/", "description": "The server that serves this document"},
+            {"url": "http://127.0.0.1:8000", "description": "schnapsen-serve on this machine"},
+        ],
     },
 }
 
@@ -79,6 +83,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     stats = observability.GameStats(client)
     observability.init_app(app, quick_log, quick_queues, stats)
     observability.init_cors(app)
+    limits.install(app, client)
     dispatcher = observability.ObservedDispatcher(BotDispatcher(queue_client), stats)
     service = observability.CountingGameService(
         store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher, stats=stats

@@ -31,6 +31,22 @@ DEFAULTS: dict[str, Any] = {
     "BOT_DELAY_MS": 0,
     # Longest wait of POST /v1/bot/moves?wait=S and GET /v1/jobs/{id}?wait=S, in seconds.
     "JOB_WAIT_MAX_SECONDS": 30.0,
+    # Requests per minute one seat token may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_TOKEN": 300,
+    # Requests per minute one client address may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_IP": 3000,
+    # Games one client (its token, else its address) may create per hour (0: no cap).
+    "GAMES_PER_CLIENT_PER_HOUR": 200,
+    # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
+    "LOG_LEVEL": "INFO",
+    # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
+    "CORS_ORIGINS": "",
+    # Longest wait of each Redis check of GET /readyz, in seconds (it never hangs).
+    "READINESS_TIMEOUT_SECONDS": 1.0,
+    # prometheus_client's multiprocess folder: with it, GET /metrics sums every gunicorn
+    # process; without it, each scrape sees the one process that answers. prometheus_client
+    # reads the variable at import, so set it in the environment (an empty folder per start).
+    "METRICS_MULTIPROC_DIR": None,
 }
 
 # Environment variable for each setting.
@@ -46,6 +62,13 @@ ENVIRONMENT = {
     "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
     "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
     "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",
+    "RATE_LIMIT_PER_TOKEN": "SCHNAPSEN_RATE_LIMIT_PER_TOKEN",
+    "RATE_LIMIT_PER_IP": "SCHNAPSEN_RATE_LIMIT_PER_IP",
+    "GAMES_PER_CLIENT_PER_HOUR": "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR",
+    "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
+    "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
+    "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",
+    "METRICS_MULTIPROC_DIR": "PROMETHEUS_MULTIPROC_DIR",
 }
 
 

@@ -11,6 +11,7 @@ import redis
 from service.bots import LEVELS
 from service.commands import GameService
 from service.dispatch import BotDispatcher
+from service.observability import GameStats, ObservedDispatcher
 from service.settings import from_env
 from service.store import EventStore, ExportStore
 
@@ -35,7 +36,10 @@ def runtime() -> Runtime:
     )
     store = EventStore(log)
     secret = (settings["SECRET_KEY"] or secrets.token_hex(32)).encode()
-    games = GameService(store, secret, bot_levels=LEVELS, after_append=BotDispatcher(queues))
+    # After a bot's move: the next bot move if the bot is still to move, and the
+    # games-finished count when the bot's move ended the game.
+    hook = ObservedDispatcher(BotDispatcher(queues), GameStats(log))
+    games = GameService(store, secret, bot_levels=LEVELS, after_append=hook)
     return Runtime(
         games=games,
         store=store,

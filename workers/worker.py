@@ -15,7 +15,6 @@ work-horse alone dies is retried at once.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 
@@ -24,6 +23,7 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.observability import configure_logging
 from service.settings import from_env
 from workers.queues import QUEUES, queue
 
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     connection = redis.Redis.from_url(url)
     queues = [queue(name.strip(), connection) for name in args.queues.split(",") if name.strip()]
-    logging.basicConfig(level=args.log_level.upper())
+    configure_logging(args.log_level.upper())  # JSON lines, like the API's
     worker = SchnapsenWorker(
         queues,
         name=args.name,

@@ -1,11 +1,26 @@
-"""Service endpoints: the OpenAPI document and liveness."""
+"""Service endpoints: the OpenAPI document, liveness, readiness and metrics."""
 
 from __future__ import annotations
 
 from flask import Response, current_app
 from flask_smorest import Blueprint
+from marshmallow import Schema, fields
 
-blp = Blueprint("meta", __name__, description="The API's description and health")
+from service.observability import METRICS_CONTENT_TYPE, metrics_text, readiness
+from service.problems import Problem
+
+blp = Blueprint("meta", __name__, description="The API's description, health and metrics")
+
+
+class ReadinessSchema(Schema):
+    status = fields.String(required=True, metadata={"description": "`ready`"})
+    checks = fields.Dict(
+        required=True,
+        metadata={
+            "description": "Per check: `redis` and `queue_redis` (`ok`, or why not) and "
+            "`workers` (live workers per queue)"
+        },
+    )
 
 
 @blp.route("/openapi.yaml", methods=["GET"])
@@ -21,3 +36,43 @@ def openapi_yaml():
 def healthz():
     """Liveness: answers as long as the process serves requests (no Redis call)."""
     return {"status": "ok"}
+
+
+@blp.route("/readyz", methods=["GET"])
+@blp.response(200, ReadinessSchema, description="Ready to play: Redis and a worker answer")
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE", description="Not ready; `missing` says why")
+def readyz():
+    """Readiness: the log's Redis and the queues' Redis answer, and a worker runs on every queue.
+
+    Each Redis check gives up after `SCHNAPSEN_READINESS_TIMEOUT_SECONDS`
+    (1 s), so this never hangs. Not ready answers 503 with a problem whose
+    `missing` lists the failed checks (`redis`, `queue_redis`, `workers`,
+    `workers:<queue>`).
+    """
+    ops = current_app.extensions["schnapsen_ops"]
+    checks, missing = readiness(ops["log_redis"], ops["queue_redis"])
+    if missing:
+        raise Problem(
+            "not ready: " + ", ".join(missing),
+            status=503,
+            code="not_ready",
+            extra={"missing": missing, "checks": checks},
+            headers={"Retry-After": "5"},
+        )
+    return {"status": "ready", "checks": checks}
+
+
+@blp.route("/metrics", methods=["GET"])
+@blp.response(
+    200,
+    content_type="text/plain",
+    description="Prometheus text format 0.0.4 (`text/plain; version=0.0.4`)",
+)
+def metrics():
+    """Metrics for Prometheus: requests, latency, actions, jobs queued and failed, games.
+
+    With `PROMETHEUS_MULTIPROC_DIR` set, the counters are summed over all
+    server processes; without it, each scrape sees the one process answering.
+    Gauges read from Redis (jobs, workers, games) are the same for every process.
+    """
+    return Response(metrics_text(current_app), content_type=METRICS_CONTENT_TYPE)

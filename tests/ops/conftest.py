@@ -1,0 +1,27 @@
+"""Fixtures of the operations tests: a Redis of their own, and apps on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from service.app import create_app
+from service.embedded_redis import EmbeddedRedis
+from tests.conftest import SECRET
+
+
+@pytest.fixture
+def lone_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """A fresh real Redis that no worker listens on."""
+    server = EmbeddedRedis(tmp_path_factory.mktemp("ops")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def lone_app(lone_redis: EmbeddedRedis):
+    """The app on ``lone_redis``: Redis answers, no worker runs."""
+    return create_app({"REDIS_URL": lone_redis.url, "SECRET_KEY": SECRET})

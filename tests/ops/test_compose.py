@@ -1,0 +1,183 @@
+"""docker-compose.yml and service/Dockerfile, checked offline (no Docker engine needed).
+
+The compose file is validated against the Compose Specification's JSON
+schema (vendored by check-jsonschema), then checked for what the schema
+cannot see: references to services and files, scaling, health checks.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+
+COMPOSE = REPO / "docker-compose.yml"
+
+
+def check_jsonschema() -> str:
+    beside = Path(sys.executable).parent / "check-jsonschema"
+    found = str(beside) if beside.exists() else shutil.which("check-jsonschema")
+    assert found, "check-jsonschema is not installed: pip install -e '.[dev]'"
+    return found
+
+
+def validate(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [check_jsonschema(), "--builtin-schema", "vendor.compose-spec", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())  # YAML merge keys (<<) resolved
+
+
+def test_compose_file_matches_the_compose_specification():
+    result = validate(COMPOSE)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_validator_does_reject_a_broken_compose_file(tmp_path):
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text("services:\n  api:\n    image: x\n    ports: 8000\n    depends_on: 5\n")
+    assert validate(broken).returncode != 0
+
+
+def test_every_depends_on_names_a_service(compose):
+    services = compose["services"]
+    for name, service in services.items():
+        depends = service.get("depends_on", {})
+        names = depends if isinstance(depends, list) else list(depends)
+        for other in names:
+            assert other in services, f"{name} depends on unknown service {other}"
+
+
+def test_every_build_context_and_dockerfile_exists(compose):
+    builds = [s["build"] for s in compose["services"].values() if "build" in s]
+    assert builds
+    for build in builds:
+        context = REPO / (build if isinstance(build, str) else build.get("context", "."))
+        assert context.is_dir(), context
+        dockerfile = context / (
+            build.get("dockerfile", "Dockerfile") if isinstance(build, dict) else "Dockerfile"
+        )
+        assert dockerfile.is_file(), dockerfile
+
+
+def test_redis_is_durable_and_healthchecked(compose):
+    redis = compose["services"]["redis"]
+    assert redis["image"].startswith("redis:7")
+    command = " ".join(redis["command"]) if isinstance(redis["command"], list) else redis["command"]
+    for flag in ("--appendonly yes", "--appendfsync everysec", "--maxmemory-policy noeviction"):
+        assert flag in command, flag
+    volume = next(v for v in redis["volumes"] if v.endswith(":/data"))
+    assert volume.split(":")[0] in compose["volumes"], "/data must be a named volume"
+    assert "redis-cli" in redis["healthcheck"]["test"] and "ping" in redis["healthcheck"]["test"]
+
+
+def test_the_api_waits_for_redis_and_is_checked_on_readyz(compose):
+    api = compose["services"]["api"]
+    assert api["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert any("/readyz" in part for part in api["healthcheck"]["test"])
+    assert any(str(port).endswith(":8000") for port in api["ports"])
+    assert api["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert "${SCHNAPSEN_SECRET_KEY" in api["environment"]["SCHNAPSEN_SECRET_KEY"]
+
+
+def test_the_worker_scales(compose):
+    worker = compose["services"]["worker"]
+    assert worker["command"] == ["python", "-m", "workers"]
+    assert "container_name" not in worker and "ports" not in worker
+    assert worker["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert worker["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert worker.get("build") == compose["services"]["api"].get("build")
+
+
+def test_every_variable_the_services_get_is_documented(compose):
+    readme = (REPO / "README.md").read_text()
+    settings_section = readme.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    for name, service in compose["services"].items():
+        for variable in service.get("environment", {}):
+            assert f"`{variable}`" in settings_section, f"{name}: {variable} is not in README"
+
+
+def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
+    dockerfile = (REPO / "service" / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.1[1-9]", dockerfile, re.M)
+    assert re.search(r"^RUN pip install \.", dockerfile, re.M)
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
+    for part in ("gunicorn", "gthread", "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_THREADS"):
+        assert part in cmd, part
+    assert "service.app:create_app()" in cmd
+    # Every folder the image copies exists (the build context is the repository).
+    for source in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", dockerfile, re.M):
+        for item in source.split():
+            assert (REPO / item).exists(), item
+
+
+def test_the_image_starts_the_api_as_compose_would(tmp_path, redis_url):
+    """The Dockerfile's CMD, run here by sh with the image's environment: /readyz answers."""
+    import os
+    import time
+
+    import requests
+
+    from tests.conftest import SECRET, free_port
+
+    dockerfile = (REPO / "service" / "Dockerfile").read_text()
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
+    argv = yaml.safe_load(cmd.removeprefix("CMD").strip())  # the JSON exec form
+    assert argv[:2] == ["sh", "-c"]
+    port = free_port()
+    env = dict(
+        os.environ,
+        REDIS_URL=redis_url,
+        SCHNAPSEN_SECRET_KEY=SECRET,
+        SCHNAPSEN_HOST="127.0.0.1",
+        SCHNAPSEN_PORT=str(port),
+        SCHNAPSEN_WEB_WORKERS="1",
+        SCHNAPSEN_WEB_THREADS="2",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    process = subprocess.Popen(argv, cwd=REPO, env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        answer = None
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                answer = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except requests.RequestException:
+                time.sleep(0.2)
+        assert answer is not None and answer.status_code == 200
+        ready = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
+        assert ready.status_code in (200, 503)
+        assert ready.json()["checks"]["redis"] == "ok"  # REDIS_URL reached the app
+        assert ready.headers["X-Request-ID"]
+        assert (tmp_path / "metrics").is_dir()  # made by the command
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_the_build_context_sends_only_what_the_image_copies():
+    ignore = (REPO / "service" / "Dockerfile.dockerignore").read_text().splitlines()
+    rules = [line.strip() for line in ignore if line.strip() and not line.startswith("#")]
+    assert rules[0] == "*"  # everything out (.venv, var/, .git, tests) ...
+    kept = {rule[1:].rstrip("/") for rule in rules if rule.startswith("!")}
+    dockerfile = (REPO / "service" / "Dockerfile").read_text()
+    copied = set()
+    for source in re.findall(r"^COPY (\S+(?: \S+)*) \S+$", dockerfile, re.M):
+        copied.update(item.rstrip("/") for item in source.split())
+    assert copied == kept  # ... but what the Dockerfile copies

@@ -1,0 +1,111 @@
+"""GET /healthz (the process) and GET /readyz (Redis, the queues' Redis, a worker)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from service.app import create_app
+from tests.conftest import SECRET
+
+PROBLEM_JSON = "application/problem+json"
+
+
+def wait_ready(client, timeout: float = 30) -> object:
+    """GET /readyz until it is 200 (a worker registers within seconds of its start)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        response = client.get("/readyz")
+        if response.status_code == 200 or time.monotonic() > deadline:
+            return response
+        time.sleep(0.2)
+
+
+def test_healthz_answers_without_redis():
+    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "SECRET_KEY": SECRET})
+    response = app.test_client().get("/healthz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok"}
+
+
+def test_readyz_is_200_with_redis_and_a_worker(client, worker):
+    response = wait_ready(client)
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body["status"] == "ready"
+    assert body["checks"]["redis"] == "ok"
+    assert body["checks"]["queue_redis"] == "ok"
+    assert body["checks"]["workers"]["bots"] >= 1
+    assert body["checks"]["workers"]["exports"] >= 1
+
+
+def test_readyz_is_503_naming_redis_when_redis_is_unreachable():
+    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "SECRET_KEY": SECRET})
+    started = time.monotonic()
+    response = app.test_client().get("/readyz")
+    assert time.monotonic() - started < 5
+    assert response.status_code == 503
+    assert response.mimetype == PROBLEM_JSON
+    body = response.get_json()
+    assert body["code"] == "not_ready"
+    assert "redis" in body["missing"] and "queue_redis" in body["missing"]
+    assert body["checks"]["redis"].startswith("unreachable")
+    assert response.headers["Retry-After"]
+
+
+def test_readyz_turns_503_when_redis_stops(lone_redis, lone_app):
+    client = lone_app.test_client()
+    before = client.get("/readyz").get_json()
+    assert before["checks"]["redis"] == "ok"  # up: only the workers are missing
+    lone_redis.stop()
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["missing"][0] == "redis"
+    assert body["checks"]["redis"].startswith("unreachable")
+
+
+def test_readyz_is_503_naming_the_workers_when_none_runs(lone_app):
+    response = lone_app.test_client().get("/readyz")
+    assert response.status_code == 503
+    assert response.mimetype == PROBLEM_JSON
+    body = response.get_json()
+    assert body["checks"]["redis"] == "ok" and body["checks"]["queue_redis"] == "ok"
+    assert body["missing"] == ["workers:bots", "workers:exports"]
+    assert body["checks"]["workers"] == {"bots": 0, "exports": 0}
+    assert "workers:bots" in body["detail"]
+
+
+def test_readyz_checks_the_queues_redis_apart_from_the_logs(lone_redis):
+    app = create_app(
+        {
+            "REDIS_URL": lone_redis.url,
+            "QUEUE_REDIS_URL": "redis://127.0.0.1:1/0",
+            "SECRET_KEY": SECRET,
+        }
+    )
+    body = app.test_client().get("/readyz").get_json()
+    assert body["status"] == 503
+    assert body["checks"]["redis"] == "ok"
+    assert body["missing"] == ["queue_redis", "workers"]
+
+
+def test_readyz_does_not_hang_on_a_redis_that_never_answers():
+    # A socket that accepts connections (the kernel's backlog) and never replies.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        app = create_app(
+            {
+                "REDIS_URL": f"redis://127.0.0.1:{port}/0",
+                "SECRET_KEY": SECRET,
+                "READINESS_TIMEOUT_SECONDS": 0.5,
+            }
+        )
+        started = time.monotonic()
+        response = app.test_client().get("/readyz")
+        elapsed = time.monotonic() - started
+    assert response.status_code == 503
+    assert "Timeout" in response.get_json()["checks"]["redis"]
+    assert elapsed < 3, elapsed

@@ -1,0 +1,86 @@
+"""Every setting is documented in README.md's settings table, and every documented one is read."""
+
+from __future__ import annotations
+
+import re
+
+from service import settings
+from tests.conftest import REPO
+
+README = (REPO / "README.md").read_text()
+RUN_SOURCE = (REPO / "service" / "run.py").read_text()
+
+
+def settings_table() -> dict[str, str]:
+    """Variable -> its row, from the table under '## Settings'."""
+    section = README.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows, "README.md's settings table has no rows"
+    table = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert len(cells) == 3, f"a settings row needs 3 cells: {row}"
+        for name in re.findall(r"`([A-Z][A-Z0-9_]*)`", cells[0]):
+            table[name] = row
+    return table
+
+
+def test_every_documented_setting_is_read():
+    read_by_settings = set(settings.ENVIRONMENT.values())
+    unread = [
+        name
+        for name in settings_table()
+        if name not in read_by_settings and f'"{name}"' not in RUN_SOURCE
+    ]
+    assert not unread, f"README documents settings nothing reads: {unread}"
+
+
+def test_every_setting_read_is_documented():
+    table = settings_table()
+    undocumented = [name for name in settings.ENVIRONMENT.values() if name not in table]
+    assert not undocumented, f"settings missing from README's table: {undocumented}"
+    run_reads = set(re.findall(r'environ(?:\.get)?\(\s*"([A-Z][A-Z0-9_]*)"', RUN_SOURCE))
+    assert run_reads, "found no variable read by service/run.py"
+    assert run_reads <= set(table), run_reads - set(table)
+
+
+def test_every_setting_has_a_default_and_a_variable():
+    assert set(settings.DEFAULTS) == set(settings.ENVIRONMENT)
+
+
+def test_every_default_is_commented_in_settings_py():
+    source = (REPO / "service" / "settings.py").read_text()
+    block = source.split("DEFAULTS: dict[str, Any] = {", 1)[1].split("\n}", 1)[0]
+    lines = block.strip("\n").splitlines()
+    for index, line in enumerate(lines):
+        match = re.match(r'\s+"([A-Z_]+)":', line)
+        if not match:
+            continue
+        above = [previous.strip() for previous in lines[:index]]
+        # The nearest line above that is not another setting is a comment.
+        for previous in reversed(above):
+            if not re.match(r'"[A-Z_]+":', previous):
+                assert previous.startswith("#"), f"{match.group(1)} has no comment"
+                break
+        else:
+            raise AssertionError(f"{match.group(1)} has no comment")
+
+
+def test_the_new_settings_are_parsed_from_the_environment():
+    parsed = settings.from_env(
+        {
+            "SCHNAPSEN_LOG_LEVEL": "DEBUG",
+            "SCHNAPSEN_CORS_ORIGINS": "https://a.example",
+            "SCHNAPSEN_READINESS_TIMEOUT_SECONDS": "0.25",
+            "PROMETHEUS_MULTIPROC_DIR": "/tmp/metrics",
+        }
+    )
+    assert parsed["LOG_LEVEL"] == "DEBUG"
+    assert parsed["CORS_ORIGINS"] == "https://a.example"
+    assert parsed["READINESS_TIMEOUT_SECONDS"] == 0.25
+    assert parsed["METRICS_MULTIPROC_DIR"] == "/tmp/metrics"
+    defaults = settings.from_env({})
+    assert defaults["LOG_LEVEL"] == "INFO"
+    assert defaults["CORS_ORIGINS"] == ""
+    assert defaults["READINESS_TIMEOUT_SECONDS"] == 1.0
+    assert defaults["METRICS_MULTIPROC_DIR"] is None
