@@ -41,6 +41,9 @@ from service.embedded_redis import EmbeddedRedis  # noqa: E402
 
 def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY="benchmark")
+    # One machine plays every client: no per-address limit; request logs off (stderr).
+    env.update(SCHNAPSEN_LOG_LEVEL="WARNING", SCHNAPSEN_RATE_LIMIT_PER_IP="0",
+               SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR="0")  # fmt: skip
     process = subprocess.Popen(
         [
             sys.executable,
