@@ -28,6 +28,9 @@ from pathlib import Path
 # not (and wherever) the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+# The bots' fast representation, measured in its own section below.
+from service.bots.fast import FastDeal  # noqa: E402
+from service.bots.playout import random_playout, shuffled_deck  # noqa: E402
 from service.engine import (  # noqa: E402
     DECK,
     GameState,
@@ -181,7 +184,65 @@ def main(argv: list[str] | None = None) -> int:
         "last trick, closed or not; the tracked variant has no claim at all, its deals end "
         "early only by the automatic going out at 66.)"
     )
+    print()
+    print_fast_section(args.seed, seconds, warmup)
     return 0
+
+
+# -- the bots' fast representation ---------------------------------------------------
+
+
+def fast_playouts(head: bool, fused: bool, seed: int, seconds: float) -> Tally:
+    """Uniformly random deals with ``service.bots.fast``: fresh shuffled deck to the result.
+
+    ``fused``: the one-loop ``random_playout``; otherwise step by step through
+    ``FastDeal.legal_actions`` and ``FastDeal.apply`` (the search's interface).
+    """
+    draw = random.Random(seed).random
+    tally = Tally()
+    clock = time.perf_counter
+    begin = clock()
+    end = begin + seconds
+    while True:
+        deal = FastDeal.from_deck(shuffled_deck(draw), tally.deals & 1, head)
+        if fused:
+            _, steps = random_playout(deal, draw)
+            tally.actions += steps
+        else:
+            while deal.result is None:
+                legal = deal.legal_actions()
+                deal.apply(legal[int(draw() * len(legal))])
+                tally.actions += 1
+        tally.deals += 1
+        now = clock()
+        if now >= end:
+            tally.seconds = now - begin
+            return tally
+
+
+def print_fast_section(seed: int, seconds: float, warmup: float) -> None:
+    print(
+        "Bots' fast representation (service/bots/fast.py, fused loop in service/bots/playout.py: "
+        "cards as ints, hands as bit masks)"
+    )
+    print(
+        "Method: one process, one core; a fresh deck shuffled by Fisher-Yates on random(), "
+        "then uniformly random legal actions (every rule: closing, exchange, marriages, claims, "
+        "R9 scoring) to the deal's result; shuffling and choosing included."
+    )
+    runs = [
+        ("fast, head variant, uniform random, fused playout loop", True, True),
+        ("fast, tracked variant, uniform random, fused playout loop", False, True),
+        ("fast, head variant, uniform random, legal_actions + apply per step", True, False),
+    ]
+    for label, head, fused in runs:
+        fast_playouts(head, fused, seed, warmup)
+        tally = fast_playouts(head, fused, seed, seconds)
+        print(
+            f"{label}: {tally.deals / tally.seconds:,.0f} deals/s "
+            f"({tally.actions / tally.deals:.1f} actions/deal, "
+            f"{tally.actions / tally.seconds:,.0f} actions/s)"
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,17 @@
 """Bot players by level. They import the engine only and see one seat's view.
 
-``get_bot(level)`` returns a bot; ``LEVELS`` lists the level names.
+``get_bot(level)`` returns a bot; ``LEVELS`` lists the level names, weakest first:
+
+- ``random``: a uniformly random legal action;
+- ``heuristic``: rule-based club play (``heuristic.py``): exact point counting
+  for claims, trump jack exchange, closing on sure tricks, marriages,
+  cheap leads and discards, taking tens with aces;
+- ``expert``: determinized search (``expert.py``): sampled deals consistent
+  with the seat's knowledge (voids inferred from strict play), exact endgame
+  solving (``solver.py``) once the talon is closed or exhausted, heuristic
+  playouts while it is open, within a time budget per move.
+
+Search runs on ``fast.py``, a bitmask twin of the engine's deal.
 """
 
 from __future__ import annotations
@@ -8,10 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.bots.base import Bot, Decision
+from service.bots.expert import ExpertBot
+from service.bots.heuristic import HeuristicBot
 from service.bots.random_bot import RandomBot
 
 _FACTORIES: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "expert": ExpertBot,
 }
 
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)

@@ -1,0 +1,216 @@
+"""A duplicate tournament between two bot levels: whole games to 7 game points.
+
+Run from the repository root::
+
+    python benchmarks/tournament.py heuristic random --games 400 [--seed 1] [--processes 2]
+
+Games come in pairs with the same first dealer and the same decks, deal by
+deal: in one game level A sits in seat 0, in the other in seat 1. So every
+deck is played twice with the seats swapped (duplicate format), which takes
+most of the luck of the cards out of the comparison. Games go through the
+engine's public API (``new_game``, ``take_seat``, ``start_deal``, ``apply``);
+each bot sees only ``seat_view(state, seat)``.
+
+Printed: games won (with a 95% Wilson interval for A's game win rate), deals
+won, game points per deal (A's net, with a 95% interval), and the median and
+99th percentile time per move for each level. A progress line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from service.bots import LEVELS, get_bot  # noqa: E402
+from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
+from service.engine.knowledge import seat_view  # noqa: E402
+
+
+@dataclass
+class GameRecord:
+    """One finished game, from level A's side."""
+
+    a_won: bool
+    #: Per deal: A's game points, won positive or lost negative.
+    deal_points: list[int] = field(default_factory=list)
+    #: Per deal: why it ended (``DealEndReason`` value) and whether A won it.
+    endings: list[tuple[str, bool]] = field(default_factory=list)
+    a_times: list[float] = field(default_factory=list)
+    b_times: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Match:
+    level_a: str
+    level_b: str
+    variant: Variant
+    seed: int
+    budget_a: int | None
+    budget_b: int | None
+
+
+def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
+    """One game of the pair ``pair``, level A in ``a_seat``; decks depend on the pair only."""
+    decks = random.Random(f"{match.seed}:{pair}:decks")
+    first_dealer = decks.randrange(2)
+    bots = {a_seat: get_bot(match.level_a), 1 - a_seat: get_bot(match.level_b)}
+    budgets = {a_seat: match.budget_a, 1 - a_seat: match.budget_b}
+    state = take_seat(take_seat(new_game(match.variant, first_dealer), 0), 1)
+    record = GameRecord(a_won=False)
+    moves = 0
+    while state.winner is None:
+        if state.awaiting_deal:
+            deck = list(DECK)
+            decks.shuffle(deck)
+            state = start_deal(state, deck)
+            continue
+        seat = state.deal.to_move
+        view = seat_view(state, seat)
+        began = time.perf_counter()
+        decision = bots[seat].choose(
+            view, seed=hash((match.seed, pair, moves)) & 0xFFFFFFFF, budget_ms=budgets[seat]
+        )
+        elapsed = time.perf_counter() - began
+        (record.a_times if seat == a_seat else record.b_times).append(elapsed)
+        moves += 1
+        state = apply(state, decision.action, seat)
+        if state.deal.result is not None:
+            result = state.deal.result
+            sign = 1 if result.winner == a_seat else -1
+            record.deal_points.append(sign * result.game_points)
+            record.endings.append((result.reason.value, result.winner == a_seat))
+    record.a_won = state.winner == a_seat
+    return record
+
+
+def _play_pair(args: tuple[Match, int]) -> tuple[GameRecord, GameRecord]:
+    match, pair = args
+    return play_game(match, pair, 0), play_game(match, pair, 1)
+
+
+def wilson(wins: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate."""
+    if total == 0:
+        return (0.0, 1.0)
+    p = wins / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return (centre - half, centre + half)
+
+
+def mean_interval(values: list[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and its 95% normal interval."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, mean, mean
+    half = z * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[index]
+
+
+def report(match: Match, records: list[GameRecord], seconds: float) -> None:
+    a, b = match.level_a, match.level_b
+    games = len(records)
+    a_games = sum(r.a_won for r in records)
+    low, high = wilson(a_games, games)
+    deal_points = [p for r in records for p in r.deal_points]
+    a_deals = sum(p > 0 for p in deal_points)
+    mean, lo, hi = mean_interval([float(p) for p in deal_points])
+    a_points = sum(p for p in deal_points if p > 0)
+    b_points = -sum(p for p in deal_points if p < 0)
+    a_times = [t for r in records for t in r.a_times]
+    b_times = [t for r in records for t in r.b_times]
+    print(f"Tournament: {a} (A) vs {b} (B), {match.variant.value} variant, seed {match.seed}")
+    print(f"Format: {games} games in duplicate pairs (same decks, seats swapped), to 7 game points")
+    print(
+        f"Games won: {a} {a_games}, {b} {games - a_games} "
+        f"({a} win rate {a_games / games:.1%}, 95% CI {low:.1%} - {high:.1%})"
+    )
+    print(
+        f"Deals won: {a} {a_deals}, {b} {len(deal_points) - a_deals} of {len(deal_points)} "
+        f"({a_deals / len(deal_points):.1%})"
+    )
+    print(
+        f"Game points per deal: {a} {a_points / len(deal_points):.3f}, "
+        f"{b} {b_points / len(deal_points):.3f}; "
+        f"net for {a} {mean:+.3f} (95% CI {lo:+.3f} .. {hi:+.3f})"
+    )
+    for level, times in ((a, a_times), (b, b_times)):
+        print(
+            f"Time per move, {level}: median {1000 * statistics.median(times):.1f} ms, "
+            f"p99 {1000 * percentile(times, 0.99):.1f} ms, max {1000 * max(times):.1f} ms "
+            f"({len(times)} moves)"
+        )
+    endings = Counter(ending for r in records for ending in r.endings)
+    reasons = sorted({reason for reason, _ in endings})
+    print(
+        "How deals ended (won by A / by B): "
+        + ", ".join(f"{r} {endings[(r, True)]}/{endings[(r, False)]}" for r in reasons)
+    )
+    print(f"Wall time: {seconds:.0f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("level_a", choices=LEVELS)
+    parser.add_argument("level_b", choices=LEVELS)
+    parser.add_argument("--games", type=int, default=100, help="games (rounded up to pairs)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--variant", choices=[v.value for v in Variant], default="head")
+    parser.add_argument("--budget-a", type=int, default=None, help="A's budget per move, ms")
+    parser.add_argument("--budget-b", type=int, default=None, help="B's budget per move, ms")
+    args = parser.parse_args(argv)
+
+    match = Match(
+        args.level_a, args.level_b, Variant(args.variant), args.seed, args.budget_a, args.budget_b
+    )
+    pairs = (args.games + 1) // 2
+    jobs = [(match, pair) for pair in range(pairs)]
+    records: list[GameRecord] = []
+    began = time.perf_counter()
+
+    def progress(done: int) -> None:
+        width = 30
+        filled = width * done // pairs
+        wins = sum(r.a_won for r in records)
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {2 * done}/{2 * pairs} games, "
+            f"{args.level_a} won {wins}, {time.perf_counter() - began:.0f} s"
+        )
+        sys.stderr.flush()
+
+    progress(0)
+    if args.processes > 1:
+        with multiprocessing.Pool(args.processes) as pool:
+            for done, pair_records in enumerate(pool.imap_unordered(_play_pair, jobs), 1):
+                records.extend(pair_records)
+                progress(done)
+    else:
+        for done, job in enumerate(jobs, 1):
+            records.extend(_play_pair(job))
+            progress(done)
+    sys.stderr.write("\n")
+    report(match, records, time.perf_counter() - began)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The ``expert`` level: determinized search over the deals the seat cannot tell apart.
+
+For every decision the expert
+
+1. samples complete deals consistent with its view (``sampling``: the
+   unseen cards placed at random, within the voids the opponent's strict-play
+   answers revealed);
+2. values each legal action in each sampled deal, in game points for its
+   seat (R9, with the closer's risk; a win counts at most the game points
+   the winner has left, R10a, so near the end of a game it plays to win
+   the deal rather than for points):
+
+   - once the talon is exhausted the deal is fully known: the endgame solver
+     values every action exactly, no sampling at all;
+   - with a closed talon, each sampled opponent hand is solved exactly (every
+     possible hand when there are few);
+   - while the talon is open, the action is followed by the ``heuristic``
+     policy for both seats (each seeing only its own cards) until the talon
+     is closed or exhausted, and the rest is solved exactly;
+
+3. plays the action with the best average, ties going to the heuristic's
+   choice.
+
+Closing, exchanging, marriages and claims are actions like any other, valued
+the same way (so a claim without 66 is chosen only where R9d makes it the
+cheaper loss: the closer's opponent, trickless at the close, concedes 2
+rather than the 3 the closer would win). The work is counted in deterministic units (playout steps and
+solver nodes) derived from ``budget_ms``, not read off a clock, so the same
+view, seed and budget always give the same decision; a wall-clock guard of
+a few budgets stops a search only on a machine much slower than this one.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+
+from service.bots.base import Decision
+from service.bots.fast import FastDeal, action_of, engine_action
+from service.bots.heuristic import heuristic_action
+from service.bots.sampling import WorldSampler
+from service.bots.solver import EndgameSolver
+from service.engine.knowledge import SeatView
+
+#: The default time budget per move, in milliseconds.
+DEFAULT_BUDGET_MS = 80
+#: Work units per millisecond of budget. A unit is about a microsecond of this
+#: machine's time (measured by regression over whole games): a heuristic
+#: playout step costs ``STEP_WORK`` units, a solver node or answer
+#: ``NODE_WORK``, valuing one action in one sampled deal ``VALUE_WORK``.
+WORK_PER_MS = 1000
+STEP_WORK = 8
+NODE_WORK = 1
+VALUE_WORK = 4
+#: Enumerate every opponent hand of a closed talon when there are at most this many.
+ENUMERATE_HANDS = 40
+#: Stop, whatever the work count, after this many budgets of wall time.
+GUARD_BUDGETS = 4.0
+
+
+class ExpertBot:
+    """The ``expert`` level (see the module doc).
+
+    ``Decision.evaluations`` holds each legal action's average value in game
+    points; a forced move (one legal action) is returned at once, without them.
+    """
+
+    level = "expert"
+
+    def __init__(
+        self, default_budget_ms: int = DEFAULT_BUDGET_MS, *, wall_clock_guard: bool = True
+    ) -> None:
+        self.default_budget_ms = default_budget_ms
+        # Off where a decision must not depend on how busy the machine is (tests
+        # of determinism and seat-blindness); on in service, to bound latency.
+        self.wall_clock_guard = wall_clock_guard
+
+    def choose(self, view: SeatView, *, seed: int = 0, budget_ms: int | None = None) -> Decision:
+        legal = view.legal_actions()
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to move")
+        if len(legal) == 1:
+            return Decision(legal[0])  # forced: nothing to weigh
+        budget = self.default_budget_ms if budget_ms is None else budget_ms
+        search = Search(view, seed, budget, wall_clock_guard=self.wall_clock_guard)
+        values = search.run([action_of(action) for action in legal])
+        best = max(values.values())
+        top = [code for code, value in values.items() if value >= best - 1e-9]
+        preferred = heuristic_action(search.sampler.template)
+        choice = preferred if preferred in top else top[0]
+        evaluations = tuple((engine_action(code), values[code]) for code in values)
+        return Decision(engine_action(choice), evaluations)
+
+
+class Search:
+    """One decision's search: samples, values, and the work spent."""
+
+    def __init__(
+        self, view: SeatView, seed: int, budget_ms: int, *, wall_clock_guard: bool = True
+    ) -> None:
+        self.view = view
+        self.seat = view.seat
+        self.game_points = view.game_points
+        self.rng = random.Random(seed)
+        self.sampler = WorldSampler(view)
+        self.work_limit = max(1, budget_ms) * WORK_PER_MS
+        guard = GUARD_BUDGETS * max(1, budget_ms) / 1000 + 0.05
+        self.deadline = time.perf_counter() + guard if wall_clock_guard else float("inf")
+        self.steps = 0
+        self.values_computed = 0
+        self.solvers: dict[tuple[int, tuple[int, int] | None], EndgameSolver] = {}
+
+    @property
+    def work(self) -> int:
+        nodes = sum(solver.nodes + solver.answers for solver in self.solvers.values())
+        return self.steps * STEP_WORK + nodes * NODE_WORK + self.values_computed * VALUE_WORK
+
+    def spent(self) -> bool:
+        return self.work >= self.work_limit or time.perf_counter() > self.deadline
+
+    def run(self, actions: list[int]) -> dict[int, float]:
+        """The average value of each action for the seat, over the sampled deals.
+
+        The garbage collector is paused meanwhile: the search builds no
+        cycles, and its full collections over a large table would cost
+        tens of milliseconds at unpredictable moments.
+        """
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run(actions)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _run(self, actions: list[int]) -> dict[int, float]:
+        sampler = self.sampler
+        if sampler.exact:
+            deal = sampler.sample(self.rng)
+            return {a: float(v) for a, v in self.solver(deal).action_values(deal).items()}
+        totals = dict.fromkeys(actions, 0.0)
+        count = 0
+        if not sampler.template.talon_open and sampler.hand_count() <= ENUMERATE_HANDS:
+            worlds = list(sampler.every_hand())
+            self.rng.shuffle(worlds)
+        else:
+            worlds = None
+        while True:
+            if worlds is not None:
+                if count == len(worlds):
+                    break
+                deal = worlds[count]
+            else:
+                deal = sampler.sample(self.rng)
+            self.values_computed += len(actions)
+            for action, value in self.values(deal, actions).items():
+                totals[action] += value
+            count += 1
+            if self.spent():
+                break
+        return {action: total / count for action, total in totals.items()}
+
+    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, float]:
+        """Each action's value for the seat in one sampled deal."""
+        if not deal.talon_open:
+            return self.solver(deal).action_values(deal)
+        values = {}
+        for action in actions:
+            child = deal.copy()
+            child.apply(action)
+            values[action] = self.finish(child)
+        return values
+
+    def finish(self, deal: FastDeal) -> int:
+        """Play on with the heuristic while the talon is open, then solve exactly."""
+        while deal.result is None and deal.closed_by < 0 and deal.drawn_by < 0:
+            deal.apply(heuristic_action(deal))
+            self.steps += 1
+        if deal.result is not None:
+            return self.outcome(deal)
+        value = self.solver(deal).value(deal)
+        return value if deal.to_move == self.seat else -value
+
+    def solver(self, deal: FastDeal) -> EndgameSolver:
+        """The solver of ``deal``'s family, its table shared by every deal of the family."""
+        key = (deal.closed_by, deal.at_close)
+        solver = self.solvers.get(key)
+        if solver is None:
+            solver = self.solvers[key] = EndgameSolver.for_deal(deal, self.game_points)
+        return solver
+
+    def outcome(self, deal: FastDeal) -> int:
+        """A finished deal's value for the seat, counted as far as the game needs it."""
+        winner, points = deal.result[0], deal.result[1]
+        if winner == self.seat:
+            return min(points, self.game_points[winner])
+        return -min(points, self.game_points[winner])

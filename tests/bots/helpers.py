@@ -1,0 +1,56 @@
+"""Random positions for the bot tests: whole games of random legal play."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from service.engine import (
+    DECK,
+    ActionType,
+    GameState,
+    Variant,
+    apply,
+    legal_actions,
+    new_game,
+    start_deal,
+    take_seat,
+)
+from service.engine.actions import Action
+
+
+def patient_choice(rng: random.Random, legal: list[Action]) -> Action:
+    """A random legal action that claims and closes rarely, so deals get long."""
+    if rng.random() < 0.9:
+        calm = [a for a in legal if a.type not in (ActionType.CLAIM, ActionType.CLOSE_TALON)]
+        if calm:
+            return rng.choice(calm)
+    return rng.choice(legal)
+
+
+def random_states(seed: int, variant: Variant) -> Iterator[GameState]:
+    """Every state of one random game in which a deal is running and a seat is to move."""
+    rng = random.Random(seed)
+    state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
+    while state.winner is None:
+        if state.awaiting_deal:
+            deck = list(DECK)
+            rng.shuffle(deck)
+            state = start_deal(state, deck)
+            continue
+        yield state
+        state = apply(state, patient_choice(rng, legal_actions(state)))
+
+
+def sampled_states(seed: int, count: int, every: int = 3) -> list[GameState]:
+    """About ``count`` states from random games of both variants (every ``every``-th state)."""
+    rng = random.Random(seed)
+    states: list[GameState] = []
+    game = 0
+    while len(states) < count:
+        variant = (Variant.HEAD, Variant.TRACKED)[game % 2]
+        for index, state in enumerate(random_states(rng.randrange(2**32), variant)):
+            if index % every == rng.randrange(every):
+                states.append(state)
+        game += 1
+    return states[:count]

@@ -1,0 +1,85 @@
+"""The fast deal agrees with the engine, action by action, over many random deals."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.bots.fast import FastDeal, action_of, engine_action
+from service.bots.playout import random_playout, shuffled_deck
+from service.engine import DECK, Variant, new_game, start_deal, take_seat
+from service.engine.rules import deal_legal_actions, play_action
+from service.engine.state import DealState
+from tests.bots.helpers import patient_choice
+
+DEALS_PER_VARIANT = 5_000
+
+
+def fresh_deal(rng: random.Random, dealer: int) -> DealState:
+    """A deal as ``start_deal`` builds it, from a random deck."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    state = take_seat(take_seat(new_game(Variant.HEAD, dealer), 0), 1)
+    return start_deal(state, deck).deal
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_fast_deal_agrees_with_the_engine_on_legal_actions_and_results(variant):
+    """R1-R9: same legal actions at every step, same result at the end, 5,000 deals per variant."""
+    rng = random.Random(f"fast-{variant.value}")
+    endings = set()
+    for number in range(DEALS_PER_VARIANT):
+        deal = fresh_deal(rng, number % 2)
+        fast = FastDeal.from_engine(deal, variant)
+        uniform = number % 3 == 0  # uniform play claims early; the others play long deals
+        while deal.result is None:
+            legal = deal_legal_actions(deal, variant)
+            assert fast.legal_actions() == [action_of(a) for a in legal]
+            action = rng.choice(legal) if uniform else patient_choice(rng, legal)
+            deal = play_action(deal, variant, action)
+            fast.apply(action_of(action))
+        assert fast.legal_actions() == []
+        assert fast.engine_result() == deal.result
+        endings.add(deal.result.reason)
+    assert len(endings) >= (7 if variant is Variant.HEAD else 4)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_fast_deal_converts_to_and_from_the_engine(variant):
+    rng = random.Random(f"convert-{variant.value}")
+    for number in range(300):
+        deal = fresh_deal(rng, number % 2)
+        while True:
+            fast = FastDeal.from_engine(deal, variant)
+            assert fast.to_engine() == deal._replace(deck=())
+            copy = fast.copy()
+            assert copy.to_engine() == fast.to_engine()
+            if deal.result is not None:
+                break
+            deal = play_action(
+                deal, variant, patient_choice(rng, deal_legal_actions(deal, variant))
+            )
+
+
+def test_action_codes_round_trip():
+    for code in range(28):
+        assert action_of(engine_action(code)) == code
+
+
+@pytest.mark.parametrize("head", [True, False])
+def test_fused_random_playout_plays_exactly_like_step_by_step_uniform_play(head):
+    """The benchmark's fused loop is uniform random play over ``legal_actions``."""
+    for seed in range(2_000):
+        deck = shuffled_deck(random.Random(seed).random)
+        fused = random.Random(seed)
+        result, steps = random_playout(FastDeal.from_deck(deck, seed % 2, head), fused.random)
+        stepwise = random.Random(seed)
+        deal = FastDeal.from_deck(deck, seed % 2, head)
+        count = 0
+        while deal.result is None:
+            legal = deal.legal_actions()
+            deal.apply(legal[int(stepwise.random() * len(legal))])
+            count += 1
+        assert result == deal.result
+        assert steps == count
