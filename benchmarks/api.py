@@ -129,7 +129,8 @@ def _games_worker(args: tuple[str, float, int]) -> tuple[int, int, list[float], 
     return games, len(latencies), latencies, errors
 
 
-def _trivial_worker(args: tuple[str, float]) -> tuple[int, int]:
+def trivial_worker(args: tuple[str, float]) -> tuple[int, int]:
+    """GET /healthz for ``seconds``: the same server's rate on a trivial endpoint."""
     url, seconds = args
     session = requests.Session()
     deadline = time.monotonic() + seconds
@@ -140,6 +141,14 @@ def _trivial_worker(args: tuple[str, float]) -> tuple[int, int]:
         else:
             errors += 1
     return count, errors
+
+
+def benchmark_redis(prefix: str) -> tuple[EmbeddedRedis | None, str]:
+    """REDIS_URL when set, else an embedded redis-server in a temporary folder."""
+    if os.environ.get("REDIS_URL"):
+        return None, os.environ["REDIS_URL"]
+    embedded = EmbeddedRedis(tempfile.mkdtemp(prefix=prefix)).start()
+    return embedded, embedded.url
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -155,12 +164,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8931)
     args = parser.parse_args()
 
-    folder = tempfile.mkdtemp(prefix="schnapsen-bench-")
-    embedded = None
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        embedded = EmbeddedRedis(folder).start()
-        redis_url = embedded.url
+    embedded, redis_url = benchmark_redis("schnapsen-bench-")
     server = start_server(redis_url, args.port)
     url = f"http://127.0.0.1:{args.port}"
     try:
@@ -184,7 +188,7 @@ def main() -> int:
                 f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms"
             )
             started = time.perf_counter()
-            trivial = pool.map(_trivial_worker, [(url, args.seconds / 2)] * args.clients)
+            trivial = pool.map(trivial_worker, [(url, args.seconds / 2)] * args.clients)
             elapsed = time.perf_counter() - started
             trivial_rate = sum(r[0] for r in trivial) / elapsed
             print(

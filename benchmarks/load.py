@@ -19,7 +19,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,9 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from api import percentile, play_game, start_server  # noqa: E402
-
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from api import benchmark_redis, percentile, play_game, start_server, trivial_worker  # noqa: E402
 
 
 def play_bot_game(session: requests.Session, url: str, rng: random.Random) -> list[float]:
@@ -77,19 +74,6 @@ def client(args: tuple[str, float, int, float]) -> dict:
     return {"games": games, "latencies": latencies, "errors": errors}
 
 
-def trivial(args: tuple[str, float]) -> tuple[int, int]:
-    url, seconds = args
-    session = requests.Session()
-    deadline = time.monotonic() + seconds
-    ok = errors = 0
-    while time.monotonic() < deadline:
-        if session.get(f"{url}/healthz").ok:
-            ok += 1
-        else:
-            errors += 1
-    return ok, errors
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16)
@@ -98,12 +82,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8932)
     args = parser.parse_args()
 
-    folder = tempfile.mkdtemp(prefix="schnapsen-load-")
-    embedded = None
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        embedded = EmbeddedRedis(folder).start()
-        redis_url = embedded.url
+    embedded, redis_url = benchmark_redis("schnapsen-load-")
     server = start_server(redis_url, args.port)
     env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY="benchmark",
                SCHNAPSEN_LOG_LEVEL="WARNING")  # fmt: skip
@@ -134,7 +113,7 @@ def main() -> int:
                   f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms")  # fmt: skip
             print(f"errors:    {errors}")
             started = time.perf_counter()
-            answers = pool.map(trivial, [(url, args.seconds / 2)] * args.clients)
+            answers = pool.map(trivial_worker, [(url, args.seconds / 2)] * args.clients)
             trivial_rate = sum(a[0] for a in answers) / (time.perf_counter() - started)
             print(f"trivial:   {trivial_rate:,.0f} GET /healthz per s with the same clients "
                   f"({sum(a[1] for a in answers)} errors)")  # fmt: skip
