@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from service.engine import Dealing
 from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
 
@@ -31,6 +32,19 @@ def _seat(**kwargs) -> fields.Integer:
 
 def _doc(text: str) -> dict[str, str]:
     return {"description": text}
+
+
+def _dealing(**kwargs) -> fields.String:
+    return fields.String(
+        validate=validate.OneOf([dealing.value for dealing in Dealing]),
+        metadata=_doc(
+            "Who chose the decks: 'random' (the server shuffled every deal; nobody knows "
+            "them), 'seeded' (every deal follows the creator's seed: the creator can know "
+            "every card), 'fixed' (the creator gave the first deal's exact order; later "
+            "deals follow its seed if it gave one, else chance)"
+        ),
+        **kwargs,
+    )
 
 
 # -- requests ---------------------------------------------------------------
@@ -259,6 +273,7 @@ class GameViewSchema(Schema):
     version = fields.Integer()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    dealing = _dealing()
     seat = _seat(allow_none=True, metadata=_doc("The caller's seat; null for spectators"))
     game_points = fields.List(fields.Integer())
     winner = _seat(allow_none=True)
@@ -274,6 +289,7 @@ class SeatedSchema(Schema):
     token = fields.String(metadata=_doc("Send as 'Authorization: Bearer <token>'"))
     invite = fields.String(allow_none=True, metadata=_doc("For the human opponent's join"))
     version = fields.Integer()
+    dealing = _dealing()
     game = fields.Nested(GameViewSchema, metadata=_doc("The caller's view of the new game"))
 
 
@@ -287,6 +303,7 @@ class EventSchema(Schema):
     )
     variant = fields.String()
     first_dealer = _seat()
+    dealing = _dealing()
     seat = _seat()
     player = fields.String()
     level = fields.String()
@@ -330,6 +347,7 @@ class ReplayDealSchema(Schema):
 class ReplaySchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
+    dealing = _dealing()
     complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
     events = fields.List(fields.Nested(EventSchema))
     deals = fields.List(fields.Nested(ReplayDealSchema))

@@ -22,6 +22,7 @@ from service.engine import (
     Action,
     ActionTaken,
     Card,
+    Dealing,
     DealStarted,
     Event,
     GameCreated,
@@ -77,6 +78,13 @@ class NewGame:
     seed: int | None = None
     deck: tuple[Card, ...] | None = None
     first_dealer: int | None = None
+
+    @property
+    def dealing(self) -> Dealing:
+        """Who chooses the decks: a given deck fixes deal 1, a seed every deal."""
+        if self.deck is not None:
+            return Dealing.FIXED
+        return Dealing.SEEDED if self.seed is not None else Dealing.RANDOM
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +165,10 @@ class GameService:
             new.first_dealer if new.first_dealer is not None else dealing.first_dealer(new.seed)
         )
         bot = new.opponent.kind == "bot"
-        events: list[Event] = [GameCreated(new.variant, first_dealer), SeatTaken(0, "human")]
+        events: list[Event] = [
+            GameCreated(new.variant, first_dealer, new.dealing),
+            SeatTaken(0, "human"),
+        ]
         if bot:
             events.append(SeatTaken(1, "bot", new.opponent.level))
         state = replay(events)

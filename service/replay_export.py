@@ -20,6 +20,7 @@ from service.engine import (
     Action,
     ActionTaken,
     Card,
+    Dealing,
     DealStarted,
     Event,
     GameCreated,
@@ -75,7 +76,7 @@ def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
     for event in record["events"]:
         kind = event["type"]
         if kind == "game_created":
-            yield f"First dealer: seat {event['first_dealer']}"
+            yield f"First dealer: seat {event['first_dealer']}; decks: {event['dealing']}"
         elif kind == "seat_taken":
             who = f"bot ({event['level']})" if event.get("player") == "bot" else "a person"
             yield f"Seat {event['seat']}: {who}"
@@ -141,7 +142,8 @@ def events_from_export(document: dict[str, Any]) -> list[Event]:
     for item in document["events"]:
         kind = item["type"]
         if kind == GameCreated.type:
-            events.append(GameCreated(Variant(item["variant"]), item["first_dealer"]))
+            dealing = Dealing(item.get("dealing", Dealing.RANDOM.value))
+            events.append(GameCreated(Variant(item["variant"]), item["first_dealer"], dealing))
         elif kind == SeatTaken.type:
             events.append(SeatTaken(item["seat"], item.get("player", "human"), item.get("level")))
         elif kind == DealStarted.type:

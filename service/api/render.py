@@ -36,6 +36,7 @@ def seated_body(seated: Seated) -> dict[str, Any]:
         "token": seated.token,
         "invite": seated.invite,
         "version": seated.current.version,
+        "dealing": seated.current.state.dealing.value,
         "game": game_view(seated.current, seated.seat),
     }
 

@@ -25,7 +25,16 @@ from .events import (
 )
 from .game import apply, legal_actions, new_game, start_deal, take_seat
 from .observation import observe, observe_event
-from .state import DealEndReason, DealResult, DealState, GameState, Marriage, Trick, Variant
+from .state import (
+    DealEndReason,
+    Dealing,
+    DealResult,
+    DealState,
+    GameState,
+    Marriage,
+    Trick,
+    Variant,
+)
 
 __all__ = [
     "DECK",
@@ -35,6 +44,7 @@ __all__ = [
     "ActionType",
     "Card",
     "DealEndReason",
+    "Dealing",
     "DealResult",
     "DealStarted",
     "DealState",

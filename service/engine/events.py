@@ -20,7 +20,7 @@ from .cards import Card, format_cards, parse_cards
 from .errors import EngineError, InvalidEventError
 from .fairness import commitment
 from .game import apply, new_game, start_deal, take_seat
-from .state import GameState, Variant
+from .state import Dealing, GameState, Variant
 
 #: Version of the serialized form of events; bump only with a migration.
 EVENT_SCHEMA = 1
@@ -28,11 +28,15 @@ EVENT_SCHEMA = 1
 
 @dataclass(frozen=True, slots=True)
 class GameCreated:
-    """A game was created: its variant and the first dealer (R1c)."""
+    """A game was created: its variant, the first dealer (R1c), and who chose the decks.
+
+    ``dealing`` is absent from logs written before it existed; those read as random.
+    """
 
     type: ClassVar[str] = "game_created"
     variant: Variant
     first_dealer: int
+    dealing: Dealing = Dealing.RANDOM
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +90,7 @@ def apply_event(state: GameState | None, event: Event) -> GameState:
     if isinstance(event, GameCreated):
         if state is not None:
             raise InvalidEventError("a game is created only once")
-        return new_game(event.variant, event.first_dealer)
+        return new_game(event.variant, event.first_dealer, event.dealing)
     if state is None:
         raise InvalidEventError(f"a {event.type} event before the game was created")
     if isinstance(event, SeatTaken):
@@ -119,7 +123,11 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """Plain JSON of an event, the form kept in the log."""
     data: dict[str, Any] = {"type": event.type, "v": EVENT_SCHEMA}
     if isinstance(event, GameCreated):
-        data.update(variant=event.variant.value, first_dealer=event.first_dealer)
+        data.update(
+            variant=event.variant.value,
+            first_dealer=event.first_dealer,
+            dealing=event.dealing.value,
+        )
     elif isinstance(event, SeatTaken):
         data.update(seat=event.seat, player=event.player)
         if event.level is not None:
@@ -140,7 +148,11 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
             raise ValueError(f"unknown event schema {data.get('v')!r}")
         kind = data["type"]
         if kind == GameCreated.type:
-            return GameCreated(Variant(data["variant"]), _seat(data["first_dealer"]))
+            return GameCreated(
+                Variant(data["variant"]),
+                _seat(data["first_dealer"]),
+                Dealing(data.get("dealing", Dealing.RANDOM.value)),
+            )
         if kind == SeatTaken.type:
             return SeatTaken(_seat(data["seat"]), data.get("player", "human"), data.get("level"))
         if kind == DealStarted.type:

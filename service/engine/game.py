@@ -20,10 +20,20 @@ from .actions import Action
 from .cards import Card, check_deck, sort_cards
 from .errors import ErrorCode, IllegalActionError, InvalidDeckError
 from .rules import deal_legal_actions, play_action
-from .state import HAND_SIZE, START_GAME_POINTS, DealResult, DealState, GameState, Variant
+from .state import (
+    HAND_SIZE,
+    START_GAME_POINTS,
+    Dealing,
+    DealResult,
+    DealState,
+    GameState,
+    Variant,
+)
 
 
-def new_game(variant: Variant = Variant.HEAD, first_dealer: int = 0) -> GameState:
+def new_game(
+    variant: Variant = Variant.HEAD, first_dealer: int = 0, dealing: Dealing = Dealing.RANDOM
+) -> GameState:
     """A game with no seat taken and no deal dealt yet."""
     if first_dealer not in (0, 1):
         raise ValueError(f"first_dealer must be seat 0 or 1, not {first_dealer!r}")
@@ -34,6 +44,7 @@ def new_game(variant: Variant = Variant.HEAD, first_dealer: int = 0) -> GameStat
         game_points=(START_GAME_POINTS, START_GAME_POINTS),
         results=(),
         deal=None,
+        dealing=dealing,
     )
 
 
@@ -117,8 +128,15 @@ def apply(state: GameState, action: Action, seat: int | None = None) -> GameStat
         )
     deal = play_action(deal, state.variant, action)
     if deal.result is None:
+        # Positional: the hot path of every action (faster than _replace).
         return GameState(
-            state.variant, state.first_dealer, state.seated, state.game_points, state.results, deal
+            state.variant,
+            state.first_dealer,
+            state.seated,
+            state.game_points,
+            state.results,
+            deal,
+            state.dealing,
         )
     return _finish_deal(state, deal, deal.result)
 

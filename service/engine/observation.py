@@ -25,6 +25,7 @@ def observe(state: GameState, viewer: Viewer) -> dict[str, Any]:
     return {
         "status": state.status,
         "variant": state.variant.value,
+        "dealing": state.dealing.value,
         "seat": viewer,
         "game_points": list(state.game_points),
         "winner": state.winner,
@@ -128,6 +129,7 @@ def observe_event(
             "type": event.type,
             "variant": event.variant.value,
             "first_dealer": event.first_dealer,
+            "dealing": event.dealing.value,
         }
     if isinstance(event, SeatTaken):
         data: dict[str, Any] = {"type": event.type, "seat": event.seat, "player": event.player}

@@ -86,6 +86,7 @@ def replay_record(
         deal["result"] = result_to_dict(latest.results[number - 1]) if finished else None
     return {
         "version": version,
+        "dealing": latest.dealing.value,
         "complete": latest.winner is not None,
         "events": feed,
         "deals": deals,

@@ -12,6 +12,7 @@ from typing import Any
 from .cards import Card, Suit, format_cards, parse_cards
 from .state import (
     DealEndReason,
+    Dealing,
     DealResult,
     DealState,
     GameState,
@@ -21,7 +22,7 @@ from .state import (
 )
 
 #: Bump whenever the shape or meaning of a serialized state changes.
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 
 
 class StaleSnapshotError(ValueError):
@@ -33,6 +34,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "engine": ENGINE_VERSION,
         "variant": state.variant.value,
         "first_dealer": state.first_dealer,
+        "dealing": state.dealing.value,
         "seated": list(state.seated),
         "game_points": list(state.game_points),
         "results": [_result_to_list(result) for result in state.results],
@@ -50,6 +52,7 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
         game_points=(data["game_points"][0], data["game_points"][1]),
         results=tuple(_result_from_list(item) for item in data["results"]),
         deal=None if data["deal"] is None else _deal_from_dict(data["deal"]),
+        dealing=Dealing(data["dealing"]),
     )
 
 

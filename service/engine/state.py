@@ -29,6 +29,21 @@ class Variant(Enum):
     __hash__ = object.__hash__
 
 
+class Dealing(Enum):
+    """Who chose the order of the decks: chance, or the game's creator.
+
+    A creator who gave a seed or a deck knows every card of the deals it
+    fixes, so every view of the game says so, to both seats and spectators,
+    before the first card is played.
+    """
+
+    RANDOM = "random"  # every deck shuffled by the server; nobody knows them
+    SEEDED = "seeded"  # every deck follows the creator's seed
+    FIXED = "fixed"  # the creator gave the first deal's exact order (later ones: seed or chance)
+
+    __hash__ = object.__hash__
+
+
 class DealEndReason(Enum):
     """Why a deal ended; decides its game points by R8 and R9."""
 
@@ -206,6 +221,8 @@ class GameState(NamedTuple):
     game_points: tuple[int, int]
     results: tuple[DealResult, ...]
     deal: DealState | None
+    #: Who chose the decks (public: see ``Dealing``).
+    dealing: Dealing = Dealing.RANDOM
 
     @property
     def winner(self) -> int | None:

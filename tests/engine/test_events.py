@@ -11,6 +11,7 @@ from service.engine import (
     ActionTaken,
     ActionType,
     Card,
+    Dealing,
     DealStarted,
     ErrorCode,
     GameCreated,
@@ -65,13 +66,21 @@ def test_event_dict_round_trip(event):
     assert event_from_dict(json.loads(text)) == event
 
 
+def test_r1a_a_log_written_before_dealing_was_recorded_still_reads_as_random():
+    old = {"type": "game_created", "v": EVENT_SCHEMA, "variant": "head", "first_dealer": 0}
+    assert event_from_dict(old) == GameCreated(Variant.HEAD, 0, Dealing.RANDOM)
+    assert replay([event_from_dict(old)]).dealing is Dealing.RANDOM
+
+
 def test_event_dict_forms():
     assert event_to_dict(GameCreated(Variant.TRACKED, 1)) == {
         "type": "game_created",
         "v": EVENT_SCHEMA,
         "variant": "tracked",
         "first_dealer": 1,
+        "dealing": "random",
     }
+    assert event_to_dict(GameCreated(Variant.HEAD, 0, Dealing.SEEDED))["dealing"] == "seeded"
     assert event_to_dict(ActionTaken(1, Action.play(Card.QH))) == {
         "type": "action_taken",
         "v": EVENT_SCHEMA,
