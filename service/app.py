@@ -16,11 +16,15 @@ from typing import Any
 
 import redis
 from flask import Flask, request
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import observability
 from service.api import bots, docs, exports, games, limits, meta, pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.bots import LEVELS
+from service.clients import ClientRegistry
 from service.dispatch import BotDispatcher
 from service.problems import Problem
 from service.settings import from_env
@@ -58,24 +62,31 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
     observability.configure_logging(app.config["LOG_LEVEL"])
 
-    client = _redis(app.config["REDIS_URL"], app.config)
-    queue_client = (
-        _redis(app.config["QUEUE_REDIS_URL"], app.config)
-        if app.config["QUEUE_REDIS_URL"]
-        else client
-    )
+    if app.config["PROXY_HOPS"]:
+        # Behind load balancers: the client's address is the one they report.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"])  # type: ignore[method-assign]
+    # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
+    # lost Redis answers 503 at once); waits that block on purpose (long-polls, SSE,
+    # job waits) use clients whose socket timeout covers the longest wait.
+    timeout = app.config["REDIS_TIMEOUT_SECONDS"]
+    longest_wait = max(app.config["LONG_POLL_MAX_SECONDS"], app.config["JOB_WAIT_MAX_SECONDS"])
+    queue_url = app.config["QUEUE_REDIS_URL"] or app.config["REDIS_URL"]
+    client = _redis(app.config["REDIS_URL"], timeout)
+    waiting_client = _redis(app.config["REDIS_URL"], longest_wait + timeout + 1)
+    queue_client = _redis(queue_url, timeout) if app.config["QUEUE_REDIS_URL"] else client
+    queue_waiting_client = _redis(queue_url, longest_wait + timeout + 1)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using redis://127.0.0.1:6379/0")
     secret = app.config["SECRET_KEY"]
     if not secret:
         log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
         secret = secrets.token_hex(32)
-    store = EventStore(client)
+    store = EventStore(client, waiting_client=waiting_client)
     # Readiness and scrape-time gauges use clients that give up within a second.
-    timeout = app.config["READINESS_TIMEOUT_SECONDS"]
-    quick_log = observability.quick_client(app.config["REDIS_URL"] or _DEFAULT_URL, timeout)
+    ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
+    quick_log = observability.quick_client(app.config["REDIS_URL"] or _DEFAULT_URL, ready_timeout)
     quick_queues = (
-        observability.quick_client(app.config["QUEUE_REDIS_URL"], timeout)
+        observability.quick_client(app.config["QUEUE_REDIS_URL"], ready_timeout)
         if app.config["QUEUE_REDIS_URL"]
         else quick_log
     )
@@ -105,9 +116,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "store": store,
         "redis": client,
         "queues": queue_client,
+        "queues_waiting": queue_waiting_client,
         "dispatcher": dispatcher,
         "exports": ExportStore(client),
-        "sse_slots": threading.BoundedSemaphore(app.config["SSE_MAX_STREAMS"]),
+        "clients": ClientRegistry(client),
+        "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 
@@ -138,11 +151,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _redis(url: str | None, config: Mapping[str, Any]) -> redis.Redis:
+def _redis(url: str | None, socket_timeout: float) -> redis.Redis:
+    """A client whose every call gives up after ``socket_timeout`` seconds.
+
+    One retry, at once and only for a lost connection (a Redis restart leaves
+    pooled connections dead); never for a timeout, which would double the wait.
+    """
     return redis.Redis.from_url(
         url or _DEFAULT_URL,
-        socket_connect_timeout=2,
-        # Long-polls block in XREAD for up to LONG_POLL_MAX_SECONDS.
-        socket_timeout=max(config["LONG_POLL_MAX_SECONDS"], config["JOB_WAIT_MAX_SECONDS"]) + 10,
+        socket_connect_timeout=socket_timeout,
+        socket_timeout=socket_timeout,
+        retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
         health_check_interval=30,
     )

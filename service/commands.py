@@ -147,8 +147,16 @@ class GameService:
         self.after_append = after_append
 
     # -- create and join ---------------------------------------------------
-    def create(self, new: NewGame, *, idempotency_key: str | None = None) -> Seated:
-        """Create a game with its creator at seat 0 and deal the first deal."""
+    def create(
+        self, new: NewGame, *, idempotency_key: str | None = None, scope: str = ""
+    ) -> Seated:
+        """Create a game with its creator at seat 0 and deal the first deal.
+
+        ``scope`` names the caller (its client app, or its address): an
+        Idempotency-Key is remembered per scope, so a retry answers the first
+        answer only to the same caller, and another caller's same key is a
+        new request that learns nothing about the first.
+        """
         request_print = _fingerprint({"create": _new_game_json(new)})
         if new.opponent.kind == "bot" and new.opponent.level not in self.bot_levels:
             levels = ", ".join(sorted(self.bot_levels)) or "none yet"
@@ -158,6 +166,7 @@ class GameService:
             )
         game_id = secrets.token_hex(8)
         if idempotency_key is not None:
+            idempotency_key = _scoped(scope, idempotency_key)
             earlier = self.store.claim_create_key(idempotency_key, game_id)
             if earlier is not None:
                 return self._replay_create(earlier, request_print)
@@ -203,10 +212,16 @@ class GameService:
         assert isinstance(version, int)
         return Seated(self._appended(game_id, version, state, seats), 0, token, invite)
 
-    def join(self, game_id: str, invite: str, *, idempotency_key: str | None = None) -> Seated:
-        """Take seat 1 of a game with its invite; a second join is refused (409)."""
+    def join(
+        self, game_id: str, invite: str, *, idempotency_key: str | None = None, scope: str = ""
+    ) -> Seated:
+        """Take seat 1 of a game with its invite; a second join is refused (409).
+
+        Idempotency-Keys are per ``scope`` (the caller), as for ``create``: a
+        stranger who saw the invite and guesses the joiner's key gets 409.
+        """
         request_print = _fingerprint({"join": invite})
-        idem_field = f"join:{idempotency_key}" if idempotency_key else None
+        idem_field = f"join:{_scoped(scope, idempotency_key)}" if idempotency_key else None
         for _attempt in range(APPEND_ATTEMPTS):
             current, earlier = self._load(game_id, idempotency_key=idem_field)
             if not auth.matches(invite, current.seats.get("invite")):
@@ -442,6 +457,11 @@ class GameService:
         current = self.current(game_id, earlier.version)
         token = self._seat_token(game_id, seat, current.seats[f"nonce:{seat}"])
         return Seated(current, seat, token, None, replayed=True)
+
+
+def _scoped(scope: str, idempotency_key: str) -> str:
+    """An Idempotency-Key within its caller's scope (hashed: a scope may hold an address)."""
+    return f"{hashlib.sha256(scope.encode()).hexdigest()[:16]}:{idempotency_key}"
 
 
 def _nonce() -> str:

@@ -23,8 +23,10 @@ DEFAULTS: dict[str, Any] = {
     # Longest life of one SSE connection, and the keep-alive interval, in seconds.
     "SSE_MAX_SECONDS": 300.0,
     "SSE_HEARTBEAT_SECONDS": 15.0,
-    # Event streams one server process holds at once (each holds a thread); more: 503.
-    "SSE_MAX_STREAMS": 4,
+    # Waiting requests (long-polls and SSE streams together) one server process holds at
+    # once; each holds one of its threads, so keep it below the threads per process
+    # (SCHNAPSEN_WEB_THREADS, 8): the others serve actions, views and health. More: 503.
+    "MAX_WAITING": 4,
     # Think time per move of bot opponents in ms (0: each level's default).
     "BOT_BUDGET_MS": 0,
     # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
@@ -33,10 +35,22 @@ DEFAULTS: dict[str, Any] = {
     "JOB_WAIT_MAX_SECONDS": 30.0,
     # Requests per minute one seat token may make (0: no limit); 429 beyond.
     "RATE_LIMIT_PER_TOKEN": 300,
-    # Requests per minute one client address may make (0: no limit); 429 beyond.
+    # Requests per minute one anonymous client address may make (0: no limit); 429 beyond.
     "RATE_LIMIT_PER_IP": 3000,
-    # Games one client (its token, else its address) may create per hour (0: no cap).
-    "GAMES_PER_CLIENT_PER_HOUR": 200,
+    # Requests per minute one client app (by its key) may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_CLIENT": 6000,
+    # Games one client app (by its key) may create per hour (0: no cap).
+    "GAMES_PER_CLIENT_PER_HOUR": 2000,
+    # Games one anonymous client address may create per hour (0: no cap).
+    "GAMES_PER_ADDRESS_PER_HOUR": 200,
+    # POST /v1/bot/moves per minute per client app, or per anonymous address (0: no cap).
+    "BOT_MOVES_PER_CLIENT_PER_MINUTE": 60,
+    # Whether callers without a client key may create games and ask for bot moves.
+    "ANONYMOUS_CLIENTS": True,
+    # Proxies in front that append to X-Forwarded-For (0: none; the peer is the client).
+    "PROXY_HOPS": 0,
+    # Longest wait of one Redis call of a request, in seconds; then 503 store_unavailable.
+    "REDIS_TIMEOUT_SECONDS": 1.0,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -58,13 +72,19 @@ ENVIRONMENT = {
     "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
     "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
     "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
-    "SSE_MAX_STREAMS": "SCHNAPSEN_SSE_MAX_STREAMS",
+    "MAX_WAITING": "SCHNAPSEN_MAX_WAITING",
     "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
     "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
     "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",
     "RATE_LIMIT_PER_TOKEN": "SCHNAPSEN_RATE_LIMIT_PER_TOKEN",
     "RATE_LIMIT_PER_IP": "SCHNAPSEN_RATE_LIMIT_PER_IP",
+    "RATE_LIMIT_PER_CLIENT": "SCHNAPSEN_RATE_LIMIT_PER_CLIENT",
     "GAMES_PER_CLIENT_PER_HOUR": "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR",
+    "GAMES_PER_ADDRESS_PER_HOUR": "SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR",
+    "BOT_MOVES_PER_CLIENT_PER_MINUTE": "SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE",
+    "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
+    "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
+    "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

@@ -154,8 +154,10 @@ def keys(game_id: str) -> dict[str, str]:
 class EventStore:
     """The per-game event logs, their seat records and snapshot caches in Redis."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, *, waiting_client: redis.Redis | None = None):
         self.redis = client
+        #: For the blocking waits, whose socket timeout must outlast the wait.
+        self.waiting_redis = waiting_client or client
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
 
@@ -257,7 +259,9 @@ class EventStore:
 
     def wait_for_events(self, game_id: str, after: int, timeout_ms: int) -> bool:
         """Block until the log holds an event after version ``after`` or the timeout passes."""
-        found = self.redis.xread({keys(game_id)["log"]: f"{after}-0"}, count=1, block=timeout_ms)
+        found = self.waiting_redis.xread(
+            {keys(game_id)["log"]: f"{after}-0"}, count=1, block=timeout_ms
+        )
         return bool(found)
 
     def head(self, game_id: str) -> int:

@@ -26,7 +26,14 @@ SECRET = "test-secret-key"
 
 # Tests play thousands of requests from one address: rate limits are off for every
 # app and server they start (tests/service/test_limits.py turns them on for itself).
-for _limit in ("RATE_LIMIT_PER_TOKEN", "RATE_LIMIT_PER_IP", "GAMES_PER_CLIENT_PER_HOUR"):
+for _limit in (
+    "RATE_LIMIT_PER_TOKEN",
+    "RATE_LIMIT_PER_IP",
+    "RATE_LIMIT_PER_CLIENT",
+    "GAMES_PER_CLIENT_PER_HOUR",
+    "GAMES_PER_ADDRESS_PER_HOUR",
+    "BOT_MOVES_PER_CLIENT_PER_MINUTE",
+):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
 REPO = Path(__file__).resolve().parent.parent
 

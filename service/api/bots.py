@@ -30,6 +30,11 @@ def queues():
     return current_app.extensions["schnapsen"]["queues"]
 
 
+def waiting_queues():
+    """The queues' Redis for job waits, whose socket timeout outlasts the longest wait."""
+    return current_app.extensions["schnapsen"]["queues_waiting"]
+
+
 @blp.route("/bot/moves", methods=["POST"])
 @blp.arguments(BotMoveRequestSchema)
 @blp.arguments(WaitQuerySchema, location="query")
@@ -94,7 +99,7 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
 def get_job(query: dict[str, Any], job_id: str):
     """A job's status and, once finished, its result."""
     wait = min(query["wait"], current_app.config["JOB_WAIT_MAX_SECONDS"])
-    found = report(queues(), job_id, wait=wait)
+    found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
     if found is None:
         raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
     return found.to_dict()
@@ -102,7 +107,7 @@ def get_job(query: dict[str, Any], job_id: str):
 
 def _job_answer(job_id: str, wait: float):
     wait = min(wait, current_app.config["JOB_WAIT_MAX_SECONDS"])
-    found = report(queues(), job_id, wait=wait)
+    found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
     assert found is not None
     headers = {"Location": f"/v1/jobs/{job_id}"}
     status = 200 if found.status in ("finished", "failed") and wait > 0 else 202

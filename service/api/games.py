@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +24,7 @@ from schemas.games import (
     SeatedSchema,
     StreamQuerySchema,
 )
+from service.api.callers import current_caller
 from service.api.render import (
     bearer_token,
     etag,
@@ -88,7 +90,9 @@ def create_game(body: dict[str, Any]):
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
     )
-    seated = games().create(new, idempotency_key=idempotency_key(request))
+    seated = games().create(
+        new, idempotency_key=idempotency_key(request), scope=current_caller().scope
+    )
     headers = {
         "Location": f"/v1/games/{seated.current.game_id}",
         "ETag": etag(seated.current.version),
@@ -121,7 +125,12 @@ def get_game(game_id: str):
 @blp.doc(parameters=[_IDEMPOTENCY_HEADER])
 def join_game(body: dict[str, Any], game_id: str):
     """Take seat 1 with the invite. A second join is refused (409)."""
-    seated = games().join(game_id, body["invite"], idempotency_key=idempotency_key(request))
+    seated = games().join(
+        game_id,
+        body["invite"],
+        idempotency_key=idempotency_key(request),
+        scope=current_caller().scope,
+    )
     headers = {"ETag": etag(seated.current.version)}
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
@@ -180,7 +189,11 @@ def events(query: dict[str, Any], game_id: str):
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
-        service.store.wait_for_events(game_id, after, int(wait * 1000))
+        slots = _waiting_slot()
+        try:
+            service.store.wait_for_events(game_id, after, int(wait * 1000))
+        finally:
+            slots.release()
     return {"game_id": game_id, **_feed(service, game_id, seat, after)}
 
 
@@ -208,14 +221,7 @@ def stream(query: dict[str, Any], game_id: str):
         )
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
-    slots = current_app.extensions["schnapsen"]["sse_slots"]
-    if not slots.acquire(blocking=False):
-        raise Problem(
-            "this server holds as many event streams as it may; use /events?wait= or retry",
-            status=503,
-            code="too_many_streams",
-            headers={"Retry-After": "5"},
-        )
+    slots = _waiting_slot()
 
     def generate() -> Iterator[str]:
         nonlocal after
@@ -271,6 +277,24 @@ def replay(query: dict[str, Any], game_id: str):
     state_body = record["state"]
     state_body.update(game_id=game_id, version=version, players=current.players)
     return {"game_id": game_id, **record}
+
+
+def _waiting_slot() -> threading.BoundedSemaphore:
+    """Take one of this process's waiting slots (the caller releases it), or answer 503.
+
+    Each waiting request (long-poll or SSE stream) holds a server thread; the cap
+    (SCHNAPSEN_MAX_WAITING) keeps threads free for actions, views and health checks.
+    """
+    slots: threading.BoundedSemaphore = current_app.extensions["schnapsen"]["waiting_slots"]
+    if not slots.acquire(blocking=False):
+        raise Problem(
+            "this server holds as many waiting requests as it may; retry shortly, "
+            "or poll without wait",
+            status=503,
+            code="too_many_waiting",
+            headers={"Retry-After": "2"},
+        )
+    return slots
 
 
 def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> dict[str, Any]:

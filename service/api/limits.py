@@ -1,4 +1,5 @@
-"""Rate limits per token and per client address, and a cap on games created.
+"""Rate limits per caller (client key or address) and per seat token; caps on games
+created and on bot-move requests (see ``service.api.callers`` for who a caller is).
 
 Fixed windows counted in Redis (one Lua call per check: INCR, and EXPIRE on
 the first hit), so every API process shares the counts. Answers carry the
@@ -12,11 +13,14 @@ A limit of 0 turns that limit off.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 from flask import Flask, Response, g, request
 
+from service.api.callers import KEY_ENDPOINTS, Caller, current_caller
 from service.problems import Problem
 
 _HIT = """
@@ -29,11 +33,18 @@ return {count, ttl}
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """``quota`` requests per ``window`` seconds for one kind of client."""
+    """``quota`` requests per ``window`` seconds for one kind of client.
+
+    ``what`` and ``who`` word the refusal ("more than 3 games in 3600 s for
+    this client"); ``code`` is the refusal's stable code.
+    """
 
     name: str
     quota: int
     window: int
+    what: str = "requests"
+    who: str = "client"
+    code: str = "rate_limited"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,49 +68,73 @@ class RateLimiter:
         return Usage(policy, policy.quota - int(count), max(int(ttl), 0))
 
 
-def client_key(token: str | None) -> tuple[str, str]:
-    """(policy kind, id) of the caller: its token's hash when it has one, else its address."""
-    if token:
-        return "token", hashlib.sha256(token.encode()).hexdigest()[:32]
-    return "ip", request.remote_addr or "unknown"
+def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
+    """Every limit, from the settings (a quota of 0 turns a limit off)."""
+    return {
+        "token": Policy("token", config["RATE_LIMIT_PER_TOKEN"], 60, who="token"),
+        "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60, who="address"),
+        "client": Policy("client", config["RATE_LIMIT_PER_CLIENT"], 60),
+        "games": Policy(
+            "games", config["GAMES_PER_CLIENT_PER_HOUR"], 3600, "games", code="too_many_games"
+        ),
+        "games_ip": Policy(
+            "games_ip",
+            config["GAMES_PER_ADDRESS_PER_HOUR"],
+            3600,
+            "games",
+            "address",
+            code="too_many_games",
+        ),
+        "bot_moves": Policy(
+            "bot_moves",
+            config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
+            60,
+            "bot moves",
+            code="too_many_bot_moves",
+        ),
+    }
+
+
+def checks_for(caller: Caller) -> list[tuple[str, str]]:
+    """(policy, counter id) pairs that this request counts against."""
+    anonymous = caller.client is None
+    who = caller.address if anonymous else caller.client.id
+    checks = [("ip", who) if anonymous else ("client", who)]
+    endpoint = (request.method, request.path)
+    if endpoint not in KEY_ENDPOINTS:
+        token = _bearer(request.headers.get("Authorization"))
+        if token:  # a seat's token; a made-up one is also held by the address limit
+            checks.append(("token", hashlib.sha256(token.encode()).hexdigest()[:32]))
+    if endpoint == ("POST", "/v1/games"):
+        checks.append(("games_ip", who) if anonymous else ("games", who))
+    if endpoint == ("POST", "/v1/bot/moves"):
+        checks.append(("bot_moves", caller.scope))
+    return checks
 
 
 def install(app: Flask, client: redis.Redis) -> None:
     """Check the limits before every /v1 request and label every answer with them."""
     limiter = RateLimiter(client)
-    config = app.config
-    policies = {
-        "token": Policy("token", config["RATE_LIMIT_PER_TOKEN"], 60),
-        "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60),
-        "games": Policy("games", config["GAMES_PER_CLIENT_PER_HOUR"], 3600),
-    }
+    limits = policies(app.config)
 
     @app.before_request
     def _check_limits() -> None:
         if not request.path.startswith("/v1/"):
             return
-        token = _bearer(request.headers.get("Authorization"))
-        checks = [("ip", request.remote_addr or "unknown")]
-        if token:
-            checks.append(client_key(token))
-        if request.method == "POST" and request.path == "/v1/games":
-            checks.append(("games", client_key(token)[1]))
         usages = []
-        for kind, who in checks:
-            policy = policies[kind]
+        for kind, who in checks_for(current_caller()):
+            policy = limits[kind]
             if policy.quota <= 0:
                 continue
             usage = limiter.hit(policy, who)
             usages.append(usage)
             if usage.exceeded:
                 g.rate_limits = usages
-                code = "too_many_games" if kind == "games" else "rate_limited"
                 raise Problem(
-                    f"more than {policy.quota} {'games' if kind == 'games' else 'requests'} "
-                    f"in {policy.window} s for this {'client' if kind == 'games' else kind}; "
-                    f"retry in {usage.reset} s",
+                    f"more than {policy.quota} {policy.what} in {policy.window} s for this "
+                    f"{policy.who}; retry in {usage.reset} s",
                     status=429,
-                    code=code,
+                    code=policy.code,
                     headers={"Retry-After": str(max(usage.reset, 1))},
                 )
         g.rate_limits = usages

@@ -23,7 +23,7 @@ def limited(redis_url, redis_client):
         "SECRET_KEY": SECRET,
         "RATE_LIMIT_PER_TOKEN": 5,
         "RATE_LIMIT_PER_IP": 40,
-        "GAMES_PER_CLIENT_PER_HOUR": 3,
+        "GAMES_PER_ADDRESS_PER_HOUR": 3,
     })  # fmt: skip
     return app.test_client()
 
