@@ -19,9 +19,13 @@ def block(name: str) -> str:
 
 def test_readme_shows_the_two_commands_of_a_fresh_machine():
     assert block("run-command").strip() == "pip install -e . && schnapsen-serve"
-    assert block("test-command").strip() == "pip install -e '.[dev]' && python -m pytest"
+    assert block("test-command").strip() == "bash scripts/test"
     ci = (REPO / ".ci" / "run").read_text()
     assert "test-command" in ci, ".ci/run must run the README's test command"
+    assert "apt-get" not in ci, "the test command installs what it needs, not .ci/run"
+    script = (REPO / "scripts" / "test").read_text()
+    assert "apt-get install" in script and "chromium" in script
+    assert "pip install --quiet -e '.[dev]'" in script and "-m pytest" in script
 
 
 def test_the_curl_session_plays_a_whole_game_against_the_bot(live_server, worker):
