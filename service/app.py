@@ -104,6 +104,24 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
     )
+    api.spec.components.security_scheme(
+        "clientKey",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A client app's key (schnapsen-admin clients create), as "
+            "'Authorization: Bearer <key>' on POST /v1/games and POST /v1/bot/moves",
+        },
+    )
+    api.spec.components.security_scheme(
+        "clientKeyHeader",
+        {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-Client-Key",
+            "description": "A client app's key, on any request",
+        },
+    )
     api.register_blueprint(games.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)

@@ -449,6 +449,7 @@ CORS_ALLOW_HEADERS = [
     "If-Match",
     "If-None-Match",
     "Last-Event-ID",
+    "X-Client-Key",
     "X-Request-ID",
 ]
 

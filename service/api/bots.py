@@ -41,6 +41,7 @@ def waiting_queues():
 @blp.response(202, JobSchema, headers=_JOB_LOCATION)
 @blp.alt_response(200, schema=JobSchema, description="The decision, ready within `wait`")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(security=[{"clientKey": []}, {"clientKeyHeader": []}, {}])
 def bot_move(body: dict[str, Any], query: dict[str, Any]):
     """The bot's move for a position as one seat sees it.
 

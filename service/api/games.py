@@ -45,6 +45,8 @@ blp = Blueprint(
 )
 
 _BEARER = [{"bearerAuth": []}, {}]
+#: A client app's key, or anonymous (see service.api.callers).
+_CLIENT = [{"clientKey": []}, {"clientKeyHeader": []}, {}]
 _IDEMPOTENCY_HEADER = {
     "in": "header",
     "name": "Idempotency-Key",
@@ -75,7 +77,7 @@ def settings() -> dict[str, Any]:
 @blp.arguments(CreateGameSchema, required=False)
 @blp.response(201, SeatedSchema, headers=_LOCATION_HEADER)
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
+@blp.doc(parameters=[_IDEMPOTENCY_HEADER], security=_CLIENT)
 def create_game(body: dict[str, Any]):
     """Create a game; the creator sits at seat 0.
 
