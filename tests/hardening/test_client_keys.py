@@ -40,6 +40,7 @@ def limited(own_redis) -> Iterator[LiveServer]:
         env={
             "SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR": str(CAP),
             "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR": str(CAP),
+            "SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE": str(CAP),
         },
     )
     try:
@@ -106,13 +107,34 @@ def test_finding_2_a_client_key_has_its_own_cap_and_idempotency_scope(limited, o
     assert same_address.post(f"{limited.url}/v1/games", json={}).status_code == 201
 
 
+POSITION = {"seat": 0, "dealer": 1, "hand": ["AS", "TS", "KH", "QH", "JD"],
+            "trump_card": "QC", "talon_size": 9}  # fmt: skip
+
+
+def test_finding_12_the_bot_move_service_has_its_own_limit_per_client(limited, own_redis):
+    """Part of finding 12: anonymous bot-move requests are capped per address, keys per key."""
+    move = {"level": "random", "position": POSITION}
+    anonymous, other = session_from("127.0.0.9"), session_from("127.0.0.10")
+    for _ in range(CAP):
+        assert anonymous.post(f"{limited.url}/v1/bot/moves", json=move).status_code == 202
+    refused = anonymous.post(f"{limited.url}/v1/bot/moves", json=move)
+    assert refused.status_code == 429 and refused.json()["code"] == "too_many_bot_moves"
+    assert int(refused.headers["Retry-After"]) >= 1
+    forged = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=bearer("made-up"))
+    assert forged.status_code == 429, "a made-up key is its address"
+    # another address, and a client key from the same address, have quotas of their own
+    assert other.post(f"{limited.url}/v1/bot/moves", json=move).status_code == 202
+    client = new_client(own_redis, "bot user")
+    keyed = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=bearer(client["key"]))
+    assert keyed.status_code == 202, keyed.text
+
+
 def test_client_keys_are_created_listed_revoked_and_stored_only_hashed(limited, own_redis):
     client = new_client(own_redis, "revoked app")
     key = client["key"]
     assert len(key) >= 32 and client["id"] not in key
     caller = session_from("127.0.0.7")
-    position = {"seat": 0, "dealer": 1, "hand": ["AS", "TS", "KH", "QH", "JD"],
-                "trump_card": "QC", "talon_size": 9}  # fmt: skip
+    position = POSITION
     assert caller.post(f"{limited.url}/v1/games", json={}, headers=bearer(key)).status_code == 201
     moved = caller.post(f"{limited.url}/v1/bot/moves", headers=bearer(key),
                         json={"level": "random", "position": position})  # fmt: skip
