@@ -31,6 +31,14 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def parent(pid: int) -> int | None:
+    """The parent of ``pid``; None once it is gone."""
+    try:
+        return int(_stat_fields(pid)[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def process_group(pid: int) -> int | None:
     """The process group of ``pid``; None once it is gone."""
     try:
