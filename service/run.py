@@ -1,9 +1,11 @@
 """The run command: ``schnapsen-serve`` (or ``python -m service.run``).
 
-Starts the API under gunicorn at http://127.0.0.1:8000 and an RQ worker
-beside it (bot moves, exports). With ``REDIS_URL`` set it uses that Redis;
-without, it starts an embedded real Redis whose data (append-only file)
-lives in ``--data-dir`` and survives a restart. A worker or gunicorn that
+Starts the API under gunicorn at http://127.0.0.1:8000 and RQ workers
+beside it: ``--workers`` for every queue (bot moves first, then the
+bot-move service and hints, then exports) and one for bot opponents' moves
+alone. With ``REDIS_URL`` set it uses that Redis; without, it starts an
+embedded real Redis whose data (append-only file) lives in ``--data-dir``
+and survives a restart. A worker or gunicorn that
 dies is started again (a line on stderr says which, and its exit code);
 Ctrl-C or SIGTERM stops every process it started.
 """
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         "--workers",
         type=int,
         default=int(os.environ.get("SCHNAPSEN_QUEUE_WORKERS", "1")),
-        help="RQ worker processes for bot moves and exports (0: none)",
+        help="general RQ worker processes, plus one for bot opponents' moves alone (0: none)",
     )
     args = parser.parse_args(argv)
 
@@ -58,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
     supervisor = Supervisor(env, prog="schnapsen-serve")
     supervisor.add("gunicorn", _gunicorn_command(args))
-    for name, command in run_command_workers(args.workers):
+    workers = run_command_workers(args.workers)
+    for name, command in workers:
         supervisor.add(name, command)
     stop_signal: int | None = None
 
@@ -71,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         supervisor.start()
         print(
-            f"API at http://{args.host}:{args.port} with {args.workers} worker(s)  (Ctrl-C stops)",
+            f"API at http://{args.host}:{args.port} with {len(workers)} RQ worker(s), "
+            "one of them for bot moves alone  (Ctrl-C stops)"
+            if workers
+            else f"API at http://{args.host}:{args.port}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
         # A child that dies is restarted (see service/supervisor.py); only a signal stops.

@@ -1,7 +1,11 @@
 """The worker command: ``schnapsen-worker`` or ``python -m workers``.
 
-Runs RQ's forking worker on the ``bots`` and ``exports`` queues with the JSON
-serializer and a scheduler (for retries with backoff).
+Runs RQ's forking worker with the JSON serializer and a scheduler (for
+retries with backoff), by default on every queue in priority order:
+``moves`` (bot opponents), ``decisions`` (the bot-move service, hints),
+``exports``, then the legacy ``bots`` queue (drained; nothing is enqueued
+there any more). ``--queues moves`` makes a worker that only moves bot
+opponents, as the run command starts one.
 
 Recovery, within ``RECOVERY_BOUND_SECONDS`` (15 s) of a ``kill -9`` of a
 worker and its work horse, once another worker runs and is idle or between
@@ -34,8 +38,9 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.observability import configure_logging
+from service.queue_names import LEGACY_QUEUES, QUEUES
 from service.settings import from_env
-from workers.queues import QUEUES, queue
+from workers.queues import queue
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -71,7 +76,11 @@ class SchnapsenWorker(Worker):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schnapsen-worker", description=__doc__.splitlines()[0])
-    parser.add_argument("--queues", default=",".join(QUEUES), help="comma-separated queue names")
+    parser.add_argument(
+        "--queues",
+        default=",".join(QUEUES + LEGACY_QUEUES),
+        help="comma-separated queue names, the first served first",
+    )
     parser.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     parser.add_argument("--name", default=None)
     parser.add_argument("--monitoring-interval", type=int, default=MONITORING_INTERVAL)

@@ -15,10 +15,11 @@ from rq.serializers import JSONSerializer
 from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
+from service.queue_names import QUEUES
 from service.store import EventStore
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
-from workers.queues import QUEUES, bot_move_job_id, queue
+from workers.queues import bot_move_job_id, queue
 from workers.worker import RECOVERY_BOUND_SECONDS
 
 
