@@ -16,9 +16,11 @@ from rq import Worker
 from rq.serializers import JSONSerializer
 
 from service.embedded_redis import EmbeddedRedis
+from service.queue_names import LEGACY_QUEUES
 from service.worker_commands import run_command_workers
 from tests.conftest import LiveServer, WorkerProcess
 from tests.workers.helpers import auth
+from workers.queues import queue as rq_queue
 
 #: The README's example position: seat 0 leads the first trick.
 OPENING = {
@@ -108,3 +110,11 @@ def test_long_service_decisions_do_not_starve_a_bot_opponents_move(service):
     first = requests.get(f"{base}/v1/jobs/{decisions[0]}?wait=30", timeout=40).json()
     assert first["status"] == "finished", first
     assert first["result"].get("budget_ms") == 2000, "a 10 s budget is clamped to the 2 s cap"
+
+
+def test_a_job_left_on_the_old_bots_queue_still_runs(redis_client, worker):
+    # Before the split every bot move waited on "bots"; a move queued there before an
+    # upgrade must still run, or its job id would block the game's next enqueue.
+    job = rq_queue(LEGACY_QUEUES[0], redis_client).enqueue("builtins.len", [1, 2, 3])
+    wait_until(lambda: job.get_status() == "finished", 60, "the legacy queue's job")
+    assert job.return_value() == 3
