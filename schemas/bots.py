@@ -92,7 +92,11 @@ def _budget() -> fields.Integer:
     return fields.Integer(
         strict=True,
         validate=validate.Range(min=1, max=10_000),
-        metadata=_doc("Think time in ms; the level's default when absent"),
+        metadata=_doc(
+            "Think time in ms; the level's default when absent. A budget above the "
+            "service's cap (SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS, 2000 by default) is "
+            "clamped to the cap; the decision reports the budget it was given"
+        ),
     )
 
 
@@ -140,6 +144,10 @@ class DecisionSchema(Schema):
     action = fields.Nested(ActionOutSchema)
     evaluations = fields.List(fields.Nested(EvaluationSchema))
     elapsed_ms = fields.Float()
+    budget_ms = fields.Integer(
+        allow_none=True,
+        metadata=_doc("The think time it was given, after the cap; null: the level's default"),
+    )
 
 
 class ExportMetaSchema(Schema):
@@ -159,7 +167,13 @@ class JobSchema(Schema):
     status = fields.String(
         metadata=_doc("queued, started, deferred, scheduled, finished, failed, stopped, canceled")
     )
-    result = fields.Dict(metadata=_doc("When finished: a decision, or an export's details"))
+    result = fields.Dict(
+        metadata=_doc(
+            "When finished: a decision (level, action, elapsed_ms, budget_ms: the think "
+            "time it was given after the cap, and evaluations where the level has them), "
+            "or an export's details"
+        )
+    )
     error = fields.String()
 
 

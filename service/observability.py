@@ -47,7 +47,8 @@ from rq.registry import FailedJobRegistry
 from rq.worker import Worker
 
 from service.commands import Acted, Current, GameService, Seated
-from workers.queues import QUEUES, queue
+from service.queue_names import QUEUES
+from workers.queues import queue
 
 log = logging.getLogger(__name__)
 access_log = logging.getLogger("service.access")

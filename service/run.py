@@ -1,10 +1,13 @@
 """The run command: ``schnapsen-serve`` (or ``python -m service.run``).
 
-Starts the API under gunicorn at http://127.0.0.1:8000 and an RQ worker
-beside it (bot moves, exports). With ``REDIS_URL`` set it uses that Redis;
-without, it starts an embedded real Redis whose data (append-only file)
-lives in ``--data-dir`` and survives a restart. Ctrl-C stops every process
-it started.
+Starts the API under gunicorn at http://127.0.0.1:8000 and RQ workers
+beside it: ``--workers`` for every queue (bot moves first, then the
+bot-move service and hints, then exports) and one for bot opponents' moves
+alone. With ``REDIS_URL`` set it uses that Redis; without, it starts an
+embedded real Redis whose data (append-only file) lives in ``--data-dir``
+and survives a restart. A worker or gunicorn that
+dies is started again (a line on stderr says which, and its exit code);
+Ctrl-C or SIGTERM stops every process it started.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import argparse
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from service.embedded_redis import EmbeddedRedis
+from service.supervisor import Supervisor
+from service.worker_commands import run_command_workers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         "--workers",
         type=int,
         default=int(os.environ.get("SCHNAPSEN_QUEUE_WORKERS", "1")),
-        help="RQ worker processes for bot moves and exports (0: none)",
+        help="general RQ worker processes, plus one for bot opponents' moves alone (0: none)",
     )
     args = parser.parse_args(argv)
 
@@ -54,61 +58,58 @@ def main(argv: list[str] | None = None) -> int:
         print(f"embedded Redis at {embedded.url} (data in {args.data_dir / 'redis'})", flush=True)
     env.setdefault("SCHNAPSEN_SECRET_KEY", _secret_key(args.data_dir))
 
-    children: list[subprocess.Popen[bytes]] = []
-    stopping = False
+    supervisor = Supervisor(env, prog="schnapsen-serve")
+    supervisor.add("gunicorn", _gunicorn_command(args))
+    workers = run_command_workers(args.workers)
+    for name, command in workers:
+        supervisor.add(name, command)
+    stop_signal: int | None = None
 
-    def stop(*_: object) -> None:
-        nonlocal stopping
-        stopping = True
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stop_signal
+        stop_signal = signum
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
     try:
-        children.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "--bind",
-                    f"{args.host}:{args.port}",
-                    "--workers",
-                    str(args.web_workers),
-                    "--worker-class",
-                    "gthread",
-                    "--no-control-socket",
-                    "--threads",
-                    str(args.web_threads),
-                    "--keep-alive",
-                    "5",
-                    "service.app:create_app()",
-                ],  # fmt: skip
-                env=env,
-            )
-        )
-        for _ in range(args.workers):
-            children.append(subprocess.Popen([sys.executable, "-m", "workers"], env=env))
+        supervisor.start()
         print(
-            f"API at http://{args.host}:{args.port} with {args.workers} worker(s)  (Ctrl-C stops)",
+            f"API at http://{args.host}:{args.port} with {len(workers)} RQ worker(s), "
+            "one of them for bot moves alone  (Ctrl-C stops)"
+            if workers
+            else f"API at http://{args.host}:{args.port}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
-        while not stopping:
-            if any(child.poll() is not None for child in children):
-                print("a child process exited; stopping", file=sys.stderr, flush=True)
-                break
+        # A child that dies is restarted (see service/supervisor.py); only a signal stops.
+        while stop_signal is None:
+            supervisor.check()
             time.sleep(0.2)
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        # Ctrl-C is passed on as SIGINT (quick), anything else as SIGTERM (graceful).
+        supervisor.stop(signal.SIGINT if stop_signal == signal.SIGINT else signal.SIGTERM)
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _gunicorn_command(args: argparse.Namespace) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{args.host}:{args.port}",
+        "--workers",
+        str(args.web_workers),
+        "--worker-class",
+        "gthread",
+        "--no-control-socket",
+        "--threads",
+        str(args.web_threads),
+        "--keep-alive",
+        "5",
+        "service.app:create_app()",
+    ]  # fmt: skip
 
 
 def _secret_key(data_dir: Path) -> str:

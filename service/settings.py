@@ -31,6 +31,9 @@ DEFAULTS: dict[str, Any] = {
     "BOT_BUDGET_MS": 0,
     # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
     "BOT_DELAY_MS": 0,
+    # Largest think time of the bot-move service and hints, in ms; a larger budget_ms is
+    # clamped to it, so one caller cannot hold a worker for long (0: no cap).
+    "BOT_SERVICE_MAX_BUDGET_MS": 2000,
     # Longest wait of POST /v1/bot/moves?wait=S and GET /v1/jobs/{id}?wait=S, in seconds.
     "JOB_WAIT_MAX_SECONDS": 30.0,
     # Requests per minute one seat token may make (0: no limit); 429 beyond.
@@ -75,6 +78,7 @@ ENVIRONMENT = {
     "MAX_WAITING": "SCHNAPSEN_MAX_WAITING",
     "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
     "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
+    "BOT_SERVICE_MAX_BUDGET_MS": "SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS",
     "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",
     "RATE_LIMIT_PER_TOKEN": "SCHNAPSEN_RATE_LIMIT_PER_TOKEN",
     "RATE_LIMIT_PER_IP": "SCHNAPSEN_RATE_LIMIT_PER_IP",

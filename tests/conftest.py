@@ -21,6 +21,8 @@ import redis
 import requests
 
 from service.embedded_redis import EmbeddedRedis
+from service.worker_commands import worker_command
+from tests.processes import kill_tree
 
 SECRET = "test-secret-key"
 
@@ -140,21 +142,31 @@ def live_server(redis_url: str) -> Iterator[LiveServer]:
 
 
 class WorkerProcess:
-    """``python -m workers`` in its own process group, so it can be killed whole."""
+    """``python -m workers`` in its own session, so it can be killed whole.
 
-    def __init__(self, redis_url: str, **settings: str):
+    ``command`` is one of the run command's worker command lines
+    (service/worker_commands.py); by default a worker on every queue.
+    """
+
+    def __init__(self, redis_url: str, command: list[str] | None = None, **settings: str):
         env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET, **settings)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "workers", "--log-level", "WARNING"],
+            command or worker_command(log_level="WARNING"),
             cwd=REPO,
             env=env,
             start_new_session=True,
         )
 
-    def kill(self) -> None:
-        """SIGKILL the worker and its work-horse: no clean-up runs."""
-        os.killpg(self.process.pid, signal.SIGKILL)
+    def kill(self) -> set[int]:
+        """SIGKILL the worker, its scheduler and its work horse: no clean-up runs.
+
+        RQ 3's horse leads its own process group, so killing the worker's group
+        would leave it running; every process below the worker is killed instead.
+        Returns the pids killed.
+        """
+        killed = kill_tree(self.process.pid)
         self.process.wait()
+        return killed
 
     def stop(self) -> None:
         if self.process.poll() is None:

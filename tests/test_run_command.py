@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,16 +18,24 @@ from tests.test_readme import block
 
 
 class RunCommand:
-    def __init__(self, data_dir: Path, port: int):
+    """``schnapsen-serve`` as a user starts it: no REDIS_URL, so with its embedded Redis.
+
+    With ``stderr``, its standard error goes to that file (to read its log lines).
+    """
+
+    def __init__(self, data_dir: Path, port: int, stderr: Path | None = None):
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env.pop("SCHNAPSEN_SECRET_KEY", None)
         script = Path(sys.executable).parent / "schnapsen-serve"
         command = [str(script)] if script.exists() else [sys.executable, "-m", "service.run"]
-        self.process = subprocess.Popen(
-            [*command, "--port", str(port), "--data-dir", str(data_dir)],
-            cwd=REPO,
-            env=env,
-        )
+        self.stderr = stderr
+        with open(stderr, "wb") if stderr else contextlib.nullcontext() as errors:
+            self.process = subprocess.Popen(
+                [*command, "--port", str(port), "--data-dir", str(data_dir)],
+                cwd=REPO,
+                env=env,
+                stderr=errors,
+            )
         self.url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

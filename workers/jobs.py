@@ -60,6 +60,8 @@ def bot_decision(
         "level": level,
         "action": decision.action.to_dict(),
         "elapsed_ms": round(elapsed_ms, 1),
+        # The budget it was given, after the service's cap (None: the level's default).
+        "budget_ms": budget_ms,
     }
     if decision.evaluations is not None:
         result["evaluations"] = [

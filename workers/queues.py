@@ -1,4 +1,4 @@
-"""Queue names, job options, and enqueueing by dotted name.
+"""Job options, and enqueueing by dotted name on the queues of ``service.queue_names``.
 
 The API imports this module, never the job code: jobs are enqueued by their
 dotted names (``workers.jobs.bot_move``), with the JSON serializer, and take
@@ -18,11 +18,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-#: Bot moves of games and decisions of the bot-move service.
-BOTS = "bots"
-#: Replay exports.
-EXPORTS = "exports"
-QUEUES = (BOTS, EXPORTS)
+from service.queue_names import DECISIONS, EXPORTS, MOVES
 
 #: Per kind of job: (queue, timeout s, retry policy, result TTL s).
 BOT_MOVE_TIMEOUT = 20
@@ -59,7 +55,7 @@ def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
     job_id = bot_move_job_id(game_id, version)
     if Job.exists(job_id, connection=connection):
         return job_id
-    queue(BOTS, connection).enqueue(
+    queue(MOVES, connection).enqueue(
         "workers.jobs.bot_move",
         game_id,
         version,
@@ -83,7 +79,7 @@ def enqueue_decision(
     kind: str = "move",
 ) -> Job:
     """Ask a worker for a bot's decision in a position (the bot-move service, hints)."""
-    return queue(BOTS, connection).enqueue(
+    return queue(DECISIONS, connection).enqueue(
         "workers.jobs.bot_decision",
         position,
         level,

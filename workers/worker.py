@@ -1,15 +1,29 @@
 """The worker command: ``schnapsen-worker`` or ``python -m workers``.
 
-Runs RQ's forking worker on the ``bots`` and ``exports`` queues with the JSON
-serializer and a scheduler (for retries with backoff).
+Runs RQ's forking worker with the JSON serializer and a scheduler (for
+retries with backoff), by default on every queue in priority order:
+``moves`` (bot opponents), ``decisions`` (the bot-move service, hints),
+``exports``, then the legacy ``bots`` queue (drained; nothing is enqueued
+there any more). ``--queues moves`` makes a worker that only moves bot
+opponents, as the run command starts one.
 
-Recovery: the worker heartbeats every ``--monitoring-interval`` seconds (2)
-while a job runs. If the whole worker dies (kill -9, a lost machine), its job's
-heartbeat lapses after that interval plus ``HEARTBEAT_SLACK`` (5 s), and the
-next maintenance pass of any worker (every ``--maintenance-interval``, 5 s, and
-at every worker's start) puts the job back on its queue. So a killed worker's
-job runs again within about 15 seconds once a worker runs. A job whose
-work-horse alone dies is retried at once.
+Recovery, within ``RECOVERY_BOUND_SECONDS`` (15 s) of a ``kill -9`` of a
+worker and its work horse, once another worker runs and is idle or between
+jobs (no other job needs to arrive):
+
+- while a job runs, its worker heartbeats every ``MONITORING_INTERVAL`` (2 s),
+  and each heartbeat keeps the job's execution alive for
+  ``MONITORING_INTERVAL + HEARTBEAT_SLACK`` (5 s); after a kill it lapses
+  within 5 s;
+- every worker runs maintenance (which puts lapsed executions' jobs back on
+  their queue, with a retry) every ``MAINTENANCE_INTERVAL`` (3 s) and at its
+  start. RQ runs maintenance only between dequeues, and an idle RQ worker
+  blocks in one dequeue for ``worker_ttl - 15`` s (405 s by default), so an
+  idle worker here waits at most ``MAINTENANCE_INTERVAL`` per dequeue.
+
+So a killed job runs again at most 5 + 3 s after the kill, plus the time to
+run it (the test measures about 5 s). A job whose work horse alone dies is
+retried at once by its worker.
 """
 
 from __future__ import annotations
@@ -24,14 +38,28 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.observability import configure_logging
+from service.queue_names import LEGACY_QUEUES, QUEUES
 from service.settings import from_env
-from workers.queues import QUEUES, queue
+from workers.queues import queue
 
-HEARTBEAT_SLACK = 5
+#: A killed worker's bot move runs again within this many seconds (see above).
+RECOVERY_BOUND_SECONDS = 15
+#: Seconds between heartbeats of a running job.
+MONITORING_INTERVAL = 2
+#: A running job's execution lives this much longer than its heartbeat interval:
+#: small, for a fast recovery; large enough that a busy machine's late heartbeat
+#: does not make a live job look abandoned (a bot move would still append once).
+HEARTBEAT_SLACK = 3
+#: Seconds between maintenance passes (requeueing abandoned jobs), idle or not.
+MAINTENANCE_INTERVAL = 3
 
 
 class SchnapsenWorker(Worker):
-    """RQ's worker with a heartbeat slack of seconds instead of RQ's fixed minute."""
+    """RQ's worker, tuned so that a killed worker's job is requeued within seconds.
+
+    RQ's fixed minute of heartbeat slack and its 405 s blocking dequeue would
+    make a player wait minutes for a killed worker's bot move.
+    """
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         interval = self.job_monitoring_interval
@@ -39,14 +67,24 @@ class SchnapsenWorker(Worker):
             return int(min(job.timeout - working_time, interval)) + HEARTBEAT_SLACK
         return int(interval) + HEARTBEAT_SLACK
 
+    @property
+    def dequeue_timeout(self) -> int:
+        """Block on the queues no longer than a maintenance interval, so an idle worker's
+        maintenance (the requeue of abandoned jobs) runs on time without any job arriving."""
+        return max(1, int(self.maintenance_interval))
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schnapsen-worker", description=__doc__.splitlines()[0])
-    parser.add_argument("--queues", default=",".join(QUEUES), help="comma-separated queue names")
+    parser.add_argument(
+        "--queues",
+        default=",".join(QUEUES + LEGACY_QUEUES),
+        help="comma-separated queue names, the first served first",
+    )
     parser.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     parser.add_argument("--name", default=None)
-    parser.add_argument("--monitoring-interval", type=int, default=2)
-    parser.add_argument("--maintenance-interval", type=int, default=5)
+    parser.add_argument("--monitoring-interval", type=int, default=MONITORING_INTERVAL)
+    parser.add_argument("--maintenance-interval", type=int, default=MAINTENANCE_INTERVAL)
     parser.add_argument("--log-level", default=os.environ.get("SCHNAPSEN_LOG_LEVEL", "INFO"))
     args = parser.parse_args(argv)
 

@@ -35,6 +35,15 @@ def waiting_queues():
     return current_app.extensions["schnapsen"]["queues_waiting"]
 
 
+def capped_budget(requested: int | None) -> int | None:
+    """The think time a decision gets: at most the service's cap, so that one caller
+    cannot hold a worker for long (None: the level's default)."""
+    cap = current_app.config["BOT_SERVICE_MAX_BUDGET_MS"]
+    if requested is None or not cap:
+        return requested
+    return min(requested, cap)
+
+
 @blp.route("/bot/moves", methods=["POST"])
 @blp.arguments(BotMoveRequestSchema)
 @blp.arguments(WaitQuerySchema, location="query")
@@ -47,7 +56,8 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
 
     Answers 202 with the job to poll at `Location`; with `?wait=S`, answers
     200 with the decision when it is ready within S seconds. An impossible
-    position answers 422 naming what is wrong.
+    position answers 422 naming what is wrong. A `budget_ms` above the
+    service's cap (`SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS`) is clamped to it.
     """
     try:
         view_from_position(body["position"])
@@ -60,7 +70,7 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
         body["position"],
         body["level"],
         seed=body["seed"],
-        budget_ms=body.get("budget_ms"),
+        budget_ms=capped_budget(body.get("budget_ms")),
     )
     return _job_answer(job.id, query["wait"])
 
@@ -87,7 +97,7 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
         position,
         body.get("level", DEFAULT_LEVEL),
         seed=bot_seed(game_id, current.version),
-        budget_ms=body.get("budget_ms"),
+        budget_ms=capped_budget(body.get("budget_ms")),
         kind="hint",
     )
     return _job_answer(job.id, query["wait"])

@@ -35,7 +35,8 @@ def test_readyz_is_200_with_redis_and_a_worker(client, worker):
     assert body["status"] == "ready"
     assert body["checks"]["redis"] == "ok"
     assert body["checks"]["queue_redis"] == "ok"
-    assert body["checks"]["workers"]["bots"] >= 1
+    assert body["checks"]["workers"]["moves"] >= 1
+    assert body["checks"]["workers"]["decisions"] >= 1
     assert body["checks"]["workers"]["exports"] >= 1
 
 
@@ -71,9 +72,9 @@ def test_readyz_is_503_naming_the_workers_when_none_runs(lone_app):
     assert response.mimetype == PROBLEM_JSON
     body = response.get_json()
     assert body["checks"]["redis"] == "ok" and body["checks"]["queue_redis"] == "ok"
-    assert body["missing"] == ["workers:bots", "workers:exports"]
-    assert body["checks"]["workers"] == {"bots": 0, "exports": 0}
-    assert "workers:bots" in body["detail"]
+    assert body["missing"] == ["workers:moves", "workers:decisions", "workers:exports"]
+    assert body["checks"]["workers"] == {"moves": 0, "decisions": 0, "exports": 0}
+    assert "workers:moves" in body["detail"]
 
 
 def test_readyz_checks_the_queues_redis_apart_from_the_logs(lone_redis):

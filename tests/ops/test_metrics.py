@@ -13,7 +13,7 @@ from rq.serializers import JSONSerializer
 from service.app import create_app
 from tests.api.helpers import Api, create, new_game, play_random_game
 from tests.conftest import SECRET, LiveServer
-from workers.queues import BOTS, EXPORTS, queue
+from workers.queues import DECISIONS, EXPORTS, queue
 
 
 def scrape(client) -> dict[tuple[str, frozenset], float]:
@@ -120,22 +120,22 @@ def test_jobs_queued_failed_and_workers_are_read_from_redis(lone_redis, lone_app
     connection = redis.Redis.from_url(lone_redis.url)
     client = lone_app.test_client()
     empty = scrape(client)
-    assert value(empty, "schnapsen_jobs_queued", queue=BOTS) == 0
-    assert value(empty, "schnapsen_workers", queue=BOTS) == 0
+    assert value(empty, "schnapsen_jobs_queued", queue=DECISIONS) == 0
+    assert value(empty, "schnapsen_workers", queue=DECISIONS) == 0
     assert value(empty, "schnapsen_redis_up", role="log") == 1
 
-    bots = queue(BOTS, connection)
-    bots.enqueue("builtins.len", [1, 2])
-    bots.enqueue("builtins.int", "not a number")  # fails when run
+    decisions = queue(DECISIONS, connection)
+    decisions.enqueue("builtins.len", [1, 2])
+    decisions.enqueue("builtins.int", "not a number")  # fails when run
     queued = scrape(client)
-    assert value(queued, "schnapsen_jobs_queued", queue=BOTS) == 2
+    assert value(queued, "schnapsen_jobs_queued", queue=DECISIONS) == 2
     assert value(queued, "schnapsen_jobs_queued", queue=EXPORTS) == 0
 
     # A real RQ worker runs both: one finishes, one fails.
-    SimpleWorker([bots], connection=connection, serializer=JSONSerializer).work(burst=True)
+    SimpleWorker([decisions], connection=connection, serializer=JSONSerializer).work(burst=True)
     ran = scrape(client)
-    assert value(ran, "schnapsen_jobs_queued", queue=BOTS) == 0
-    assert value(ran, "schnapsen_jobs_failed", queue=BOTS) == 1
+    assert value(ran, "schnapsen_jobs_queued", queue=DECISIONS) == 0
+    assert value(ran, "schnapsen_jobs_failed", queue=DECISIONS) == 1
     assert value(ran, "schnapsen_jobs_failed", queue=EXPORTS) == 0
 
 

@@ -116,9 +116,12 @@ def test_a_hint_for_the_seat_to_move(client, worker):
         client.post(f"/v1/games/{game}/hint", headers=auth(joined.json["token"])).status_code == 409
     )
     response = client.post(
-        f"/v1/games/{game}/hint?wait=20", json={"level": "random"}, headers=auth(created["token"])
+        f"/v1/games/{game}/hint?wait=20",
+        json={"level": "random", "budget_ms": 10_000},
+        headers=auth(created["token"]),
     )
     assert response.status_code == 200, response.json
+    assert response.json["result"]["budget_ms"] == 2000, "hints get the service's cap too"
     view = client.get(f"/v1/games/{game}", headers=auth(created["token"])).json
     assert response.json["result"]["action"] in view["deal"]["legal_actions"]
     assert client.post(f"/v1/games/{game}/hint").status_code == 401

@@ -1,0 +1,50 @@
+"""The processes of a session (Linux /proc), to take down what a dead child left behind.
+
+The run command starts each child in a session of its own. A child's own
+children may leave its process group (RQ's work horse calls ``os.setpgrp()``)
+and outlive it (gunicorn's workers, RQ's scheduler and horse), but they keep
+its session id, so the session is what is swept when a child dies or stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+
+def session_members(session: int) -> set[int]:
+    """Every live process whose session id is ``session`` (empty where /proc is missing)."""
+    members = set()
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return members
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # fields: state, ppid, pgrp, session, ...; a zombie is already dead.
+        if fields[0] != "Z" and fields[3] == str(session):
+            members.add(int(entry.name))
+    return members
+
+
+def signal_session(session: int, sig: signal.Signals) -> set[int]:
+    """Send ``sig`` to every process of ``session``; the pids signalled.
+
+    Without /proc, the session leader's process group is signalled instead
+    (which misses process groups of their own, such as RQ's work horses).
+    """
+    members = session_members(session)
+    if not members and not Path("/proc").is_dir():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(session, sig)
+        return set()
+    for pid in members:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+    return members
