@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -180,7 +181,8 @@ def events(query: dict[str, Any], game_id: str):
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
-        service.store.wait_for_events(game_id, after, int(wait * 1000))
+        # Rounded up: a wait under 1 ms must not become 0, which Redis reads as "forever".
+        service.store.wait_for_events(game_id, after, math.ceil(wait * 1000))
     return {"game_id": game_id, **_feed(service, game_id, seat, after)}
 
 
