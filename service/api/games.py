@@ -177,8 +177,9 @@ def events(query: dict[str, Any], game_id: str):
     for the next event.
     """
     service = games()
-    seat = service.seat_for(service.current(game_id), bearer_token(request))
-    after = query["after"]
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
+    after = _existing_version(query["after"], current.version)
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
         # Rounded up: a wait under 1 ms must not become 0, which Redis reads as "forever".
@@ -283,6 +284,17 @@ def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> d
         else []
     )
     return {"version": latest.version, "events": shown}
+
+
+def _existing_version(version: int, head: int) -> int:
+    """``version`` when the log has reached it, else 422 as /stream and /replay?at= answer."""
+    if version > head:
+        raise Problem(
+            f"version {version} does not exist yet; the game is at version {head}",
+            status=422,
+            code="version_out_of_range",
+        )
+    return version
 
 
 def _last_event_id(after: int) -> int:

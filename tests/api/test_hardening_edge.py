@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.api.helpers import Api, create
+from tests.api.helpers import Api, create, problem
+from tests.api.test_errors import log_unchanged
 from tests.rawhttp import RawReply
 
 PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
@@ -45,3 +46,21 @@ def test_finding_5_a_sub_millisecond_wait_never_blocks_forever(api, live_server,
     reply = requests.get(live_server.url + path, timeout=15)
     assert reply.status_code == 200, reply.text
     assert reply.json()["events"] == [] and reply.json()["version"] == game["version"]
+
+
+# -- 14: /events after a version beyond the head ---------------------------------
+
+
+def test_finding_14_events_after_the_head_is_422(api, redis_client):
+    """``/events?after=<beyond the head>`` answered 200 and nothing, while /stream and
+    /replay?at= answer 422 version_out_of_range for the same version."""
+    created = create(api)
+    gid, head = created["game_id"], created["version"]
+    with log_unchanged(redis_client, gid):
+        for query in (f"after={head + 1}", f"after={head + 50}&wait=0.2"):
+            reply = api.get(f"/v1/games/{gid}/events?{query}")
+            problem(reply, 422, "version_out_of_range")
+        problem(api.get(f"/v1/games/{gid}/stream?after={head + 1}"), 422, "version_out_of_range")
+        problem(api.get(f"/v1/games/{gid}/replay?at={head + 1}"), 422, "version_out_of_range")
+    reply = api.get(f"/v1/games/{gid}/events?after={head}")
+    assert reply.status == 200 and reply.json()["events"] == [], reply
