@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -58,6 +59,7 @@ _IF_MATCH_HEADER = {
     "schema": {"type": "string"},
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on',
 }
+_ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
 
@@ -302,7 +304,8 @@ def _last_event_id(after: int) -> int:
     if header is None:
         return after
     value = header.strip()
-    if not value.isdigit() or int(value) > MAX_VERSION:
+    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a 500).
+    if not _ASCII_VERSION.fullmatch(value) or int(value) > MAX_VERSION:
         raise Problem(
             "Last-Event-ID must be the version of an event",
             status=400,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.api.helpers import Api, create, problem
+from tests.api.helpers import Api, create, new_game, problem, to_move_view
 from tests.api.test_errors import log_unchanged
-from tests.rawhttp import RawReply
+from tests.rawhttp import RawReply, exchange, request_bytes
 
 PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
 
@@ -46,6 +46,77 @@ def test_finding_5_a_sub_millisecond_wait_never_blocks_forever(api, live_server,
     reply = requests.get(live_server.url + path, timeout=15)
     assert reply.status_code == 200, reply.text
     assert reply.json()["events"] == [] and reply.json()["version"] == game["version"]
+
+
+# -- 6: 500s from bad input --------------------------------------------------
+
+HUGE = "9" * 5000  # beyond Python's 4,300 digits for int(str)
+DEEP_LISTS = "[" * 3000 + "]" * 3000
+DEEP_OBJECTS = '{"":' * 3000 + "0" + "}" * 3000  # 15 KB: under the body limit
+
+
+def _post_cases(game, token):
+    paths = {
+        "create": "/v1/games",
+        "join": f"{game.path}/join",
+        "actions": f"{game.path}/actions",
+        "hint": f"{game.path}/hint",
+        "exports": f"{game.path}/exports",
+        "bot-moves": "/v1/bot/moves",
+    }
+    for name, path in paths.items():
+        for label, body in (("lists", DEEP_LISTS), ("objects", DEEP_OBJECTS)):
+            yield f"deep-{label}-{name}", "POST", path, body, {}, 400, "json_too_deep"
+    huge = [
+        ("seed", "/v1/games", '{"seed": %s}' % HUGE),
+        ("expected_version", f"{game.path}/actions",
+         '{"type": "close_talon", "expected_version": %s}' % HUGE),
+        ("budget_ms", "/v1/bot/moves", '{"position": {}, "budget_ms": %s}' % HUGE),
+        ("negative", "/v1/games", '{"seed": -%s}' % HUGE),
+    ]  # fmt: skip
+    for name, path, body in huge:
+        yield f"huge-{name}", "POST", path, body, {}, 400, "number_too_large"
+    for job in ("hint-%E2%98%83", "hint-a.b", "move-%00", "export-a:b", "move-" + "a" * 300):
+        yield f"job-{job[:12]}", "GET", f"/v1/jobs/{job}", None, {}, 404, "job_not_found"
+    for value in ("\xb2", "1\xb2", HUGE, "-1", "+1", " 1 2"):
+        headers = {"Last-Event-ID": value}
+        yield (
+            f"last-event-id-{value[:6]!r}",
+            "GET",
+            f"{game.path}/stream",
+            None,
+            headers,
+            400,
+            ("invalid_last_event_id"),
+        )
+
+
+@pytest.fixture(scope="module")
+def played(api):
+    """A running game whose seat to move is known."""
+    game = new_game(api, seed=606, first_dealer=1)
+    return game, to_move_view(api, game)
+
+
+def test_finding_6_bad_input_is_a_4xx_problem_not_a_500(api, live_server, redis_client, played):
+    """Deep JSON (RecursionError), integers of 4,300+ digits (ValueError), job ids RQ
+    refuses (ValueError) and a superscript digit in Last-Event-ID (``isdigit``, then
+    ``int`` fails) were 500s. Each is now a 4xx problem and changes nothing."""
+    game, mover = played
+    token = game.tokens[mover["seat"]]
+    failures = []
+    for case, method, path, body, headers, status, code in _post_cases(game, token):
+        sent = {"Authorization": f"Bearer {token}", **headers}
+        if body is not None:
+            sent["Content-Type"] = "application/json"
+        data = request_bytes(method, path, sent.items(), (body or "").encode())
+        with log_unchanged(redis_client, game.game_id):
+            reply = exchange(live_server.port, data, head_only=path.endswith("/stream"))
+        try:
+            raw_problem(reply, status, code)
+        except AssertionError:
+            failures.append(f"{case}: {reply!r:.300}")
+    assert not failures, "\n".join(failures)
 
 
 # -- 14: /events after a version beyond the head ---------------------------------
