@@ -9,6 +9,7 @@ Content-Length, chunked, or until the server closes).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from collections.abc import Iterable
@@ -49,15 +50,18 @@ def request_bytes(
     """One request: a Host header, ``Connection: close``, then ``headers`` as given.
 
     With ``chunks`` the body is sent chunked (``Transfer-Encoding: chunked``
-    is added); each chunk is framed correctly, so pass raw bytes in
-    ``body`` instead to send broken framing.
+    is added); each chunk is framed correctly. To send broken framing, pass
+    a Transfer-Encoding (or Content-Length) header and the raw bytes in
+    ``body``: no Content-Length is added then.
     """
+    headers = [(_b(name), _b(value)) for name, value in headers]
     lines = [_b(method) + b" " + _b(target) + b" HTTP/1.1", b"Host: 127.0.0.1"]
-    lines += [_b(name) + b": " + _b(value) for name, value in headers]
+    lines += [name + b": " + value for name, value in headers]
+    framed = {name.lower() for name, _ in headers} & {b"content-length", b"transfer-encoding"}
     if chunks is not None:
         lines.append(b"Transfer-Encoding: chunked")
         body = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks if c) + b"0\r\n\r\n"
-    elif body:
+    elif body and not framed:
         lines.append(b"Content-Length: %d" % len(body))
     lines.append(b"Connection: close")
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
@@ -71,16 +75,13 @@ def exchange(port: int, data: bytes, *, timeout: float = 20, head_only: bool = F
     streams, which do not end.
     """
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-        try:
+        # The server may answer and close before it read everything.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             sock.sendall(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server may answer and close before reading everything
         if not head_only:
             # Half-close: a truncated body then ends here instead of at a server timeout.
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
         reader = _Reader(sock)
         head = reader.until(b"\r\n\r\n")
         status_line, *header_lines = head.decode("latin-1").split("\r\n")

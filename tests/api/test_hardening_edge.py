@@ -7,6 +7,8 @@ no event appended, no game created.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import requests
 
@@ -68,11 +70,11 @@ def _post_cases(game, token):
         for label, body in (("lists", DEEP_LISTS), ("objects", DEEP_OBJECTS)):
             yield f"deep-{label}-{name}", "POST", path, body, {}, 400, "json_too_deep"
     huge = [
-        ("seed", "/v1/games", '{"seed": %s}' % HUGE),
+        ("seed", "/v1/games", f'{{"seed": {HUGE}}}'),
         ("expected_version", f"{game.path}/actions",
-         '{"type": "close_talon", "expected_version": %s}' % HUGE),
-        ("budget_ms", "/v1/bot/moves", '{"position": {}, "budget_ms": %s}' % HUGE),
-        ("negative", "/v1/games", '{"seed": -%s}' % HUGE),
+         f'{{"type": "close_talon", "expected_version": {HUGE}}}'),
+        ("budget_ms", "/v1/bot/moves", f'{{"position": {{}}, "budget_ms": {HUGE}}}'),
+        ("negative", "/v1/games", f'{{"seed": -{HUGE}}}'),
     ]  # fmt: skip
     for name, path, body in huge:
         yield f"huge-{name}", "POST", path, body, {}, 400, "number_too_large"
@@ -117,6 +119,65 @@ def test_finding_6_bad_input_is_a_4xx_problem_not_a_500(api, live_server, redis_
         except AssertionError:
             failures.append(f"{case}: {reply!r:.300}")
     assert not failures, "\n".join(failures)
+
+
+# -- 7: chunked bodies -------------------------------------------------------
+
+
+def test_finding_7_chunked_bodies_get_the_content_checks(live_server, redis_client, played):
+    """A chunked body skipped the media type check (a default game was created from
+    a text/plain body), an oversized one answered 400, not 413, and a chunk size
+    that is no number was a 500."""
+    game, mover = played
+    port = live_server.port
+    with log_unchanged(redis_client, game.game_id):
+        reply = exchange(port, request_bytes(
+            "POST", "/v1/games", [("Content-Type", "text/plain")], chunks=[b"hello", b" there"]
+        ))  # fmt: skip
+        raw_problem(reply, 415, "unsupported_media_type")
+        action = json.dumps(mover["deal"]["legal_actions"][0]).encode()
+        reply = exchange(port, request_bytes(
+            "POST", f"{game.path}/actions",
+            [("Content-Type", "text/plain"), ("Authorization", f"Bearer {game.tokens[mover['seat']]}")],
+            chunks=[action],
+        ))  # fmt: skip
+        raw_problem(reply, 415, "unsupported_media_type")
+        big = json.dumps({"variant": "head", "pad": "x" * 20_000}).encode()
+        for pieces in ([big], [big[i : i + 1000] for i in range(0, len(big), 1000)]):
+            reply = exchange(port, request_bytes(
+                "POST", "/v1/games", [("Content-Type", "application/json")], chunks=pieces
+            ))  # fmt: skip
+            raw_problem(reply, 413, "payload_too_large")
+        # Exactly the limit is still read whole: it is only too large past 16 KiB.
+        exact = b'{"variant": "head"}' + b" " * (16 * 1024 - 19)
+        assert len(exact) == 16 * 1024
+        reply = exchange(port, request_bytes(
+            "POST", f"{game.path}/join", [("Content-Type", "application/json")], chunks=[exact]
+        ))  # fmt: skip
+        raw_problem(reply, 422, "invalid_request")  # read whole: the schema speaks
+    # Broken framing: a chunk size that is no number, a body that ends early.
+    framings = {
+        "bad-size": b"zz\r\n{}\r\n0\r\n\r\n",
+        "bad-second-size": b"1\r\n{\r\nxyz\r\n}\r\n0\r\n\r\n",
+        "truncated": b'20\r\n{"variant": ',
+        "no-last-chunk": b"2\r\n{}\r\n",
+    }
+    for name, framing in framings.items():
+        with log_unchanged(redis_client):
+            reply = exchange(port, request_bytes(
+                "POST", "/v1/games",
+                [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+                framing,
+            ))  # fmt: skip
+            assert reply.status == 400, (name, reply)  # bad sizes were 500s
+            raw_problem(reply, 400, "malformed_body")
+    # A good chunked body is taken.
+    reply = exchange(port, request_bytes(
+        "POST", "/v1/games", [("Content-Type", "application/json")],
+        chunks=[b'{"variant": ', b'"tracked"}'],
+    ))  # fmt: skip
+    assert reply.status == 201, reply
+    assert reply.json()["game"]["variant"] == "tracked"
 
 
 # -- 14: /events after a version beyond the head ---------------------------------
