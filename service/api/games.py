@@ -57,7 +57,8 @@ _IF_MATCH_HEADER = {
     "name": "If-Match",
     "required": False,
     "schema": {"type": "string"},
-    "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on',
+    "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
+    "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
 _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}

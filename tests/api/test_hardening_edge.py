@@ -12,7 +12,7 @@ import json
 import pytest
 import requests
 
-from tests.api.helpers import Api, create, new_game, problem, to_move_view
+from tests.api.helpers import Api, create, log_head, new_game, problem, to_move_view
 from tests.api.test_errors import log_unchanged
 from tests.rawhttp import RawReply, exchange, request_bytes
 
@@ -178,6 +178,41 @@ def test_finding_7_chunked_bodies_get_the_content_checks(live_server, redis_clie
     ))  # fmt: skip
     assert reply.status == 201, reply
     assert reply.json()["game"]["variant"] == "tracked"
+
+
+# -- 8: If-Match is a strong comparison ----------------------------------------
+
+
+def test_finding_8_if_match_uses_the_strong_comparison(api, redis_client):
+    """``W/"5"`` and ``"5`` were taken as version 5 in If-Match. RFC 9110 13.1.1: the
+    strong comparison, so a weak or broken tag never matches (412, nothing appended)."""
+    game = new_game(api, seed=808, first_dealer=1)
+    mover = to_move_view(api, game)
+    version = mover["version"]
+    action = mover["deal"]["legal_actions"][0]
+    token = game.tokens[mover["seat"]]
+    weak_or_broken = [f'W/"{version}"', f'w/"{version}"', f'"{version}', f'{version}"',
+                      f'"{version}"x', f'W/"{version}", W/"{version + 1}"']  # fmt: skip
+    with log_unchanged(redis_client, game.game_id):
+        for tag in weak_or_broken:
+            reply = api.post(
+                f"{game.path}/actions", json_body=action, token=token, headers={"If-Match": tag}
+            )
+            problem(reply, 412, "precondition_failed")
+        # Not an entity-tag at all: a bad request, as before.
+        for tag in (str(version), "yesterday"):
+            reply = api.post(
+                f"{game.path}/actions", json_body=action, token=token, headers={"If-Match": tag}
+            )
+            problem(reply, 400, "invalid_if_match")
+    reply = api.post(
+        f"{game.path}/actions", json_body=action, token=token, headers={"If-Match": f'"{version}"'}
+    )
+    assert reply.status == 200, reply
+    assert log_head(redis_client, game.game_id) == version + 1
+    # If-None-Match keeps the weak comparison (RFC 9110 13.1.2).
+    reply = api.get(game.path, token=token, headers={"If-None-Match": f'W/"{version + 1}"'})
+    assert reply.status == 304, reply
 
 
 # -- 14: /events after a version beyond the head ---------------------------------
