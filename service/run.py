@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--workers",
                     str(args.web_workers),
                     "--worker-class",
-                    "gthread",
+                    "service.serving.ProblemThreadWorker",
                     "--no-control-socket",
                     "--threads",
                     str(args.web_threads),

@@ -215,6 +215,50 @@ def test_finding_8_if_match_uses_the_strong_comparison(api, redis_client):
     assert reply.status == 304, reply
 
 
+# -- 9: gunicorn's own refusals ------------------------------------------------
+
+GUNICORN_REFUSALS = [
+    ("request-line-too-long", b"GET /v1/games/" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+     414, "uri_too_long"),
+    ("header-too-long", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+     431, "headers_too_large"),
+    ("too-many-headers", b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+     + b"".join(b"X-H%d: a\r\n" % i for i in range(120)) + b"\r\n", 431, "headers_too_large"),
+    ("garbage-request-line", b"GARBAGE\r\n\r\n", 400, "bad_request"),
+    ("bad-method", b"G\x01T / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad_request"),
+    ("bad-version", b"GET / HTTP/7.1\r\nHost: x\r\n\r\n", 400, "bad_request"),
+    ("bad-header-name", b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n",
+     400, "bad_request"),
+    ("control-in-header", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
+     400, "bad_request"),
+    ("bare-lf", b"GET /healthz HTTP/1.1\nHost: x\n\n", 400, "bad_request"),
+    ("te-and-content-length", b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "bad_request"),
+    ("expect-nonsense", b"GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n",
+     417, "expectation_failed"),
+    ("two-content-lengths", b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+     b"Content-Length: 2\r\nContent-Type: application/json\r\n\r\n{}", 400, "bad_request"),
+    ("unknown-transfer-coding", b"POST /v1/games HTTP/1.1\r\nHost: x\r\n"
+     b"Transfer-Encoding: foo, chunked\r\n\r\n0\r\n\r\n", 400, "unsupported_transfer_coding"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("request_data", "status", "code"),
+    [case[1:] for case in GUNICORN_REFUSALS],
+    ids=[case[0] for case in GUNICORN_REFUSALS],
+)
+def test_finding_9_gunicorns_own_refusals_are_problem_json(live_server, request_data, status, code):
+    """gunicorn answered these itself with text/html pages; every answer of the
+    service is problem+json, and the connection closes (gunicorn cannot read on)."""
+    reply = exchange(live_server.port, request_data)
+    raw_problem(reply, status, code)
+    assert reply.headers.get("connection", "").lower() == "close", reply.headers
+    assert int(reply.headers["content-length"]) == len(reply.body)
+    # The server is still there for the next client.
+    assert requests.get(f"{live_server.url}/healthz", timeout=10).ok
+
+
 # -- 14: /events after a version beyond the head ---------------------------------
 
 
