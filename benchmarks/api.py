@@ -54,7 +54,7 @@ def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
             "--workers",
             "2",
             "--worker-class",
-            "gthread",
+            "service.serving.ProblemThreadWorker",
             "--threads",
             "8",
             "--keep-alive",

@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import redis
-from flask import Flask, request
+from flask import Flask
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import observability
-from service.api import bots, docs, exports, games, limits, meta, pages
+from service.api import bodies, bots, docs, exports, games, limits, meta, pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.bots import LEVELS
 from service.clients import ClientRegistry
@@ -50,7 +50,6 @@ API_SETTINGS = {
     },
 }
 
-_JSON_TYPES = ("application/json",)
 _DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 
@@ -142,15 +141,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 
-    @app.before_request
-    def _bodies_are_json() -> None:
-        has_body = request.method in ("POST", "PUT", "PATCH") and request.content_length
-        if has_body and request.mimetype not in _JSON_TYPES:
-            raise Problem(
-                f"send the body as application/json, not {request.mimetype or 'untyped'}",
-                status=415,
-                code="unsupported_media_type",
-            )
+    bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
 
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)

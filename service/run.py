@@ -102,7 +102,7 @@ def _gunicorn_command(args: argparse.Namespace) -> list[str]:
         "--workers",
         str(args.web_workers),
         "--worker-class",
-        "gthread",
+        "service.serving.ProblemThreadWorker",
         "--no-control-socket",
         "--threads",
         str(args.web_threads),

@@ -258,10 +258,12 @@ class EventStore:
         return [_parse_entry(entry) for entry in entries]
 
     def wait_for_events(self, game_id: str, after: int, timeout_ms: int) -> bool:
-        """Block until the log holds an event after version ``after`` or the timeout passes."""
-        found = self.waiting_redis.xread(
-            {keys(game_id)["log"]: f"{after}-0"}, count=1, block=timeout_ms
-        )
+        """Block until the log holds an event after version ``after`` or the timeout passes.
+
+        A timeout of 0 (or less) only looks: to Redis, ``XREAD BLOCK 0`` means forever.
+        """
+        block = timeout_ms if timeout_ms > 0 else None
+        found = self.waiting_redis.xread({keys(game_id)["log"]: f"{after}-0"}, count=1, block=block)
         return bool(found)
 
     def head(self, game_id: str) -> int:

@@ -100,7 +100,7 @@ class LiveServer:
                 "--workers",
                 str(workers),
                 "--worker-class",
-                "gthread",
+                "service.serving.ProblemThreadWorker",
                 "--no-control-socket",
                 "--threads",
                 str(threads),

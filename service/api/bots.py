@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import current_app, request
@@ -23,6 +24,8 @@ from workers.queues import bot_seed, enqueue_decision, report
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 
+#: The ids RQ 3 accepts (letters, digits, "_" and "-"), no longer than any id given out.
+_JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
 
 
@@ -110,7 +113,11 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
 def get_job(query: dict[str, Any], job_id: str):
     """A job's status and, once finished, its result."""
     wait = min(query["wait"], current_app.config["JOB_WAIT_MAX_SECONDS"])
-    found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
+    # RQ raises on ids outside its alphabet (and reads "a:b" as job "a"): such ids name no job.
+    if not _JOB_ID.fullmatch(job_id):
+        found = None
+    else:
+        found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
     if found is None:
         raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
     return found.to_dict()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -59,8 +61,10 @@ _IF_MATCH_HEADER = {
     "name": "If-Match",
     "required": False,
     "schema": {"type": "string"},
-    "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on',
+    "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
+    "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
+_ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
 
@@ -187,13 +191,15 @@ def events(query: dict[str, Any], game_id: str):
     for the next event.
     """
     service = games()
-    seat = service.seat_for(service.current(game_id), bearer_token(request))
-    after = query["after"]
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
+    after = _existing_version(query["after"], current.version)
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
         slots = _waiting_slot()
         try:
-            service.store.wait_for_events(game_id, after, int(wait * 1000))
+            # Rounded up: a wait under 1 ms must not become 0, which Redis reads as "forever".
+            service.store.wait_for_events(game_id, after, math.ceil(wait * 1000))
         finally:
             slots.release()
     return {"game_id": game_id, **_feed(service, game_id, seat, after)}
@@ -309,12 +315,24 @@ def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> d
     return {"version": latest.version, "events": shown}
 
 
+def _existing_version(version: int, head: int) -> int:
+    """``version`` when the log has reached it, else 422 as /stream and /replay?at= answer."""
+    if version > head:
+        raise Problem(
+            f"version {version} does not exist yet; the game is at version {head}",
+            status=422,
+            code="version_out_of_range",
+        )
+    return version
+
+
 def _last_event_id(after: int) -> int:
     header = request.headers.get("Last-Event-ID")
     if header is None:
         return after
     value = header.strip()
-    if not value.isdigit() or int(value) > MAX_VERSION:
+    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a 500).
+    if not _ASCII_VERSION.fullmatch(value) or int(value) > MAX_VERSION:
         raise Problem(
             "Last-Event-ID must be the version of an event",
             status=400,

@@ -18,6 +18,7 @@ from service.problems import Problem, Unauthorized
 
 _IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
+_STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
 
 
 def game_view(current: Current, seat: int | None) -> dict[str, Any]:
@@ -70,18 +71,43 @@ def idempotency_key(request: Request) -> str | None:
 
 
 def if_match_version(request: Request) -> int | None:
-    """The version of ``If-Match: "<version>"``; ``None`` when absent or ``*``."""
+    """The version of ``If-Match: "<version>"``; ``None`` when absent or ``*``.
+
+    If-Match takes the strong comparison (RFC 9110 13.1.1): only a strong tag
+    ``"<version>"`` can match. A weak tag (``W/"5"``) or a broken one (``"5``)
+    never matches, whatever the version: 412 at once, nothing loaded or
+    appended. A value that is no entity-tag at all (``yesterday``, ``5``) is
+    a malformed header: 400.
+    """
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return None
-    match = _ETAG.match(header.strip())
-    if not match:
+    versions = set()
+    for tag in header.split(","):
+        tag = tag.strip()
+        match = _STRONG_ETAG.fullmatch(tag)
+        if match:
+            versions.add(int(match.group(1)))
+        elif '"' not in tag:
+            raise Problem(
+                'If-Match must be the ETag of a game view, e.g. "12"',
+                status=400,
+                code="invalid_if_match",
+            )
+    if not versions:
         raise Problem(
-            'If-Match must be the ETag of a game view, e.g. "12"',
+            f"If-Match {header.strip()[:40]!r} never matches: it takes the strong ETag of a "
+            'game view, e.g. "12" (a weak W/ tag compares weakly only, RFC 9110 13.1.1)',
+            status=412,
+            code="precondition_failed",
+        )
+    if len(versions) > 1:
+        raise Problem(
+            "If-Match names one version of the game, not several",
             status=400,
             code="invalid_if_match",
         )
-    return int(match.group(1))
+    return versions.pop()
 
 
 def not_modified(request: Request, version: int) -> bool:

@@ -116,7 +116,8 @@ def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
     assert re.search(r"^FROM python:3\.1[1-9]", dockerfile, re.M)
     assert re.search(r"^RUN pip install \.", dockerfile, re.M)
     cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
-    for part in ("gunicorn", "gthread", "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_THREADS"):
+    worker = "service.serving.ProblemThreadWorker"  # gthread, with problem+json refusals
+    for part in ("gunicorn", worker, "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_THREADS"):
         assert part in cmd, part
     assert "service.app:create_app()" in cmd
     # Every folder the image copies exists (the build context is the repository).

@@ -1,0 +1,152 @@
+"""gunicorn workers whose own refusals are problem+json, like every other answer.
+
+gunicorn answers some requests before the app sees them: a request line over
+``limit_request_line`` (414), a header field over ``limit_request_field_size``
+or more than ``limit_request_fields`` of them (431), a request line, header
+or framing it cannot parse (400). It writes those answers itself, as small
+HTML pages (``gunicorn.util.write_error``), so clients that expect RFC 9457
+bodies everywhere got HTML. ``ProblemErrors`` replaces the worker's
+``handle_error`` and writes the same refusals as ``application/problem+json``
+with a stable ``code``, then the connection closes (gunicorn reads nothing
+more from it).
+
+It is a mixin, so any gunicorn worker class can take it; the service runs
+``ProblemThreadWorker`` (``--worker-class service.serving.ProblemThreadWorker``),
+gunicorn's gthread worker with it.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from http import HTTPStatus
+from typing import Any
+
+from gunicorn import util
+from gunicorn.http import errors
+from gunicorn.http.wsgi import Response, default_environ
+from gunicorn.workers.gthread import ThreadWorker
+
+#: How much of gunicorn's own message (which quotes the request) a detail repeats.
+_MESSAGE_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The answer to an error gunicorn met: a client's fault, or the server's."""
+
+    status: int
+    code: str
+    detail: str
+    client_error: bool = True
+
+    @property
+    def title(self) -> str:
+        return HTTPStatus(self.status).phrase
+
+    def problem(self) -> dict[str, Any]:
+        return {
+            "type": f"/problems/{self.code}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+
+    def http(self) -> bytes:
+        """The whole answer: status line, headers and body (the connection then closes)."""
+        body = json.dumps(self.problem()).encode()
+        head = (
+            f"HTTP/1.1 {self.status} {self.title}\r\n"
+            "Connection: close\r\n"
+            "Content-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n"
+            f"X-Request-ID: {uuid.uuid4().hex}\r\n"
+            "\r\n"
+        )
+        return head.encode("latin-1") + body
+
+
+def refusal(exc: BaseException, cfg: Any) -> Refusal:
+    """What to answer for ``exc``, raised while gunicorn read a request (or served it)."""
+    said = str(exc)[:_MESSAGE_CHARS]
+    # The app's own headers are the server's fault (a subclass of InvalidHeader: first).
+    if isinstance(exc, errors.InvalidResponseHeader | errors.InvalidResponseHeaderName):
+        return _server_error()
+    if isinstance(exc, errors.LimitRequestLine):
+        return Refusal(
+            414, "uri_too_long", f"the request line is longer than {cfg.limit_request_line} bytes"
+        )
+    if isinstance(exc, errors.LimitRequestHeaders):
+        return Refusal(
+            431,
+            "headers_too_large",
+            f"at most {cfg.limit_request_fields} header fields of at most "
+            f"{cfg.limit_request_field_size} bytes each ({said})",
+        )
+    if isinstance(exc, errors.UnsupportedTransferCoding):
+        # RFC 9112 6.1 suggests 501; a refusal of the client's request is a 4xx here.
+        return Refusal(
+            400, "unsupported_transfer_coding", "only the chunked transfer coding is supported"
+        )
+    if isinstance(exc, errors.ExpectationFailed):
+        return Refusal(417, "expectation_failed", f"only 'Expect: 100-continue' is met ({said})")
+    if isinstance(exc, errors.ForbiddenProxyRequest | ssl.SSLError):
+        return Refusal(403, "forbidden", "this connection may not make requests")
+    if isinstance(exc, errors.ConfigurationProblem):
+        return _server_error()
+    if isinstance(exc, errors.ParseException):
+        return Refusal(400, "bad_request", f"the request is not valid HTTP/1.1: {said}")
+    return _server_error()
+
+
+def _server_error() -> Refusal:
+    return Refusal(
+        500,
+        "internal_error",
+        "the server failed to answer this request; it has been logged",
+        client_error=False,
+    )
+
+
+class ProblemErrors:
+    """Mixin for a gunicorn ``Worker``: its own error answers as problem+json.
+
+    Logs and access-logs as gunicorn's ``Worker.handle_error`` does; only the
+    answer written differs.
+    """
+
+    cfg: Any
+    log: Any
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        started = datetime.now()
+        addr = addr or ("", -1)  # a Unix socket
+        answer = refusal(exc, self.cfg)
+        if answer.client_error:
+            self.log.warning("Invalid request from ip=%s: %s", addr[0], exc)
+            if req is None and isinstance(exc, errors.InvalidHeader | errors.InvalidHeaderName):
+                req = getattr(exc, "req", None)  # for the access log
+        elif hasattr(req, "uri"):
+            self.log.exception("Error handling request %s %s", getattr(req, "method", ""), req.uri)
+        else:
+            self.log.exception("Error handling request (no URI read)")
+        data = answer.http()
+        if req is not None:
+            environ = default_environ(req, client, self.cfg)
+            environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
+            response = Response(req, client, self.cfg)
+            response.status = f"{answer.status} {answer.title}"
+            response.response_length = len(data)
+            self.log.access(response, req, environ, datetime.now() - started)
+        try:
+            util.write_nonblock(client, data)
+        except Exception:
+            self.log.debug("Failed to send error message.")
+
+
+class ProblemThreadWorker(ProblemErrors, ThreadWorker):
+    """gunicorn's gthread worker, answering its own refusals as problem+json."""
