@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.serving import gunicorn_command  # noqa: E402
 
 
 def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
@@ -45,25 +46,7 @@ def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
     env.update(SCHNAPSEN_LOG_LEVEL="WARNING", SCHNAPSEN_RATE_LIMIT_PER_IP="0",
                SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR="0")  # fmt: skip
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-            "--worker-class",
-            "service.serving.ProblemThreadWorker",
-            "--threads",
-            "8",
-            "--keep-alive",
-            "5",
-            "--no-control-socket",
-            "--log-level",
-            "warning",
-            "service.app:create_app()",
-        ],  # fmt: skip
+        gunicorn_command(f"127.0.0.1:{port}", workers=2, connections=5000, log_level="warning"),
         cwd=REPO,
         env=env,
     )

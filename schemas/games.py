@@ -34,6 +34,13 @@ def _doc(text: str) -> dict[str, str]:
     return {"description": text}
 
 
+def _include() -> fields.String:
+    return fields.String(
+        validate=validate.OneOf(["view"]),
+        metadata=_doc("'view': also send the caller's view at the newest version"),
+    )
+
+
 def _dealing(**kwargs) -> fields.String:
     return fields.String(
         validate=validate.OneOf([dealing.value for dealing in Dealing]),
@@ -157,6 +164,7 @@ class EventsQuerySchema(Schema):
         validate=validate.Range(min=0, max=60),
         metadata=_doc("Long-poll: wait up to this many seconds for a new event (capped)"),
     )
+    include = _include()
 
 
 class StreamQuerySchema(Schema):
@@ -170,6 +178,7 @@ class StreamQuerySchema(Schema):
     access_token = fields.String(
         metadata=_doc("The seat's token, for EventSource clients that cannot send headers")
     )
+    include = _include()
 
 
 class ReplayQuerySchema(Schema):
@@ -325,12 +334,16 @@ class EventSchema(Schema):
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
     deal_result = fields.Nested(DealResultSchema)
     game_winner = _seat()
+    to_move = _seat(allow_none=True, metadata=_doc("The seat to move after this event"))
 
 
 class EventsSchema(Schema):
     game_id = fields.String()
     version = fields.Integer(metadata=_doc("The game's version now"))
     events = fields.List(fields.Nested(EventSchema))
+    view = fields.Nested(
+        "GameViewSchema", metadata=_doc("With include=view: the caller's view at `version`")
+    )
 
 
 class ReplayDealSchema(Schema):

@@ -26,6 +26,7 @@ from service.api.errors import ProblemApi, handle_problem, register_error_handle
 from service.bots import LEVELS
 from service.clients import ClientRegistry
 from service.dispatch import BotDispatcher
+from service.live import LogWatcher
 from service.problems import Problem
 from service.settings import from_env
 from service.store import EventStore, ExportStore
@@ -65,22 +66,25 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         # Behind load balancers: the client's address is the one they report.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"])  # type: ignore[method-assign]
     # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
-    # lost Redis answers 503 at once); waits that block on purpose (long-polls, SSE,
-    # job waits) use clients whose socket timeout covers the longest wait.
+    # lost Redis answers 503 at once). Waiting clients cost no connection: one watcher
+    # per process listens (service.live). Job waits (?wait= on jobs) block in Redis,
+    # so they get a client whose timeout covers the longest wait.
     timeout = app.config["REDIS_TIMEOUT_SECONDS"]
-    longest_wait = max(app.config["LONG_POLL_MAX_SECONDS"], app.config["JOB_WAIT_MAX_SECONDS"])
+    pool_size = app.config["REDIS_POOL_SIZE"]
+    job_wait = app.config["JOB_WAIT_MAX_SECONDS"] + timeout + 1
     queue_url = app.config["QUEUE_REDIS_URL"] or app.config["REDIS_URL"]
-    client = _redis(app.config["REDIS_URL"], timeout)
-    waiting_client = _redis(app.config["REDIS_URL"], longest_wait + timeout + 1)
-    queue_client = _redis(queue_url, timeout) if app.config["QUEUE_REDIS_URL"] else client
-    queue_waiting_client = _redis(queue_url, longest_wait + timeout + 1)
+    client = _redis(app.config["REDIS_URL"], timeout, pool_size)
+    queue_client = (
+        _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
+    )
+    queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using redis://127.0.0.1:6379/0")
     secret = app.config["SECRET_KEY"]
     if not secret:
         log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
         secret = secrets.token_hex(32)
-    store = EventStore(client, waiting_client=waiting_client)
+    store = EventStore(client)
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
     quick_log = observability.quick_client(app.config["REDIS_URL"] or _DEFAULT_URL, ready_timeout)
@@ -138,6 +142,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "exports": ExportStore(client),
         "clients": ClientRegistry(client),
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
+        # The one subscription of this process that wakes its waiters (service.live).
+        "watcher": LogWatcher(lambda: _listener(app.config["REDIS_URL"], timeout)),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 
@@ -160,16 +166,29 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _redis(url: str | None, socket_timeout: float) -> redis.Redis:
+def _listener(url: str | None, connect_timeout: float) -> redis.Redis:
+    """The watcher's client: it blocks on its subscription, so no read timeout."""
+    return redis.Redis.from_url(
+        url or _DEFAULT_URL, socket_connect_timeout=connect_timeout, health_check_interval=30
+    )
+
+
+def _redis(url: str | None, socket_timeout: float, pool_size: int) -> redis.Redis:
     """A client whose every call gives up after ``socket_timeout`` seconds.
 
+    At most ``pool_size`` connections per process: under gevent thousands of
+    requests may run at once, and they share the pool (waiting for a free
+    connection at most ``socket_timeout``) instead of opening a connection each.
     One retry, at once and only for a lost connection (a Redis restart leaves
     pooled connections dead); never for a timeout, which would double the wait.
     """
-    return redis.Redis.from_url(
+    pool = redis.BlockingConnectionPool.from_url(
         url or _DEFAULT_URL,
+        max_connections=pool_size,
+        timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
         socket_timeout=socket_timeout,
         retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
         health_check_interval=30,
     )
+    return redis.Redis(connection_pool=pool)

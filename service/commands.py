@@ -392,6 +392,20 @@ class GameService:
         start = self.current(game_id, after).state if after > 0 else None
         return start, self.store.events(game_id, after, latest.version), latest
 
+    def events_since(self, known: Current) -> tuple[list[Event], Current]:
+        """The events after ``known`` and the game they lead to: one round trip.
+
+        For waiters, who already hold the state they waited at: folding the
+        new events onto it is cheaper than loading the game again.
+        """
+        events = self.store.events(known.game_id, known.version)
+        if not events:
+            return [], known
+        if any(isinstance(event, SeatTaken) for event in events):  # the seats record changed
+            return events, self.current(known.game_id, known.version + len(events))
+        state = replay(events, known.state)
+        return events, Current(known.game_id, known.version + len(events), state, known.seats)
+
     # -- helpers -----------------------------------------------------------
     def _load(
         self, game_id: str, version: int | None = None, *, idempotency_key: str | None = None

@@ -33,6 +33,7 @@ from prometheus_client import (
     CONTENT_TYPE_PLAIN_0_0_4,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -144,6 +145,11 @@ HTTP_LATENCY = Histogram(
     "Time to answer an HTTP request (to the first byte of a stream), by method and route",
     ["method", "route"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+WAITING_REQUESTS = Gauge(
+    "schnapsen_waiting_requests",
+    "Long-polls and SSE streams waiting for a game's next event now",
+    multiprocess_mode="livesum",
 )
 ACTIONS_APPENDED = Counter(
     "schnapsen_actions_appended_total",

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from service.embedded_redis import EmbeddedRedis
+from service.serving import gunicorn_command
 from service.supervisor import Supervisor
 from service.worker_commands import run_command_workers
 
@@ -39,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         "--web-workers", type=int, default=int(os.environ.get("SCHNAPSEN_WEB_WORKERS", "2"))
     )
     parser.add_argument(
-        "--web-threads", type=int, default=int(os.environ.get("SCHNAPSEN_WEB_THREADS", "8"))
+        "--web-connections",
+        type=int,
+        default=int(os.environ.get("SCHNAPSEN_WEB_CONNECTIONS", "5000")),
+        help="connections one gunicorn (gevent) process holds at once",
     )
     parser.add_argument(
         "--workers",
@@ -93,23 +97,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _gunicorn_command(args: argparse.Namespace) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
-        f"{args.host}:{args.port}",
-        "--workers",
-        str(args.web_workers),
-        "--worker-class",
-        "service.serving.ProblemThreadWorker",
-        "--no-control-socket",
-        "--threads",
-        str(args.web_threads),
-        "--keep-alive",
-        "5",
-        "service.app:create_app()",
-    ]  # fmt: skip
+    return gunicorn_command(
+        f"{args.host}:{args.port}", workers=args.web_workers, connections=args.web_connections
+    )
 
 
 def _secret_key(data_dir: Path) -> str:

@@ -10,15 +10,22 @@ bodies everywhere got HTML. ``ProblemErrors`` replaces the worker's
 with a stable ``code``, then the connection closes (gunicorn reads nothing
 more from it).
 
-It is a mixin, so any gunicorn worker class can take it; the service runs
-``ProblemThreadWorker`` (``--worker-class service.serving.ProblemThreadWorker``),
-gunicorn's gthread worker with it.
+It is a mixin, so any gunicorn worker class can take it. The service runs
+``ProblemGeventWorker`` (gunicorn's gevent worker with it): most clients are
+waiting for the other side's move, and under gevent a waiting request is a
+greenlet of a few KiB rather than one of a handful of threads, so one small
+server holds thousands of them (measured by ``benchmarks/live.py``; waiters
+share one Redis subscription per process, see ``service.live``).
+``ProblemThreadWorker`` (gthread) stays for deployments that cannot run gevent.
+``gunicorn_command`` is the one command line every gunicorn of the project
+starts with: the run command, the Dockerfile's equivalent, tests, benchmarks.
 """
 
 from __future__ import annotations
 
 import json
 import ssl
+import sys
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,6 +35,7 @@ from typing import Any
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.http.wsgi import Response, default_environ
+from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
 
 #: How much of gunicorn's own message (which quotes the request) a detail repeats.
@@ -150,3 +158,29 @@ class ProblemErrors:
 
 class ProblemThreadWorker(ProblemErrors, ThreadWorker):
     """gunicorn's gthread worker, answering its own refusals as problem+json."""
+
+
+class ProblemGeventWorker(ProblemErrors, GeventWorker):
+    """gunicorn's gevent worker, answering its own refusals as problem+json."""
+
+
+#: The worker class every gunicorn of the project runs.
+WORKER_CLASS = "service.serving.ProblemGeventWorker"
+
+
+def gunicorn_command(
+    bind: str, *, workers: int, connections: int, log_level: str | None = None
+) -> list[str]:
+    """The gunicorn command line of the API: ``workers`` processes of ``connections`` each."""
+    command = [
+        sys.executable, "-m", "gunicorn",
+        "--bind", bind,
+        "--workers", str(workers),
+        "--worker-class", WORKER_CLASS,
+        "--worker-connections", str(connections),
+        "--keep-alive", "5",
+        "--no-control-socket",
+    ]  # fmt: skip
+    if log_level:
+        command += ["--log-level", log_level]
+    return [*command, "service.app:create_app()"]

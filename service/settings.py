@@ -24,9 +24,9 @@ DEFAULTS: dict[str, Any] = {
     "SSE_MAX_SECONDS": 300.0,
     "SSE_HEARTBEAT_SECONDS": 15.0,
     # Waiting requests (long-polls and SSE streams together) one server process holds at
-    # once; each holds one of its threads, so keep it below the threads per process
-    # (SCHNAPSEN_WEB_THREADS, 8): the others serve actions, views and health. More: 503.
-    "MAX_WAITING": 4,
+    # once; each is a greenlet of a few KiB with no Redis connection of its own. Keep it
+    # below the connections per process (SCHNAPSEN_WEB_CONNECTIONS). More: 503.
+    "MAX_WAITING": 4000,
     # Think time per move of bot opponents in ms (0: each level's default).
     "BOT_BUDGET_MS": 0,
     # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
@@ -54,6 +54,8 @@ DEFAULTS: dict[str, Any] = {
     "PROXY_HOPS": 0,
     # Longest wait of one Redis call of a request, in seconds; then 503 store_unavailable.
     "REDIS_TIMEOUT_SECONDS": 1.0,
+    # Redis connections one server process opens at most (requests share them).
+    "REDIS_POOL_SIZE": 32,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -89,6 +91,7 @@ ENVIRONMENT = {
     "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
     "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
     "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",
+    "REDIS_POOL_SIZE": "SCHNAPSEN_REDIS_POOL_SIZE",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

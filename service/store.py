@@ -65,6 +65,8 @@ if ARGV[5] ~= '' then
     redis.call('ZADD', KEYS[5], version, version)
   end
 end
+-- Wake the waiters of this game in every server process (service.live).
+redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)
 return {'ok', tostring(version)}
 """
 
@@ -154,10 +156,8 @@ def keys(game_id: str) -> dict[str, str]:
 class EventStore:
     """The per-game event logs, their seat records and snapshot caches in Redis."""
 
-    def __init__(self, client: redis.Redis, *, waiting_client: redis.Redis | None = None):
+    def __init__(self, client: redis.Redis):
         self.redis = client
-        #: For the blocking waits, whose socket timeout must outlast the wait.
-        self.waiting_redis = waiting_client or client
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
 
@@ -256,15 +256,6 @@ class EventStore:
         end = "+" if until is None else f"{until}-0"
         entries = self.redis.xrange(keys(game_id)["log"], f"{after + 1}-0", end)
         return [_parse_entry(entry) for entry in entries]
-
-    def wait_for_events(self, game_id: str, after: int, timeout_ms: int) -> bool:
-        """Block until the log holds an event after version ``after`` or the timeout passes.
-
-        A timeout of 0 (or less) only looks: to Redis, ``XREAD BLOCK 0`` means forever.
-        """
-        block = timeout_ms if timeout_ms > 0 else None
-        found = self.waiting_redis.xread({keys(game_id)["log"]: f"{after}-0"}, count=1, block=block)
-        return bool(found)
 
     def head(self, game_id: str) -> int:
         """The log's current version; 0 when the game does not exist."""

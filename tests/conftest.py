@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import redis
 import requests
 
 from service.embedded_redis import EmbeddedRedis
+from service.serving import gunicorn_command
 from service.worker_commands import worker_command
 from tests.processes import kill_tree
 
@@ -76,13 +76,13 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """The app under gunicorn in its own processes, as in production."""
+    """The app under gunicorn in its own processes, as in production (gevent workers)."""
 
     def __init__(
         self,
         redis_url: str,
         workers: int = 2,
-        threads: int = 8,
+        connections: int = 1000,
         env: dict[str, str] | None = None,
         boot_seconds: float = 60,
     ):
@@ -90,27 +90,10 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         environment = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
         environment.update(env or {})
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                str(workers),
-                "--worker-class",
-                "service.serving.ProblemThreadWorker",
-                "--no-control-socket",
-                "--threads",
-                str(threads),
-                "--log-level",
-                "warning",
-                "service.app:create_app()",
-            ],  # fmt: skip
-            cwd=REPO,
-            env=environment,
+        command = gunicorn_command(
+            f"127.0.0.1:{self.port}", workers=workers, connections=connections, log_level="warning"
         )
+        self.process = subprocess.Popen(command, cwd=REPO, env=environment)
         # gunicorn binds before its workers accept: a slow boot shows as timeouts.
         deadline = time.monotonic() + boot_seconds
         while time.monotonic() < deadline and self.process.poll() is None:

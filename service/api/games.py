@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-import math
+import logging
 import re
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 
@@ -36,11 +39,15 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
-from service.commands import GameService, NewGame, Opponent
-from service.engine import Variant
+from service.commands import Current, GameService, NewGame, Opponent
+from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
+from service.live import END_EVENT, LogWatcher, client_gone
+from service.observability import WAITING_REQUESTS
 from service.problems import Problem
+
+log = logging.getLogger(__name__)
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
@@ -188,72 +195,88 @@ def events(query: dict[str, Any], game_id: str):
     """The events after version `after`, as the caller may see them (R11).
 
     With `wait`, an empty answer waits (long-poll) up to that many seconds
-    for the next event.
+    for the next event; a finished game answers at once. Each event carries
+    `to_move` after it; with `include=view` the answer carries the caller's
+    view at its version, so a client can act without another request.
     """
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     after = _existing_version(query["after"], current.version)
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
-    if wait > 0 and service.store.head(game_id) == after:  # nothing new yet: wait for it
-        slots = _waiting_slot()
-        try:
-            # Rounded up: a wait under 1 ms must not become 0, which Redis reads as "forever".
-            service.store.wait_for_events(game_id, after, math.ceil(wait * 1000))
-        finally:
-            slots.release()
-    return {"game_id": game_id, **_feed(service, game_id, seat, after)}
+    if wait > 0 and current.version == after and current.state.status != "finished":
+        with _waiting_slot():
+            _wait_for_append(service, game_id, after, wait)
+    body, latest = _feed(service, game_id, seat, after, known=current)
+    if query.get("include") == "view":
+        body["view"] = game_view(latest, seat)
+    return {"game_id": game_id, **body}
 
 
 @blp.route("/<game_id>/stream", methods=["GET"])
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
+@blp.alt_response(204, description="The game is over and the caller has every event")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=_BEARER)
 def stream(query: dict[str, Any], game_id: str):
     """The event feed as Server-Sent Events; each event's `id` is its version.
 
-    Reconnect with `Last-Event-ID` (or `?after=`) to resume exactly. The
-    stream ends after a bounded time; clients reconnect.
+    Reconnect with `Last-Event-ID` (or `?after=`) to resume exactly. After the
+    event that finishes the game the stream sends a final `end` event and
+    closes; opened again on a finished game with nothing new it answers 204,
+    which tells an EventSource to stop reconnecting. Otherwise the stream ends
+    after a bounded time and the client reconnects. With `include=view`, the
+    last event of each burst carries the caller's `view` at that version.
     """
     service = games()
     token = bearer_token(request, query_token=query.get("access_token"))
     current = service.current(game_id)
     seat = service.seat_for(current, token)
-    after = _last_event_id(query.get("after", 0))
-    if after > current.version:
-        raise Problem(
-            f"version {after} does not exist yet; the game is at version {current.version}",
-            status=422,
-            code="version_out_of_range",
-        )
+    after = _existing_version(_last_event_id(query.get("after", 0)), current.version)
+    if current.state.status == "finished" and after == current.version:
+        return Response(status=204)
+    include_view = query.get("include") == "view"
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
-    slots = _waiting_slot()
+    release = _take_waiting_slot()
+    client = _client_socket()
 
     def generate() -> Iterator[str]:
         nonlocal after
         yield "retry: 1000\n\n"
         deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            feed = _feed(service, game_id, seat, after)
-            for event in feed["events"]:
-                after = event["version"]
-                data = json.dumps(event, separators=(",", ":"))
-                yield f"id: {after}\nevent: {event['type']}\ndata: {data}\n\n"
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            timeout = min(heartbeat, remaining)
-            if not service.store.wait_for_events(game_id, after, max(1, int(timeout * 1000))):
-                yield ": keep-alive\n\n"
+        known: Current | None = current
+        try:
+            while True:
+                body, known = _feed(service, game_id, seat, after, known=known)
+                shown = body["events"]
+                if include_view and shown:
+                    shown[-1] = {**shown[-1], "view": game_view(known, seat)}
+                for event in shown:
+                    after = event["version"]
+                    yield _sse(event["type"], event, event_id=after)
+                if known.state.status == "finished":
+                    yield _sse(END_EVENT, _end_of(known))  # no id: Last-Event-ID stays
+                    return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                if not _wait_for_append(service, game_id, after, min(heartbeat, remaining)):
+                    if client is not None and client_gone(client):
+                        return  # the client left: give its slot back now
+                    yield ": keep-alive\n\n"
+        except redis.exceptions.RedisError as error:
+            # Mid-stream the status is sent: end the stream; the client resumes exactly
+            # with Last-Event-ID once the store answers again.
+            log.warning("event stream of %s ended: the store failed (%s)", game_id, error)
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(
         stream_with_context(generate()), mimetype="text/event-stream", headers=headers
     )
     # Released when the server closes the response, even if the stream never started.
-    response.call_on_close(slots.release)
+    response.call_on_close(release)
     return response
 
 
@@ -287,11 +310,11 @@ def replay(query: dict[str, Any], game_id: str):
     return {"game_id": game_id, **record}
 
 
-def _waiting_slot() -> threading.BoundedSemaphore:
-    """Take one of this process's waiting slots (the caller releases it), or answer 503.
+def _take_waiting_slot() -> Callable[[], None]:
+    """Take one of this process's waiting slots, or answer 503; returns its release.
 
-    Each waiting request (long-poll or SSE stream) holds a server thread; the cap
-    (SCHNAPSEN_MAX_WAITING) keeps threads free for actions, views and health checks.
+    A waiting request costs little (a greenlet under gevent, no Redis
+    connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process.
     """
     slots: threading.BoundedSemaphore = current_app.extensions["schnapsen"]["waiting_slots"]
     if not slots.acquire(blocking=False):
@@ -302,17 +325,86 @@ def _waiting_slot() -> threading.BoundedSemaphore:
             code="too_many_waiting",
             headers={"Retry-After": "2"},
         )
-    return slots
+    WAITING_REQUESTS.inc()
+
+    def release() -> None:
+        WAITING_REQUESTS.dec()
+        slots.release()
+
+    return release
 
 
-def _feed(service: GameService, game_id: str, seat: int | None, after: int) -> dict[str, Any]:
-    start, log, latest = service.events_after(game_id, after)
+@contextmanager
+def _waiting_slot() -> Iterator[None]:
+    release = _take_waiting_slot()
+    try:
+        yield
+    finally:
+        release()
+
+
+def _wait_for_append(service: GameService, game_id: str, after: int, seconds: float) -> bool:
+    """Wait until the log passes ``after``; False after ``seconds`` or when the client left.
+
+    The waiter registers before it reads the head, so an append that lands
+    in between wakes it rather than being missed (service.live).
+    """
+    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    deadline = time.monotonic() + seconds
+    with watcher.watch(game_id, after) as waiter:
+        if service.store.head(game_id) > after:
+            return True
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not waiter.wait(remaining, client=_client_socket()):
+                return False
+            if waiter.announced > after:
+                return True
+            waiter.woken.clear()  # woken without news (a resubscription): look again
+            if service.store.head(game_id) > after:
+                return True
+
+
+def _client_socket() -> socket.socket | None:
+    """The request's socket under gunicorn (to notice a client that left); None elsewhere."""
+    return request.environ.get("gunicorn.socket")
+
+
+def _sse(kind: str, data: dict[str, Any], *, event_id: int | None = None) -> str:
+    head = "" if event_id is None else f"id: {event_id}\n"
+    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _end_of(latest: Current) -> dict[str, Any]:
+    """The data of the final ``end`` event: how the game ended."""
+    state = latest.state
+    return {
+        "version": latest.version,
+        "status": state.status,
+        "winner": state.winner,
+        "game_points": list(state.game_points),
+    }
+
+
+def _feed(
+    service: GameService, game_id: str, seat: int | None, after: int, known: Current | None = None
+) -> tuple[dict[str, Any], Current]:
+    """The events after ``after`` as ``seat`` sees them, and the game they lead to.
+
+    ``known``, the game at ``after`` when the caller has it (a waiter), saves
+    loading it again: only the new events are read.
+    """
+    if known is not None and known.version == after:
+        start: GameState | None = known.state
+        log, latest = service.events_since(known)
+    else:
+        start, log, latest = service.events_after(game_id, after)
     shown = (
         list(visible_events(log, seat, after=after, start=start, latest=latest.state))
         if log
         else []
     )
-    return {"version": latest.version, "events": shown}
+    return {"version": latest.version, "events": shown}, latest
 
 
 def _existing_version(version: int, head: int) -> int:

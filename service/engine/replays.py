@@ -51,7 +51,7 @@ def visible_events(
         if state.deal is not None and getattr(event, "deck", None) is not None:
             reveal = deck_revealed(latest, state.deal.number, viewer)
         data = observe_event(event, before, state, viewer, reveal_deck=reveal)
-        yield {"version": after + offset, **data}
+        yield {"version": after + offset, **data, "to_move": state.to_move}
         before = state
 
 

@@ -17,7 +17,6 @@ def sse_live_server(redis_url: str) -> Iterator[LiveServer]:
     server = LiveServer(
         redis_url,
         workers=1,
-        threads=4,
         env={"SCHNAPSEN_SSE_MAX_SECONDS": "1", "SCHNAPSEN_SSE_HEARTBEAT_SECONDS": "0.2"},
     )
     try:

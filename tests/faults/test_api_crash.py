@@ -71,7 +71,7 @@ class Client:
 
 
 def test_kill_9_of_api_workers_during_appends_loses_and_doubles_nothing(redis_url, redis_client):
-    server = LiveServer(redis_url, workers=2, threads=4)
+    server = LiveServer(redis_url, workers=2)
     stop = threading.Event()
     enough = threading.Event()
     kills = []

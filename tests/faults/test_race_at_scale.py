@@ -136,7 +136,7 @@ def client(args: tuple[str, int]) -> dict[str, Any]:
 
 
 def test_fifty_clients_two_hundred_games_nothing_lost_nothing_doubled(redis_url, redis_client):
-    server = LiveServer(redis_url, workers=2, threads=8)
+    server = LiveServer(redis_url, workers=2)
     try:
         with multiprocessing.get_context("fork").Pool(CLIENTS) as pool:
             results = pool.map(client, [(server.url, seed) for seed in range(CLIENTS)])

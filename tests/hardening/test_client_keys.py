@@ -36,7 +36,6 @@ def limited(own_redis) -> Iterator[LiveServer]:
     server = LiveServer(
         own_redis,
         workers=1,
-        threads=4,
         env={
             "SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR": str(CAP),
             "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR": str(CAP),
@@ -175,7 +174,7 @@ def test_client_keys_are_created_listed_revoked_and_stored_only_hashed(limited, 
 
 
 def test_anonymous_use_can_be_switched_off(own_redis):
-    server = LiveServer(own_redis, workers=1, threads=2,
+    server = LiveServer(own_redis, workers=1,
                         env={"SCHNAPSEN_ANONYMOUS_CLIENTS": "0"})  # fmt: skip
     try:
         anonymous = session_from("127.0.0.8")

@@ -1,7 +1,8 @@
 """Findings 4 and 13 of the hardening issue, against a live gunicorn.
 
-4. Waiting long-polls must not freeze the API: past a per-process cap they get
-   503 with ``Retry-After``, and /healthz, /readyz and actions never wait behind them.
+4. Waiting long-polls must not freeze the API: /healthz, /readyz, views and
+   actions never wait behind them, and past a per-process cap they get 503 with
+   ``Retry-After``.
 13. A paused Redis must not hang requests: every Redis call of a request is bounded
     by a short timeout, then 503 ``store_unavailable`` with ``Retry-After``.
 """
@@ -9,9 +10,11 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 import requests
@@ -22,7 +25,7 @@ from tests.hardening.hostile import bearer
 
 #: Far above any answer the service should need, far below the waits under test.
 HANG = 10
-WAITERS = 16
+WAITERS = 64
 
 
 def is_problem(answer: requests.Response, status: int, code: str) -> bool:
@@ -33,9 +36,14 @@ def is_problem(answer: requests.Response, status: int, code: str) -> bool:
     )
 
 
-def test_finding_4_waiting_long_polls_are_capped_and_never_block_the_api(live_server):
-    url = live_server.url
-    game = requests.post(f"{url}/v1/games", json={}).json()
+def waiting_now(url: str) -> float:
+    """The server's own count of waiting requests (one gunicorn process: exact)."""
+    metrics = requests.get(f"{url}/metrics", timeout=HANG).text
+    return float(re.search(r"^schnapsen_waiting_requests (\S+)$", metrics, re.M).group(1))
+
+
+def long_polls(url: str, game: dict, count: int) -> tuple[list[requests.Response], Callable]:
+    """``count`` long-polls on ``game`` from threads; their answers, and a wait on them."""
     feed = f"{url}/v1/games/{game['game_id']}/events?after={game['version']}&wait=25"
     answers: list[requests.Response] = []
     done = threading.Condition()
@@ -46,33 +54,67 @@ def test_finding_4_waiting_long_polls_are_capped_and_never_block_the_api(live_se
             answers.append(answer)
             done.notify_all()
 
-    waiters = [threading.Thread(target=wait_on_feed, daemon=True) for _ in range(WAITERS)]
-    for thread in waiters:
-        thread.start()
-    # Past the cap, waiters are refused at once; the rest hold their slots.
-    with done:
-        assert done.wait_for(lambda: len(answers) >= WAITERS // 2, timeout=20), (
-            f"only {len(answers)} of {WAITERS} long-polls answered: waiters are not capped"
-        )
-        refused = list(answers)
-    for answer in refused:
-        assert is_problem(answer, 503, "too_many_waiting"), answer.text
-        assert int(answer.headers["Retry-After"]) >= 1
-    # The API answers while the others wait: health, readiness, a view, an action.
+    for _ in range(count):
+        threading.Thread(target=wait_on_feed, daemon=True).start()
+
+    def until(predicate: Callable[[], bool], timeout: float) -> bool:
+        with done:
+            return done.wait_for(predicate, timeout=timeout)
+
+    return answers, until
+
+
+def api_answers_while_clients_wait(url: str, game: dict) -> None:
     assert requests.get(f"{url}/healthz", timeout=HANG).status_code == 200
     assert requests.get(f"{url}/readyz", timeout=HANG).status_code in (200, 503)
     assert requests.get(f"{url}/v1/games/{game['game_id']}", timeout=HANG).status_code == 200
-    joined = requests.post(
-        f"{url}/v1/games/{game['game_id']}/join", json={"invite": game["invite"]}, timeout=HANG
-    )
-    assert joined.status_code == 201
-    # The join is an event: every held waiter answers it.
-    for thread in waiters:
-        thread.join(timeout=HANG)
-    assert len(answers) == WAITERS
-    held = [answer for answer in answers if answer.status_code == 200]
-    assert held and all(answer.json()["events"] for answer in held)
-    assert all(answer.status_code in (200, 503) for answer in answers)
+
+
+def test_finding_4_many_waiting_long_polls_never_block_the_api(redis_url):
+    server = LiveServer(redis_url, workers=1)
+    try:
+        game = requests.post(f"{server.url}/v1/games", json={}).json()
+        answers, until = long_polls(server.url, game, WAITERS)
+        deadline = time.monotonic() + 20
+        while waiting_now(server.url) < WAITERS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert waiting_now(server.url) == WAITERS and not answers, "every long-poll is held"
+        api_answers_while_clients_wait(server.url, game)
+        # An action answers too, and is the event every waiter was waiting for.
+        joined = requests.post(
+            f"{server.url}/v1/games/{game['game_id']}/join",
+            json={"invite": game["invite"]},
+            timeout=HANG,
+        )
+        assert joined.status_code == 201
+        assert until(lambda: len(answers) == WAITERS, HANG)
+        assert all(a.status_code == 200 and a.json()["events"] for a in answers)
+    finally:
+        server.stop()
+
+
+def test_finding_4_waiting_requests_past_the_cap_get_503_with_retry_after(redis_url):
+    cap = 4
+    server = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_MAX_WAITING": str(cap)})
+    try:
+        game = requests.post(f"{server.url}/v1/games", json={}).json()
+        answers, until = long_polls(server.url, game, WAITERS)
+        assert until(lambda: len(answers) >= WAITERS - cap, 20), "past the cap: refused at once"
+        for answer in list(answers):
+            assert is_problem(answer, 503, "too_many_waiting"), answer.text
+            assert int(answer.headers["Retry-After"]) >= 1
+        assert waiting_now(server.url) == cap
+        api_answers_while_clients_wait(server.url, game)
+        # An SSE stream past the cap is refused the same way.
+        refused = requests.get(f"{server.url}/v1/games/{game['game_id']}/stream", timeout=HANG)
+        assert is_problem(refused, 503, "too_many_waiting")
+        requests.post(
+            f"{server.url}/v1/games/{game['game_id']}/join", json={"invite": game["invite"]}
+        )
+        assert until(lambda: len(answers) == WAITERS, HANG)
+        assert sum(answer.status_code == 200 for answer in answers) == cap
+    finally:
+        server.stop()
 
 
 @pytest.fixture
@@ -86,7 +128,7 @@ def pausable_redis(tmp_path) -> Iterator[EmbeddedRedis]:
 
 
 def test_finding_13_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
-    server = LiveServer(pausable_redis.url, workers=1, threads=4)
+    server = LiveServer(pausable_redis.url, workers=1)
     try:
         url = server.url
         game = requests.post(f"{url}/v1/games", json={}).json()

@@ -116,8 +116,8 @@ def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
     assert re.search(r"^FROM python:3\.1[1-9]", dockerfile, re.M)
     assert re.search(r"^RUN pip install \.", dockerfile, re.M)
     cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
-    worker = "service.serving.ProblemThreadWorker"  # gthread, with problem+json refusals
-    for part in ("gunicorn", worker, "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_THREADS"):
+    worker = "service.serving.ProblemGeventWorker"  # gevent, with problem+json refusals
+    for part in ("gunicorn", worker, "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_CONNECTIONS"):
         assert part in cmd, part
     assert "service.app:create_app()" in cmd
     # Every folder the image copies exists (the build context is the repository).
@@ -147,7 +147,7 @@ def test_the_image_starts_the_api_as_compose_would(tmp_path, redis_url):
         SCHNAPSEN_HOST="127.0.0.1",
         SCHNAPSEN_PORT=str(port),
         SCHNAPSEN_WEB_WORKERS="1",
-        SCHNAPSEN_WEB_THREADS="2",
+        SCHNAPSEN_WEB_CONNECTIONS="100",
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )

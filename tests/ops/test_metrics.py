@@ -151,9 +151,7 @@ def test_metrics_answer_when_redis_is_down():
 def test_multiprocess_mode_sums_every_gunicorn_process(redis_url, tmp_path):
     folder = tmp_path / "metrics"
     folder.mkdir()
-    server = LiveServer(
-        redis_url, workers=2, threads=2, env={"PROMETHEUS_MULTIPROC_DIR": str(folder)}
-    )
+    server = LiveServer(redis_url, workers=2, env={"PROMETHEUS_MULTIPROC_DIR": str(folder)})
     try:
         for _ in range(40):
             # A new connection each time, so both processes answer some.

@@ -1,0 +1,163 @@
+"""Waiting for a game's next event: one listener per server process, no Redis call per waiter.
+
+Most clients spend their life waiting for the other side's move, on a
+long-poll or an SSE stream. A waiter here costs one ``threading.Event`` (under
+gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
+
+- the append script PUBLISHes ``"<game_id> <version>"`` on ``sch:appended``
+  after every append (``service.store``);
+- one ``LogWatcher`` per process holds the only subscription (a thread; a
+  greenlet under gevent) and wakes that process's waiters of the game;
+- a waiter registers first and reads the version after, so an append that
+  lands between its read and its wait is never missed ("check after
+  subscribing");
+- when the subscription is lost (Redis restarted) every waiter is woken to
+  look again, so nothing published meanwhile is missed either;
+- a waiter whose client has gone (closed socket) gives its slot back within
+  ``CLOSED_CHECK_SECONDS``, without waiting for a heartbeat.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import redis
+
+log = logging.getLogger(__name__)
+
+#: The channel the append script publishes every append on.
+CHANNEL = "sch:appended"
+#: The SSE event that closes a finished game's stream (then the server closes it).
+END_EVENT = "end"
+#: How often a waiter looks whether its client has gone.
+CLOSED_CHECK_SECONDS = 0.5
+
+
+@dataclass(eq=False)
+class Waiter:
+    """One waiting request: woken when its game's log passes ``after``."""
+
+    game_id: str
+    after: int
+    woken: threading.Event = field(default_factory=threading.Event)
+    #: The newest version a publish announced (0: none yet), so a woken waiter
+    #: need not ask Redis again.
+    announced: int = 0
+
+    def wait(self, timeout: float, client: socket.socket | None = None) -> bool:
+        """Wait until woken or ``timeout``; False when not woken (timeout, or client gone).
+
+        With ``client`` (the request's socket), return early once it is closed.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            step = remaining if client is None else min(remaining, CLOSED_CHECK_SECONDS)
+            if self.woken.wait(step):
+                return True
+            if client is not None and client_gone(client):
+                return False
+
+
+def client_gone(client: socket.socket) -> bool:
+    """The peer closed the connection: readable, and a peek reads nothing."""
+    try:
+        readable, _, _ = select.select([client], [], [], 0)
+        return bool(readable) and client.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):  # reset, or already closed on our side
+        return True
+
+
+class LogWatcher:
+    """The one subscription of a server process, and the waiters it wakes."""
+
+    def __init__(self, connect: Callable[[], redis.Redis]):
+        self._connect = connect
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[Waiter]] = {}
+        self._pid: int | None = None
+        self._subscribed = threading.Event()
+
+    @contextmanager
+    def watch(self, game_id: str, after: int) -> Iterator[Waiter]:
+        """A registered waiter for ``game_id`` past ``after``; read the version inside."""
+        self._ensure_listening()
+        waiter = Waiter(game_id, after)
+        with self._lock:
+            self._waiters.setdefault(game_id, set()).add(waiter)
+        try:
+            yield waiter
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(game_id)
+                if waiting is not None:
+                    waiting.discard(waiter)
+                    if not waiting:
+                        del self._waiters[game_id]
+
+    @property
+    def waiting(self) -> int:
+        """Waiters of this process now (for metrics and tests)."""
+        with self._lock:
+            return sum(len(waiters) for waiters in self._waiters.values())
+
+    def notify(self, game_id: str, version: int) -> None:
+        """The log of ``game_id`` reached ``version``: wake its waiters behind it."""
+        with self._lock:
+            waiters = list(self._waiters.get(game_id, ()))
+        for waiter in waiters:
+            if version > waiter.after:
+                waiter.announced = max(waiter.announced, version)
+                waiter.woken.set()
+
+    def wake_all(self) -> None:
+        with self._lock:
+            waiters = [w for group in self._waiters.values() for w in group]
+        for waiter in waiters:
+            waiter.woken.set()
+
+    # -- the listener ----------------------------------------------------
+    def _ensure_listening(self) -> None:
+        """Start the listener once per process (after a fork, again)."""
+        if self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._subscribed.clear()
+            threading.Thread(target=self._listen, name="log-watcher", daemon=True).start()
+        # The first waiter waits for the subscription, so it cannot miss a publish.
+        self._subscribed.wait(5)
+
+    def _listen(self) -> None:
+        backoff = 0.1
+        while True:
+            try:
+                pubsub = self._connect().pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(CHANNEL)
+                pubsub.get_message(timeout=5)  # the subscription's confirmation
+                self._subscribed.set()
+                self.wake_all()  # anything published while we were not listening
+                backoff = 0.1
+                while True:
+                    message = pubsub.get_message(timeout=30)
+                    if message is not None and message["type"] == "message":
+                        game_id, _, version = message["data"].decode().partition(" ")
+                        self.notify(game_id, int(version))
+            except Exception as error:  # lost Redis: wake everyone, then resubscribe
+                log.warning("log watcher lost its subscription (%s); resubscribing", error)
+                self._subscribed.set()  # do not hold new waiters; they read the version
+                self.wake_all()
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 5)

@@ -1,0 +1,211 @@
+"""Live updates on the gevent server: streams that end, slots that free, nothing missed.
+
+Against real gunicorn processes (gevent workers) and a real Redis; the watcher
+test drives the per-process listener (``service.live``) on a real Redis too.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+import redis
+import requests
+
+from service.engine import Action, ActionTaken, ActionType, GameCreated, SeatTaken, Variant
+from service.live import LogWatcher
+from service.store import EventStore
+from tests.conftest import LiveServer
+from tests.hardening.hostile import bearer
+
+#: Bounds a hang only: every answer here should take milliseconds.
+HANG = 10
+
+
+@pytest.fixture(scope="module")
+def server(redis_url) -> Iterator[LiveServer]:
+    """One gevent process whose waiting cap is a single slot, to see slots come back."""
+    live = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_MAX_WAITING": "1"})
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+def new_game(url: str) -> dict:
+    """A human game with both seats taken: {game_id, tokens, version}."""
+    created = requests.post(f"{url}/v1/games", json={}).json()
+    joined = requests.post(
+        f"{url}/v1/games/{created['game_id']}/join", json={"invite": created["invite"]}
+    ).json()
+    return {
+        "game_id": created["game_id"],
+        "tokens": {0: created["token"], 1: joined["token"]},
+        "version": joined["version"],
+    }
+
+
+def act(url: str, game: dict, rng: random.Random) -> dict:
+    """One random legal action of the seat to move; the new view."""
+    view = requests.get(f"{url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0]))
+    seat = view.json()["to_move"]
+    mover = requests.get(
+        f"{url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][seat])
+    ).json()
+    answer = requests.post(
+        f"{url}/v1/games/{game['game_id']}/actions",
+        json=rng.choice(mover["deal"]["legal_actions"]),
+        headers=bearer(game["tokens"][seat]),
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def play_to_the_end(url: str, game: dict, seed: int) -> int:
+    rng = random.Random(seed)
+    while True:
+        view = act(url, game, rng)
+        if view["status"] == "finished":
+            return view["version"]
+
+
+def sse_events(response: requests.Response) -> Iterator[tuple[str, str]]:
+    """(event, id) of each event of an SSE answer, until the server closes it."""
+    kind = event_id = None
+    for line in response.iter_lines(decode_unicode=True):
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("id: "):
+            event_id = line[4:]
+        elif line == "" and kind is not None:
+            yield kind, event_id
+            kind = event_id = None
+
+
+def test_a_disconnected_sse_clients_slot_is_free_within_1_s(server):
+    game = new_game(server.url)
+    host = urlsplit(server.url)
+    path = f"/v1/games/{game['game_id']}/stream"
+    client = socket.create_connection((host.hostname, host.port), timeout=HANG)
+    client.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert b"200 OK" in client.recv(4096)  # the stream holds the one waiting slot
+    refused = requests.get(f"{server.url}{path}", timeout=HANG)
+    assert refused.status_code == 503 and refused.json()["code"] == "too_many_waiting"
+    client.close()  # the client leaves, without a word
+    closed_at = time.monotonic()
+    while True:  # the acceptance bound is the timeout: a slot is free within 1 s
+        again = requests.get(f"{server.url}{path}", stream=True, timeout=HANG)
+        if again.status_code == 200:
+            again.close()
+            break
+        assert time.monotonic() - closed_at < 1.0, "the slot was not given back within 1 s"
+        time.sleep(0.05)
+    print(f"slot free {time.monotonic() - closed_at:.2f} s after the client left")
+
+
+def test_a_finished_games_stream_closes_after_its_last_event(server):
+    game = new_game(server.url)
+    path = f"{server.url}/v1/games/{game['game_id']}/stream?after={game['version']}"
+    seen: list[tuple[str, str]] = []
+    stream = requests.get(path, stream=True, timeout=HANG)  # open: its headers are in
+    assert stream.status_code == 200
+
+    def follow() -> None:
+        with stream:
+            seen.extend(sse_events(stream))  # returns once the server closes the stream
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    final = play_to_the_end(server.url, game, seed=11)
+    reader.join(HANG)
+    assert not reader.is_alive(), "the stream of a finished game did not close"
+    assert seen[-1] == ("end", None), "a final end event, with no id of its own"
+    versions = [int(event_id) for kind, event_id in seen[:-1]]
+    assert versions == list(range(game["version"] + 1, final + 1)), "every event, once"
+    # Opened again from its start: every event, then end, then closed.
+    with requests.get(f"{path.split('?')[0]}?after=0", stream=True, timeout=HANG) as response:
+        replayed = list(sse_events(response))
+    assert replayed[-1] == ("end", None) and len(replayed) == final + 1
+    assert replayed[-2][1] == str(final)  # Last-Event-ID stays the last real event
+    # Resumed at the end: 204, which tells an EventSource to stop reconnecting.
+    done = requests.get(path.split("?")[0], headers={"Last-Event-ID": str(final)}, timeout=HANG)
+    assert done.status_code == 204
+
+
+def test_a_long_poll_on_a_finished_game_answers_at_once(server):
+    game = new_game(server.url)
+    final = play_to_the_end(server.url, game, seed=12)
+    answer = requests.get(
+        f"{server.url}/v1/games/{game['game_id']}/events?after={final}&wait=25",
+        headers=bearer(game["tokens"][0]),
+        timeout=HANG,  # a wait of 25 s would be a hang here
+    )
+    assert answer.status_code == 200 and answer.json()["events"] == []
+
+
+def test_events_carry_to_move_and_on_request_the_callers_view(server):
+    game = new_game(server.url)
+    rng = random.Random(5)
+    before = game["version"]
+    act(server.url, game, rng)
+    feed = requests.get(
+        f"{server.url}/v1/games/{game['game_id']}/events?after={before}&include=view",
+        headers=bearer(game["tokens"][1]),
+    ).json()
+    assert all("to_move" in event for event in feed["events"])
+    view = feed["view"]
+    assert view["version"] == feed["version"] and view["seat"] == 1
+    assert view["to_move"] == feed["events"][-1]["to_move"]
+    assert (view["deal"]["legal_actions"] != []) == (view["to_move"] == 1)
+
+
+def test_no_event_is_missed_when_an_append_lands_between_the_version_read_and_the_wait(
+    redis_client, redis_url
+):
+    """The interleaving forced, 200 times: register, read the version, append, wait."""
+    store = EventStore(redis_client)
+    watcher = LogWatcher(lambda: redis.Redis.from_url(redis_url))
+    game_id = f"race-{random.randrange(10**9)}"
+    store.append(game_id, 0, [GameCreated(Variant.HEAD, 0), SeatTaken(0)])
+    version = 2
+    for _ in range(200):
+        with watcher.watch(game_id, version) as waiter:
+            assert store.head(game_id) == version  # the waiter read the version...
+            # ... and an append lands before it starts to wait
+            store.append(game_id, version, [ActionTaken(0, Action(ActionType.CLAIM))])
+            assert waiter.wait(HANG), "the append between the read and the wait was missed"
+        version += 1
+    assert watcher.waiting == 0
+
+
+def test_no_long_poll_misses_an_append_racing_it(server):
+    """Long-polls and appends sent at the same moment, 100 times: every poll gets its event."""
+    game = new_game(server.url)
+    rng = random.Random(13)
+    for _ in range(100):
+        view = requests.get(
+            f"{server.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
+        ).json()
+        if view["status"] == "finished":
+            game = new_game(server.url)
+            continue
+        barrier = threading.Barrier(2)
+        polled: list[requests.Response] = []
+        feed = f"{server.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
+
+        def poll(feed: str = feed, barrier=barrier, polled: list = polled) -> None:
+            barrier.wait()
+            polled.append(requests.get(feed, timeout=HANG + 8))
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        barrier.wait()
+        act(server.url, game, rng)
+        poller.join()
+        answer = polled[0]
+        assert answer.status_code == 200 and answer.json()["events"], "a racing append was missed"
