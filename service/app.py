@@ -56,6 +56,8 @@ _DEFAULT_URL = "redis://127.0.0.1:6379/0"
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
+    # "//" in an API path is an empty id (404 problem), not an HTML redirect to another path.
+    app.url_map.merge_slashes = False
     app.config.update(from_env())
     app.config.update(API_SETTINGS)
     app.config.update(config or {})

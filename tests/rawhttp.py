@@ -78,10 +78,9 @@ def exchange(port: int, data: bytes, *, timeout: float = 20, head_only: bool = F
         # The server may answer and close before it read everything.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             sock.sendall(data)
-        if not head_only:
-            # Half-close: a truncated body then ends here instead of at a server timeout.
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_WR)
+        # Half-close: a truncated body then ends here instead of at a server timeout.
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_WR)
         reader = _Reader(sock)
         head = reader.until(b"\r\n\r\n")
         status_line, *header_lines = head.decode("latin-1").split("\r\n")

@@ -10,7 +10,8 @@ One ``before_request`` hook, so no blueprint can forget it:
   (else 413). Werkzeug refuses a longer ``Content-Length`` itself but stops
   reading a chunked body at the limit without a word, so the truncated JSON
   then failed as "malformed"; here one byte past the limit is a 413.
-- A body that cannot be read (broken chunk framing) is a 400.
+- A body that cannot be read (broken chunk framing) or that ends before its
+  ``Content-Length`` is a 400.
 - The JSON parses within ``service.safejson``'s bounds (else 400 with
   ``malformed_json``, ``json_too_deep`` or ``number_too_large``).
 
@@ -72,6 +73,10 @@ def read_whole(req: Request) -> bytes:
         streamed = req.content_length is None
         if streamed and limit is not None and len(data) >= limit and _more(req):
             raise RequestEntityTooLarge()
+        # gunicorn ends the input where the client stopped: short of Content-Length, the
+        # request is incomplete (RFC 9112 8) and must not be acted on.
+        if not streamed and len(data) < req.content_length:
+            raise _unreadable()
     except RequestEntityTooLarge:
         raise Problem(
             f"the body may be at most {limit} bytes",

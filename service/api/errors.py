@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, Response, current_app, request
@@ -141,3 +142,28 @@ def _summarize(errors: Any) -> str:
 
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(Problem, handle_problem)
+    app.after_request(errors_are_problems)
+
+
+def errors_are_problems(response: Response) -> Response:
+    """An error answer built outside this module becomes a problem too.
+
+    Werkzeug's conditional answers of static files set 412 (a failed
+    If-Match) and keep the file as the body; no error of the service may
+    leave as anything but problem+json. Headers other than the body's stay.
+    """
+    status = response.status_code
+    if status < 400 or response.mimetype == PROBLEM_JSON:
+        return response
+    try:
+        title, detail = HTTPStatus(status).phrase, HTTPStatus(status).description
+    except ValueError:
+        title, detail = "Error", f"the request failed with status {status}"
+    problem = problem_response(
+        status, _CODES_BY_STATUS.get(status, f"http_{status}"), title, detail or title
+    )
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-type", "content-length"):
+            problem.headers.add(name, value)
+    response.close()
+    return problem

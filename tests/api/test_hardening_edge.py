@@ -136,10 +136,9 @@ def test_finding_7_chunked_bodies_get_the_content_checks(live_server, redis_clie
         ))  # fmt: skip
         raw_problem(reply, 415, "unsupported_media_type")
         action = json.dumps(mover["deal"]["legal_actions"][0]).encode()
+        seat = ("Authorization", f"Bearer {game.tokens[mover['seat']]}")
         reply = exchange(port, request_bytes(
-            "POST", f"{game.path}/actions",
-            [("Content-Type", "text/plain"), ("Authorization", f"Bearer {game.tokens[mover['seat']]}")],
-            chunks=[action],
+            "POST", f"{game.path}/actions", [("Content-Type", "text/plain"), seat], chunks=[action]
         ))  # fmt: skip
         raw_problem(reply, 415, "unsupported_media_type")
         big = json.dumps({"variant": "head", "pad": "x" * 20_000}).encode()
@@ -275,3 +274,30 @@ def test_finding_14_events_after_the_head_is_422(api, redis_client):
         problem(api.get(f"/v1/games/{gid}/replay?at={head + 1}"), 422, "version_out_of_range")
     reply = api.get(f"/v1/games/{gid}/events?after={head}")
     assert reply.status == 200 and reply.json()["events"] == [], reply
+
+
+# -- found by tests/faults/test_raw_fuzz.py ------------------------------------------
+
+
+def test_fuzz_an_empty_id_is_a_404_not_a_redirect(live_server):
+    """``/v1/games//events`` (an empty game id) answered a 308 HTML page redirecting
+    to ``/v1/games/events``, another resource (the game "events")."""
+    for path in ("/v1/games//events", "/v1/games//replay", "/v1//games"):
+        reply = exchange(live_server.port, request_bytes("GET", path))  # no redirect followed
+        raw_problem(reply, 404, "not_found")
+
+
+def test_fuzz_a_failed_precondition_on_a_page_is_a_problem(api):
+    """A static page with a failing If-Match answered 412 with the page as its body."""
+    for page in ("/play/", "/replay/", "/docs/assets/swagger-ui.css"):
+        problem(api.get(page, headers={"If-Match": '"nope"'}), 412, "precondition_failed")
+
+
+def test_fuzz_a_body_short_of_its_content_length_is_refused(live_server, redis_client):
+    """A body that ended before its Content-Length (the client stopped sending) was
+    taken as complete and acted on: a game was created. An incomplete request is a 400."""
+    body = b'{"variant": "tracked"}'
+    head = [("Content-Type", "application/json"), ("Content-Length", str(len(body) + 10))]
+    with log_unchanged(redis_client):
+        reply = exchange(live_server.port, request_bytes("POST", "/v1/games", head, body))
+        raw_problem(reply, 400, "malformed_body")
