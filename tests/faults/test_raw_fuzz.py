@@ -528,10 +528,10 @@ def raw_requests(draw: st.DrawFn, world: World) -> tuple[str, str, str, bytes, s
 def fuzz_server(redis_url) -> Iterator[LiveServer]:
     """gunicorn with the same short waits, and streams that end 50 ms after their
     client went (the next keep-alive fails), so no example waits on another."""
-    server = LiveServer(redis_url, workers=1, threads=8, env={
+    server = LiveServer(redis_url, workers=1, env={
         "SCHNAPSEN_LONG_POLL_MAX_SECONDS": "0.05", "SCHNAPSEN_JOB_WAIT_MAX_SECONDS": "0",
         "SCHNAPSEN_SSE_MAX_SECONDS": "0.3", "SCHNAPSEN_SSE_HEARTBEAT_SECONDS": "0.05",
-        "SCHNAPSEN_SSE_MAX_STREAMS": "100", "SCHNAPSEN_LOG_LEVEL": "WARNING",
+        "SCHNAPSEN_MAX_WAITING": "100", "SCHNAPSEN_LOG_LEVEL": "WARNING",
     })  # fmt: skip
     try:
         yield server
