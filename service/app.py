@@ -52,6 +52,8 @@ API_SETTINGS = {
 }
 
 _DEFAULT_URL = "redis://127.0.0.1:6379/0"
+#: How many call timeouts a request waits for a free pooled Redis connection.
+POOL_WAIT_FACTOR = 3
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -180,14 +182,16 @@ def _redis(url: str | None, socket_timeout: float, pool_size: int) -> redis.Redi
 
     At most ``pool_size`` connections per process: under gevent thousands of
     requests may run at once, and they share the pool (waiting for a free
-    connection at most ``socket_timeout``) instead of opening a connection each.
+    connection at most ``POOL_WAIT_FACTOR`` times ``socket_timeout``) instead of
+    opening a connection each.
     One retry, at once and only for a lost connection (a Redis restart leaves
     pooled connections dead); never for a timeout, which would double the wait.
     """
     pool = redis.BlockingConnectionPool.from_url(
         url or _DEFAULT_URL,
         max_connections=pool_size,
-        timeout=socket_timeout,
+        # A busy process's requests queue for a connection a little longer than a call lasts.
+        timeout=POOL_WAIT_FACTOR * socket_timeout,
         socket_connect_timeout=socket_timeout,
         socket_timeout=socket_timeout,
         retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),

@@ -14,7 +14,8 @@ gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
 - when the subscription is lost (Redis restarted) every waiter is woken to
   look again, so nothing published meanwhile is missed either;
 - a waiter whose client has gone (closed socket) gives its slot back within
-  ``CLOSED_CHECK_SECONDS``, without waiting for a heartbeat.
+  ``CLOSED_CHECK_SECONDS``, without waiting for a heartbeat: one sweep per
+  process polls every waiter's socket at once.
 """
 
 from __future__ import annotations
@@ -37,36 +38,30 @@ log = logging.getLogger(__name__)
 CHANNEL = "sch:appended"
 #: The SSE event that closes a finished game's stream (then the server closes it).
 END_EVENT = "end"
+#: Games whose newest announced version a process remembers.
+ANNOUNCED_GAMES = 100_000
 #: How often a waiter looks whether its client has gone.
 CLOSED_CHECK_SECONDS = 0.5
 
 
 @dataclass(eq=False)
 class Waiter:
-    """One waiting request: woken when its game's log passes ``after``."""
+    """One waiting request: woken when its game's log passes ``after``, or its client left."""
 
     game_id: str
     after: int
+    #: The request's socket, watched for the client leaving (None: not watched).
+    client: socket.socket | None = None
     woken: threading.Event = field(default_factory=threading.Event)
     #: The newest version a publish announced (0: none yet), so a woken waiter
     #: need not ask Redis again.
     announced: int = 0
+    #: The client closed its connection: stop waiting and give the slot back.
+    gone: bool = False
 
-    def wait(self, timeout: float, client: socket.socket | None = None) -> bool:
-        """Wait until woken or ``timeout``; False when not woken (timeout, or client gone).
-
-        With ``client`` (the request's socket), return early once it is closed.
-        """
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            step = remaining if client is None else min(remaining, CLOSED_CHECK_SECONDS)
-            if self.woken.wait(step):
-                return True
-            if client is not None and client_gone(client):
-                return False
+    def wait(self, timeout: float) -> bool:
+        """Wait until woken or ``timeout``; False when not woken or the client has gone."""
+        return self.woken.wait(timeout) and not self.gone
 
 
 def client_gone(client: socket.socket) -> bool:
@@ -87,12 +82,20 @@ class LogWatcher:
         self._waiters: dict[str, set[Waiter]] = {}
         self._pid: int | None = None
         self._subscribed = threading.Event()
+        #: The newest version announced per game since the subscription began, so a
+        #: new waiter usually need not ask Redis for the head (bounded: oldest dropped).
+        self._announced: dict[str, int] = {}
 
     @contextmanager
-    def watch(self, game_id: str, after: int) -> Iterator[Waiter]:
-        """A registered waiter for ``game_id`` past ``after``; read the version inside."""
+    def watch(
+        self, game_id: str, after: int, client: socket.socket | None = None
+    ) -> Iterator[Waiter]:
+        """A registered waiter for ``game_id`` past ``after``; read the version inside.
+
+        With ``client``, the waiter is also woken (``gone``) when that socket closes.
+        """
         self._ensure_listening()
-        waiter = Waiter(game_id, after)
+        waiter = Waiter(game_id, after, client)
         with self._lock:
             self._waiters.setdefault(game_id, set()).add(waiter)
         try:
@@ -111,9 +114,23 @@ class LogWatcher:
         with self._lock:
             return sum(len(waiters) for waiters in self._waiters.values())
 
+    def announced(self, game_id: str) -> int | None:
+        """The newest version announced for ``game_id`` while subscribed; None: unknown.
+
+        Read by a registered waiter instead of the log's head: every append after
+        its registration wakes it, and every append before is announced here
+        (or the game is unknown and it asks Redis).
+        """
+        with self._lock:
+            return self._announced.get(game_id)
+
     def notify(self, game_id: str, version: int) -> None:
         """The log of ``game_id`` reached ``version``: wake its waiters behind it."""
         with self._lock:
+            self._announced.pop(game_id, None)  # re-inserted last: the newest stays longest
+            self._announced[game_id] = version
+            if len(self._announced) > ANNOUNCED_GAMES:
+                del self._announced[next(iter(self._announced))]
             waiters = list(self._waiters.get(game_id, ()))
         for waiter in waiters:
             if version > waiter.after:
@@ -121,7 +138,10 @@ class LogWatcher:
                 waiter.woken.set()
 
     def wake_all(self) -> None:
+        """Wake every waiter to look again (and forget what was announced: we may have
+        missed publishes)."""
         with self._lock:
+            self._announced.clear()
             waiters = [w for group in self._waiters.values() for w in group]
         for waiter in waiters:
             waiter.woken.set()
@@ -137,6 +157,7 @@ class LogWatcher:
             self._pid = os.getpid()
             self._subscribed.clear()
             threading.Thread(target=self._listen, name="log-watcher", daemon=True).start()
+            threading.Thread(target=self._sweep, name="closed-clients", daemon=True).start()
         # The first waiter waits for the subscription, so it cannot miss a publish.
         self._subscribed.wait(5)
 
@@ -161,3 +182,47 @@ class LogWatcher:
                 self.wake_all()
                 time.sleep(backoff)
                 backoff = min(backoff * 2, 5)
+
+    def _sweep(self) -> None:
+        """Every ``CLOSED_CHECK_SECONDS``, one poll over every waiter's socket: wake the
+        waiters whose clients have gone (cheaper than each waiter looking itself)."""
+        while True:
+            time.sleep(CLOSED_CHECK_SECONDS)
+            with self._lock:
+                watched = [w for group in self._waiters.values() for w in group if w.client]
+            if not watched:
+                continue
+            try:
+                ready = _readable([waiter.client for waiter in watched])
+            except Exception:  # a socket closed under us: look at each on its own
+                ready = {id(w.client) for w in watched}
+            for waiter in watched:
+                if id(waiter.client) in ready and client_gone(waiter.client):
+                    waiter.gone = True
+                    waiter.woken.set()
+
+
+def _readable(clients: list[socket.socket | None]) -> set[int]:
+    """The ``id`` of each socket that is readable (data, or the peer's close) now.
+
+    One ``poll(0)`` of the operating system's: it never blocks, so it needs no
+    cooperative version (gevent's would make a watcher per socket).
+    """
+    poller = _original_poll()
+    by_fd = {}
+    for client in clients:
+        fd = client.fileno()
+        if fd < 0:
+            continue
+        by_fd[fd] = client
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return {id(by_fd[fd]) for fd, _event in poller.poll(0)}
+
+
+def _original_poll() -> select.poll:
+    try:
+        from gevent import monkey
+
+        return monkey.get_original("select", "poll")()
+    except ImportError:  # no gevent: select.poll is the system's
+        return select.poll()

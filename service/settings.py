@@ -55,7 +55,7 @@ DEFAULTS: dict[str, Any] = {
     # Longest wait of one Redis call of a request, in seconds; then 503 store_unavailable.
     "REDIS_TIMEOUT_SECONDS": 1.0,
     # Redis connections one server process opens at most (requests share them).
-    "REDIS_POOL_SIZE": 32,
+    "REDIS_POOL_SIZE": 64,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.

@@ -253,12 +253,15 @@ def stream(query: dict[str, Any], game_id: str):
                 shown = body["events"]
                 if include_view and shown:
                     shown[-1] = {**shown[-1], "view": game_view(known, seat)}
-                for event in shown:
-                    after = event["version"]
-                    yield _sse(event["type"], event, event_id=after)
+                burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
+                if shown:
+                    after = shown[-1]["version"]
                 if known.state.status == "finished":
-                    yield _sse(END_EVENT, _end_of(known))  # no id: Last-Event-ID stays
+                    burst.append(_sse(END_EVENT, _end_of(known)))  # no id: Last-Event-ID stays
+                    yield "".join(burst)
                     return
+                if burst:
+                    yield "".join(burst)  # one write for the burst
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
@@ -351,12 +354,13 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
     """
     watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
     deadline = time.monotonic() + seconds
-    with watcher.watch(game_id, after) as waiter:
-        if service.store.head(game_id) > after:
+    with watcher.watch(game_id, after, client=_client_socket()) as waiter:
+        announced = watcher.announced(game_id)
+        if (announced if announced is not None else service.store.head(game_id)) > after:
             return True
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not waiter.wait(remaining, client=_client_socket()):
+            if remaining <= 0 or not waiter.wait(remaining):
                 return False
             if waiter.announced > after:
                 return True
