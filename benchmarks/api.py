@@ -3,7 +3,7 @@
     python benchmarks/api.py [--clients 4] [--seconds 20] [--long-games 2]
 
 Starts Redis (REDIS_URL, or an embedded redis-server in a temporary folder)
-and the API under gunicorn (gthread, 2 workers x 8 threads, as in
+and the API under gunicorn (gevent, 2 workers, as in
 production), then, in one run:
 
 1. throughput: ``--clients`` processes play whole human-vs-human games
@@ -44,7 +44,8 @@ def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY="benchmark")
     # One machine plays every client: no per-address limit; request logs off (stderr).
     env.update(SCHNAPSEN_LOG_LEVEL="WARNING", SCHNAPSEN_RATE_LIMIT_PER_IP="0",
-               SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR="0")  # fmt: skip
+               SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR="0",
+               SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE="0")  # fmt: skip
     process = subprocess.Popen(
         gunicorn_command(f"127.0.0.1:{port}", workers=2, connections=5000, log_level="warning"),
         cwd=REPO,
@@ -152,7 +153,7 @@ def main() -> int:
     url = f"http://127.0.0.1:{args.port}"
     try:
         print("Schnapsen API benchmark (benchmarks/api.py)")
-        print(f"server: gunicorn gthread 2x8 on {url}, Redis at {redis_url}")
+        print(f"server: gunicorn gevent x2 on {url}, Redis at {redis_url}")
         print(f"clients: {args.clients} processes, {args.seconds:.0f} s per phase\n")
         with multiprocessing.Pool(args.clients) as pool:
             started = time.perf_counter()

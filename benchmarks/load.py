@@ -3,7 +3,7 @@
     python benchmarks/load.py [--clients 16] [--seconds 30] [--bot-share 0.5]
 
 Starts Redis (REDIS_URL, or an embedded redis-server), the API under
-gunicorn (gthread, 2 workers x 8 threads) and two RQ worker processes, then
+gunicorn (gevent, 2 workers) and two RQ worker processes, then
 ``--clients`` client processes play whole games for ``--seconds``: a share
 of them against the random bot (its moves come from the workers), the rest
 human against human. Prints actions/s, p50/p95/p99 latency of an action,
@@ -95,7 +95,7 @@ def main() -> int:
     url = f"http://127.0.0.1:{args.port}"
     try:
         print("Schnapsen load benchmark (benchmarks/load.py)")
-        print(f"server: gunicorn gthread 2x8, 2 RQ workers, Redis at {redis_url}")
+        print(f"server: gunicorn gevent x2, 2 RQ workers, Redis at {redis_url}")
         print(f"clients: {args.clients} processes for {args.seconds:.0f} s, "
               f"{args.bot_share:.0%} of games against the random bot\n")  # fmt: skip
         with multiprocessing.Pool(args.clients) as pool:
