@@ -254,11 +254,19 @@ def read_stream(client, path: str, until: int, **kwargs: Any) -> str:
         for chunk in reply.response:
             text += chunk.decode() if isinstance(chunk, bytes) else chunk
             events = parse_sse(text)
-            if events and int(events[-1]["id"]) >= until:
+            if events and (events[-1]["event"] == "end" or int(events[-1]["id"]) >= until):
                 break
     finally:
         reply.close()
     return text
+
+
+def without_end(streamed: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """The stream's events, and whether it closed with the final ``end`` event."""
+    ended = bool(streamed) and streamed[-1]["event"] == "end"
+    if ended:
+        assert streamed[-1]["id"] is None and streamed[-1]["data"]["status"] == "finished"
+    return (streamed[:-1] if ended else streamed), ended
 
 
 def test_sse_streams_hide_what_the_viewer_may_not_know(sse_app, redis_client):
@@ -286,7 +294,8 @@ def test_sse_streams_hide_what_the_viewer_may_not_know(sse_app, redis_client):
             elif token:
                 headers["Authorization"] = f"Bearer {token}"
             text = read_stream(client, f"{game.path}/stream{query}", len(events), headers=headers)
-            streamed = parse_sse(text)
+            streamed, ended = without_end(parse_sse(text))
+            assert ended == (state.winner is not None), "a finished game's stream ends"
             assert [int(e["id"]) for e in streamed] == list(range(1, len(events) + 1))
             for item in streamed:
                 assert item["event"] == item["data"]["type"]
@@ -298,7 +307,7 @@ def test_sse_streams_hide_what_the_viewer_may_not_know(sse_app, redis_client):
             # Resuming with Last-Event-ID sends only what came after it.
             headers["Last-Event-ID"] = str(start - 1)
             text = read_stream(client, f"{game.path}/stream{query}", len(events), headers=headers)
-            resumed = parse_sse(text)
+            resumed, _ended = without_end(parse_sse(text))
             assert [int(e["id"]) for e in resumed] == list(range(start, len(events) + 1))
             assert_hides(text, hidden, f"resumed stream of {viewer}")
 
