@@ -26,7 +26,7 @@ from service.api.errors import ProblemApi, handle_problem, register_error_handle
 from service.bots import LEVELS
 from service.clients import ClientRegistry
 from service.dispatch import BotDispatcher
-from service.live import LogWatcher
+from service.live import LogWatcher, Recent
 from service.problems import Problem
 from service.settings import from_env
 from service.store import EventStore, ExportStore
@@ -148,6 +148,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
         "watcher": LogWatcher(lambda: _listener(app.config["REDIS_URL"], timeout)),
+        # Games at recent versions, shared by the waiters of a game (service.live).
+        "recent": Recent(),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 

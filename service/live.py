@@ -13,6 +13,8 @@ gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
   subscribing");
 - when the subscription is lost (Redis restarted) every waiter is woken to
   look again, so nothing published meanwhile is missed either;
+- the waiters of one game wake together at the same version: ``Recent`` keeps
+  the few newest results per process, so they share one read of the log;
 - a waiter whose client has gone (closed socket) gives its slot back within
   ``CLOSED_CHECK_SECONDS``, without waiting for a heartbeat: one sweep per
   process polls every waiter's socket at once.
@@ -26,13 +28,17 @@ import select
 import socket
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import redis
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: The channel the append script publishes every append on.
 CHANNEL = "sch:appended"
@@ -226,3 +232,30 @@ def _original_poll() -> select.poll:
         return monkey.get_original("select", "poll")()
     except ImportError:  # no gevent: select.poll is the system's
         return select.poll()
+
+
+class Recent(Generic[T]):
+    """A small per-process memory of recent values by key, newest kept longest.
+
+    Values must be immutable facts of a version (a game at version v, the
+    events after v up to w), so a hit is as true as a fresh read.
+    """
+
+    def __init__(self, size: int = 10_000):
+        self._size = size
+        self._items: OrderedDict[object, T] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: object) -> T | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: object, value: T) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)

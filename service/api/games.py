@@ -43,7 +43,7 @@ from service.commands import Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
-from service.live import END_EVENT, LogWatcher, client_gone
+from service.live import END_EVENT, LogWatcher, Recent, client_gone
 from service.observability import WAITING_REQUESTS
 from service.problems import Problem
 
@@ -200,7 +200,7 @@ def events(query: dict[str, Any], game_id: str):
     view at its version, so a client can act without another request.
     """
     service = games()
-    current = service.current(game_id)
+    current = _current_at(service, game_id, query["after"])
     seat = service.seat_for(current, bearer_token(request))
     after = _existing_version(query["after"], current.version)
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
@@ -369,6 +369,36 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
                 return True
 
 
+def _recent() -> Recent[Any]:
+    return current_app.extensions["schnapsen"]["recent"]
+
+
+def _current_at(service: GameService, game_id: str, after: int) -> Current:
+    """The game now; for a waiter that has seen the newest announced version, the game
+    at that version from this process's memory (no Redis call), else loaded."""
+    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    if watcher.announced(game_id) == after:
+        known = _recent().get((game_id, after))
+        if known is not None:
+            return known
+    return service.current(game_id)
+
+
+def _events_since(service: GameService, known: Current) -> tuple[list[Any], Current]:
+    """``service.events_since``, shared by the waiters of a game that wake together."""
+    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    recent = _recent()
+    announced = watcher.announced(known.game_id)
+    key = ("since", known.game_id, known.version)
+    hit = recent.get(key)
+    if hit is not None and announced is not None and hit[1].version >= announced:
+        return hit
+    log, latest = service.events_since(known)
+    recent.put(key, (log, latest))
+    recent.put((known.game_id, latest.version), latest)
+    return log, latest
+
+
 def _client_socket() -> socket.socket | None:
     """The request's socket under gunicorn (to notice a client that left); None elsewhere."""
     return request.environ.get("gunicorn.socket")
@@ -400,9 +430,10 @@ def _feed(
     """
     if known is not None and known.version == after:
         start: GameState | None = known.state
-        log, latest = service.events_since(known)
+        log, latest = _events_since(service, known)
     else:
         start, log, latest = service.events_after(game_id, after)
+        _recent().put((game_id, latest.version), latest)
     shown = (
         list(visible_events(log, seat, after=after, start=start, latest=latest.state))
         if log
