@@ -5,25 +5,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 
 import requests
 
 from tests.conftest import free_port
 from tests.processes import alive, cmdline, descendants, parent
 from tests.test_run_command import RunCommand
-
-
-def wait_until(predicate, timeout: float, what: str):
-    """Poll ``predicate`` until it is truthy; the timeout only bounds a hang."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
+from tests.waiting import wait_until
 
 
 def children_running(command_pid: int, module: str) -> dict[int, list[str]]:

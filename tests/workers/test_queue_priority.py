@@ -6,7 +6,6 @@ with the run command's own command lines.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +18,7 @@ from service.embedded_redis import EmbeddedRedis
 from service.queue_names import LEGACY_QUEUES
 from service.worker_commands import run_command_workers
 from tests.conftest import LiveServer, WorkerProcess
+from tests.waiting import wait_until
 from tests.workers.helpers import auth
 from workers.queues import queue as rq_queue
 
@@ -33,18 +33,6 @@ OPENING = {
     "current_trick": [],
 }
 UNFINISHED = ("queued", "started", "scheduled", "deferred")
-
-
-def wait_until(predicate, timeout: float, what: str):
-    """Poll ``predicate`` until it is truthy; the timeout only bounds a hang."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from service.queue_names import QUEUES
 from service.store import EventStore
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
+from tests.waiting import wait_until
 from workers.queues import bot_move_job_id, queue
 from workers.worker import RECOVERY_BOUND_SECONDS
 
@@ -36,18 +37,6 @@ def own_redis(tmp_path):
 def job_status(connection, job_id: str) -> str | None:
     raw = connection.hget(f"rq:job:{job_id}", "status")
     return raw.decode() if raw else None
-
-
-def wait_until(predicate, timeout: float, what: str, since: float | None = None):
-    """Poll ``predicate`` until it is truthy; fail ``timeout`` s after ``since`` (default: now)."""
-    deadline = (time.monotonic() if since is None else since) + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def worker_state(connection, pid: int) -> str | None:
