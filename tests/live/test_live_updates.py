@@ -29,7 +29,17 @@ HANG = 10
 
 @pytest.fixture(scope="module")
 def server(redis_url) -> Iterator[LiveServer]:
-    """One gevent process whose waiting cap is a single slot, to see slots come back."""
+    """One gevent process, as the run command starts them."""
+    live = LiveServer(redis_url, workers=1)
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture
+def one_slot_server(redis_url) -> Iterator[LiveServer]:
+    """A gevent process whose waiting cap is a single slot, to see the slot come back."""
     live = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_MAX_WAITING": "1"})
     try:
         yield live
@@ -87,7 +97,8 @@ def sse_events(response: requests.Response) -> Iterator[tuple[str, str]]:
             kind = event_id = None
 
 
-def test_a_disconnected_sse_clients_slot_is_free_within_1_s(server):
+def test_a_disconnected_sse_clients_slot_is_free_within_1_s(one_slot_server):
+    server = one_slot_server
     game = new_game(server.url)
     host = urlsplit(server.url)
     path = f"/v1/games/{game['game_id']}/stream"
