@@ -16,6 +16,7 @@ from typing import Any
 
 import redis
 from flask import Flask
+from flask.sessions import SessionInterface
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -26,7 +27,7 @@ from service.api.errors import ProblemApi, handle_problem, register_error_handle
 from service.bots import LEVELS
 from service.clients import ClientRegistry
 from service.dispatch import BotDispatcher
-from service.live import LogWatcher, Recent
+from service.live import LogWatcher, OneRead, Recent
 from service.problems import Problem
 from service.settings import from_env
 from service.store import EventStore, ExportStore
@@ -56,8 +57,30 @@ _DEFAULT_URL = "redis://127.0.0.1:6379/0"
 POOL_WAIT_FACTOR = 3
 
 
+class _NoSessions(SessionInterface):
+    """The API keeps no cookie session (clients hold bearer tokens): opening none
+    saves a signing serializer on every request."""
+
+    def open_session(self, app: Flask, request: Any) -> None:
+        return None
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        return None
+
+
+class SchnapsenApp(Flask):
+    """Flask, minus what a synchronous API without sessions never needs per request."""
+
+    session_interface = _NoSessions()
+
+    def ensure_sync(self, func: Any) -> Any:
+        # No view or hook here is a coroutine function: skip Flask's check of each
+        # one on every request (it is a measurable part of a long-poll's cost).
+        return func
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__)
+    app = SchnapsenApp(__name__)
     # "//" in an API path is an empty id (404 problem), not an HTML redirect to another path.
     app.url_map.merge_slashes = False
     app.config.update(from_env())
@@ -150,6 +173,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "watcher": LogWatcher(lambda: _listener(app.config["REDIS_URL"], timeout)),
         # Games at recent versions, shared by the waiters of a game (service.live).
         "recent": Recent(),
+        "one_read": OneRead(),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }
 

@@ -13,8 +13,9 @@ gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
   subscribing");
 - when the subscription is lost (Redis restarted) every waiter is woken to
   look again, so nothing published meanwhile is missed either;
-- the waiters of one game wake together at the same version: ``Recent`` keeps
-  the few newest results per process, so they share one read of the log;
+- the waiters of one game wake together at the same version: ``OneRead``
+  lets the first of them read the log while the others wait for its answer,
+  and ``Recent`` keeps the newest answers per process for those who come later;
 - a waiter whose client has gone (closed socket) gives its slot back within
   ``CLOSED_CHECK_SECONDS``, without waiting for a heartbeat: one sweep per
   process polls every waiter's socket at once.
@@ -259,3 +260,54 @@ class Recent(Generic[T]):
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
+
+
+@dataclass(eq=False)
+class _Read:
+    done: threading.Event = field(default_factory=threading.Event)
+    value: object = None
+    error: BaseException | None = None
+    followers: int = 0
+
+
+class OneRead(Generic[T]):
+    """Concurrent readers of the same key share one read: the first reads, the rest wait.
+
+    The waiters of a game wake at the same instant; without this, each would
+    miss the cache the first is about to fill and send its own read to Redis.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reads: dict[object, _Read] = {}
+
+    def followers(self, key: object) -> int:
+        """How many readers wait for the read of ``key`` in flight (0: none in flight)."""
+        with self._lock:
+            current = self._reads.get(key)
+            return current.followers if current is not None else 0
+
+    def get(self, key: object, read: Callable[[], T], timeout: float = 5.0) -> T:
+        with self._lock:
+            current = self._reads.get(key)
+            first = current is None
+            if current is None:
+                current = self._reads[key] = _Read()
+            else:
+                current.followers += 1
+        if not first:
+            if not current.done.wait(timeout):
+                return read()  # the first reader hangs: do not hang with it
+            if current.error is not None:
+                raise current.error
+            return current.value  # type: ignore[return-value]
+        try:
+            current.value = read()
+            return current.value  # type: ignore[return-value]
+        except BaseException as error:
+            current.error = error
+            raise
+        finally:
+            with self._lock:
+                del self._reads[key]
+            current.done.set()

@@ -43,9 +43,9 @@ from service.commands import Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
-from service.live import END_EVENT, LogWatcher, Recent, client_gone
+from service.live import END_EVENT, LogWatcher, OneRead, Recent, client_gone
 from service.observability import WAITING_REQUESTS
-from service.problems import Problem
+from service.problems import Problem, Unauthorized
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def act(body: dict[str, Any], game_id: str):
 
 
 @blp.route("/<game_id>/events", methods=["GET"])
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")  # one instance: the hot path
 @blp.response(200, EventsSchema)
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=_BEARER)
@@ -200,14 +200,17 @@ def events(query: dict[str, Any], game_id: str):
     view at its version, so a client can act without another request.
     """
     service = games()
-    current = _current_at(service, game_id, query["after"])
-    seat = service.seat_for(current, bearer_token(request))
-    after = _existing_version(query["after"], current.version)
+    token = bearer_token(request)
+    after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
-    if wait > 0 and current.version == after and current.state.status != "finished":
+    known = _game_at(service, game_id, after)
+    seat = _seat(service, known, token)
+    if wait > 0 and known.version == after and known.state.status != "finished":
         with _waiting_slot():
-            _wait_for_append(service, game_id, after, wait)
-    body, latest = _feed(service, game_id, seat, after, known=current)
+            woken = _wait_for_append(service, game_id, after, wait)
+    else:
+        woken = False
+    body, latest = _feed(service, game_id, seat, after, known=known, shared=woken)
     if query.get("include") == "view":
         body["view"] = game_view(latest, seat)
     # The hottest answer of all (every delivery to a long-poll): sent as it is, since
@@ -217,7 +220,7 @@ def events(query: dict[str, Any], game_id: str):
 
 
 @blp.route("/<game_id>/stream", methods=["GET"])
-@blp.arguments(StreamQuerySchema, location="query")
+@blp.arguments(StreamQuerySchema(), location="query")
 @blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
 @blp.alt_response(204, description="The game is over and the caller has every event")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -234,9 +237,9 @@ def stream(query: dict[str, Any], game_id: str):
     """
     service = games()
     token = bearer_token(request, query_token=query.get("access_token"))
-    current = service.current(game_id)
-    seat = service.seat_for(current, token)
-    after = _existing_version(_last_event_id(query.get("after", 0)), current.version)
+    after = _last_event_id(query.get("after", 0))
+    current = _game_at(service, game_id, after)
+    seat = _seat(service, current, token)
     if current.state.status == "finished" and after == current.version:
         return Response(status=204)
     include_view = query.get("include") == "view"
@@ -250,9 +253,10 @@ def stream(query: dict[str, Any], game_id: str):
         yield "retry: 1000\n\n"
         deadline = time.monotonic() + limit
         known: Current | None = current
+        woken = False  # the first read asks Redis: the stream may start behind the head
         try:
             while True:
-                body, known = _feed(service, game_id, seat, after, known=known)
+                body, known = _feed(service, game_id, seat, after, known=known, shared=woken)
                 shown = body["events"]
                 if include_view and shown:
                     shown[-1] = {**shown[-1], "view": game_view(known, seat)}
@@ -268,7 +272,8 @@ def stream(query: dict[str, Any], game_id: str):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
-                if not _wait_for_append(service, game_id, after, min(heartbeat, remaining)):
+                woken = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
+                if not woken:
                     if client is not None and client_gone(client):
                         return  # the client left: give its slot back now
                     yield ": keep-alive\n\n"
@@ -376,30 +381,65 @@ def _recent() -> Recent[Any]:
     return current_app.extensions["schnapsen"]["recent"]
 
 
-def _current_at(service: GameService, game_id: str, after: int) -> Current:
-    """The game now; for a waiter that has seen the newest announced version, the game
-    at that version from this process's memory (no Redis call), else loaded."""
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
-    if watcher.announced(game_id) == after:
-        known = _recent().get((game_id, after))
+def _game_at(service: GameService, game_id: str, version: int) -> Current:
+    """The game at ``version``: from this process's memory when another reader put it
+    there (a game at a version never changes), else loaded; 422 past the head.
+
+    Readers ask for the game at the version they have seen, so a waiter that
+    re-polls after a delivery finds it here and costs no Redis call; version 0
+    (nothing seen yet) is the newest game, and the feed reads from the start.
+    """
+    if version > 0:
+        known = _recent().get((game_id, version))
         if known is not None:
             return known
-    return service.current(game_id)
+    current = service.current(game_id, version or None)
+    _existing_version(version, current.version)
+    _recent().put((game_id, current.version), current)
+    return current
 
 
-def _events_since(service: GameService, known: Current) -> tuple[list[Any], Current]:
-    """``service.events_since``, shared by the waiters of a game that wake together."""
+def _seat(service: GameService, known: Current, token: str | None) -> int | None:
+    """The caller's seat; a game remembered from before seat 1 joined is asked again."""
+    try:
+        return service.seat_for(known, token)
+    except Unauthorized:
+        if "token:1" in known.seats:
+            raise
+        return service.seat_for(service.current(known.game_id), token)
+
+
+def _events_since(
+    service: GameService, known: Current, *, shared: bool
+) -> tuple[list[Any], Current]:
+    """``service.events_since``; ``shared``: a waiter that was woken, which may take what
+    another waiter of the game, woken by the same announcement, read already.
+
+    Only a registered waiter knows nothing newer was appended than what the
+    listener announced; any other reader asks Redis (read-your-writes).
+    """
     watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
     recent = _recent()
-    announced = watcher.announced(known.game_id)
     key = ("since", known.game_id, known.version)
+
+    def read() -> tuple[list[Any], Current]:
+        log, latest = service.events_since(known)
+        if log:  # a fact about versions known.version+1 .. latest.version: true forever
+            recent.put(key, (log, latest))
+            recent.put((known.game_id, latest.version), latest)
+        return log, latest
+
+    if not shared:
+        return read()
+    announced = watcher.announced(known.game_id) or 0
     hit = recent.get(key)
-    if hit is not None and announced is not None and hit[1].version >= announced:
-        return hit
-    log, latest = service.events_since(known)
-    recent.put(key, (log, latest))
-    recent.put((known.game_id, latest.version), latest)
-    return log, latest
+    if hit is None or hit[1].version < announced:
+        hit = _one_read().get(key, read)
+    return hit if hit[1].version >= announced else read()
+
+
+def _one_read() -> OneRead[Any]:
+    return current_app.extensions["schnapsen"]["one_read"]
 
 
 def _client_socket() -> socket.socket | None:
@@ -424,7 +464,13 @@ def _end_of(latest: Current) -> dict[str, Any]:
 
 
 def _feed(
-    service: GameService, game_id: str, seat: int | None, after: int, known: Current | None = None
+    service: GameService,
+    game_id: str,
+    seat: int | None,
+    after: int,
+    known: Current | None = None,
+    *,
+    shared: bool = False,
 ) -> tuple[dict[str, Any], Current]:
     """The events after ``after`` as ``seat`` sees them, and the game they lead to.
 
@@ -433,7 +479,7 @@ def _feed(
     """
     if known is not None and known.version == after:
         start: GameState | None = known.state
-        log, latest = _events_since(service, known)
+        log, latest = _events_since(service, known, shared=shared)
     else:
         start, log, latest = service.events_after(game_id, after)
         _recent().put((game_id, latest.version), latest)
