@@ -21,7 +21,9 @@ then in one run, with one asyncio client (benchmarks/live_clients.py):
 
 The segments run ``--rounds`` times in the order idle, waiting | waiting,
 idle | idle, waiting ...: these machines are shared and noisy, and
-alternating the order cancels a steady drift of the machine's speed. A
+alternating the order cancels a steady drift of the machine's speed (3 s
+of play before the first round warm the server up; 3 s after each waiting
+segment let its connections close). A
 phase's figures pool its segments; each round's throughput ratio is printed
 beside the pooled one.
 
@@ -254,6 +256,9 @@ def throughput(load: Load) -> float:
     return len(load.latencies) / load.seconds
 
 
+#: Seconds for the server (and this client) to close 2,000 connections before the next
+#: segment starts, so an idle segment does not pay for the waiters that just left.
+AFTER_WAITERS_LEAVE = 3.0
 COUNTS = ("held", "refused", "errors_once_held", "delivered", "missed", "duplicated",
           "log_gaps", "watched_finished", "sse_ended")  # fmt: skip
 
@@ -267,6 +272,8 @@ async def benchmark(args, url: str, service: Service | None) -> dict:
     segments: list[dict] = []
     async with aiohttp.ClientSession(connector=connector, trace_configs=[trace]) as session:
         games: list[dict] = []
+        print("warm-up: 3 s of play, not counted", flush=True)
+        await run_load(session, url, args.players, 3, seed=999_999)
         for round_number in range(args.rounds):
             order = ("idle", "waiting") if round_number % 2 == 0 else ("waiting", "idle")
             for kind in order:
@@ -280,6 +287,7 @@ async def benchmark(args, url: str, service: Service | None) -> dict:
                 load, figures = await waiting_segment(session, url, args, games, seed, service)
                 waiting.append(load)
                 segments.append(figures)
+                await asyncio.sleep(AFTER_WAITERS_LEAVE)
     rounds = [round(throughput(w) / throughput(i), 2) for i, w in zip(idle, waiting, strict=True)]
     idle_figures, waiting_figures = phase_figures(pooled(idle)), phase_figures(pooled(waiting))
     ratios = {
