@@ -94,9 +94,9 @@ def test_every_operation_documents_its_problem_answers(path, method, operation):
     problems = {status for status in responses if status[0] in "45"}
     assert "500" in problems
     if path.startswith("/v1/"):
-        assert EVERY_V1_PROBLEM <= problems, EVERY_V1_PROBLEM - problems
+        assert problems >= EVERY_V1_PROBLEM, EVERY_V1_PROBLEM - problems
     if "requestBody" in operation:
-        assert BODY_PROBLEMS <= problems, BODY_PROBLEMS - problems
+        assert problems >= BODY_PROBLEMS, BODY_PROBLEMS - problems
     if "{" in path:
         assert "404" in problems
     for status in problems:
@@ -164,7 +164,9 @@ def test_nullable_the_3_1_way_and_no_enum_repeated():
         if isinstance(node.get("enum"), list):
             assert None not in node["enum"], node  # null is a type, not a member
             enums.append(tuple(node["enum"]))
-    assert [enum for enum in enums if sorted(map(str, enum)) == cards] == [tuple(component("Card")["enum"])]
+    assert [enum for enum in enums if sorted(map(str, enum)) == cards] == [
+        tuple(component("Card")["enum"])
+    ]
     assert enums.count((0, 1)) == 1, "the seat enum is written once, as Seat"
     assert enums.count(tuple(component("Suit")["enum"])) == 1
 
@@ -176,7 +178,10 @@ def test_shared_components_for_cards_suits_and_seats():
     assert component("Seat")["enum"] == [0, 1]
     deal = component("DealView")["properties"]
     assert deal["hand"]["items"] == ref("Card")
-    assert deal["trump_card"] == {"anyOf": [ref("Card"), {"type": "null"}], **_description(deal["trump_card"])}
+    assert deal["trump_card"] == {
+        "anyOf": [ref("Card"), {"type": "null"}],
+        **_description(deal["trump_card"]),
+    }
     assert deal["dealer"] == ref("Seat") or deal["dealer"].get("$ref") == ref("Seat")["$ref"]
 
 
@@ -214,7 +219,7 @@ def test_every_job_result_is_typed():
     results = {}
     for kind, target in job["discriminator"]["mapping"].items():
         variant = resolve({"$ref": target})
-        results[kind] = variant["properties"]["result"]
+        results[kind] = {"$ref": variant["properties"]["result"]["$ref"]}
     assert results == {"move": ref("BotDecision"), "hint": ref("HintResult"),
                        "export": ref("ExportResult")}  # fmt: skip
     for name in ("BotDecision", "HintResult", "ExportResult"):
