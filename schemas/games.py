@@ -392,7 +392,13 @@ class EventSchema(Schema):
 
 
 @answer("view")
-class EventsSchema(Schema):
+class EventFeedSchema(Schema):
+    """The answer of GET /v1/games/{game_id}/events.
+
+    Named EventFeed, not Events: a model `Events` with a field `events` breaks
+    openapi-python-client's generated `from_dict` (one local name for both).
+    """
+
     game_id = fields.String()
     version = fields.Integer(metadata=_doc("The game's version now"))
     events = fields.List(fields.Nested(EventSchema))
@@ -441,3 +447,7 @@ class StreamEndSchema(Schema):
     status = fields.String(validate=validate.OneOf(["finished"]))
     winner = _seat(allow_none=True)
     game_points = fields.List(fields.Integer())
+
+
+#: The name the feed's schema had before it was documented as EventFeed.
+EventsSchema = EventFeedSchema
