@@ -43,6 +43,7 @@ API_SETTINGS = {
         "info": {
             "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
             "Rules: RULES.md; every action is an event in the game's log.",
+            "license": {"name": "MIT", "identifier": "MIT"},
         },
         # "/" first: the docs page's "Try it out" calls the server that serves it.
         "servers": [
