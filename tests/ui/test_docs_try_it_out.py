@@ -35,7 +35,9 @@ def test_try_it_out_creates_a_game_with_the_prefilled_example(live_server):
         response = answer.value
         assert response.status == 201, response.text()
         created = response.json()
-        status = operation.locator(".live-responses-table tbody .response .response-col_status").first
+        status = operation.locator(
+            ".live-responses-table tbody .response .response-col_status"
+        ).first
         status.wait_for()
         assert status.inner_text().strip().startswith("201")
         screenshot(page, "docs-try-it-out-create-game")
