@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
+from schemas.components import ChoiceField, LevelField, SuitField
 from schemas.games import (
     ActionOutSchema,
     CardAtSeatSchema,
@@ -11,13 +12,32 @@ from schemas.games import (
     TrickSchema,
     _card,
     _seat,
+    answer,
 )
 from service.bots import LEVELS
 from service.replay_export import CONTENT_TYPES
+from service.settings import DEFAULTS
 
 
 def _doc(text: str) -> dict[str, str]:
     return {"description": text}
+
+
+class PositionCardSchema(CardAtSeatSchema):
+    """A card of a position's trick: as in a view, but the request may leave out less."""
+
+    openapi_required = ()
+
+
+class PositionTrickSchema(TrickSchema):
+    """A finished trick of a position; `leader` and `winner` follow from the cards."""
+
+    openapi_required = ("cards",)
+    cards = fields.List(fields.Nested(PositionCardSchema))
+
+
+class PositionMarriageSchema(MarriageSchema):
+    openapi_required = ()
 
 
 class PositionExchangeSchema(Schema):
@@ -41,7 +61,7 @@ class PositionSchema(Schema):
     schema = fields.Integer(
         strict=True, load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1")
     )
-    variant = fields.String(load_default="head", validate=validate.OneOf(["head", "tracked"]))
+    variant = ChoiceField("Variant", load_default="head")
     seat = _seat(required=True, metadata=_doc("The seat to move, whose view this is"))
     dealer = _seat(required=True)
     hand = fields.List(_card(), required=True)
@@ -60,13 +80,12 @@ class PositionSchema(Schema):
         metadata=_doc("Face-down cards left"),
     )
     closed_by = _seat(allow_none=True, load_default=None)
-    tricks = fields.List(fields.Nested(TrickSchema), load_default=list)
-    current_trick = fields.List(fields.Nested(CardAtSeatSchema), load_default=list)
-    marriages = fields.List(fields.Nested(MarriageSchema), load_default=list)
-    declared_marriage = fields.String(
+    tricks = fields.List(fields.Nested(PositionTrickSchema), load_default=list)
+    current_trick = fields.List(fields.Nested(PositionCardSchema), load_default=list)
+    marriages = fields.List(fields.Nested(PositionMarriageSchema), load_default=list)
+    declared_marriage = SuitField(
         allow_none=True,
         load_default=None,
-        validate=validate.OneOf(["C", "D", "H", "S"]),
         metadata=_doc("A marriage this seat declared in this lead, not yet led"),
     )
     exchange = fields.Nested(PositionExchangeSchema, allow_none=True, load_default=None)
@@ -81,7 +100,7 @@ DEFAULT_LEVEL = "expert" if "expert" in LEVELS else LEVELS[-1]
 
 
 def _level() -> fields.String:
-    return fields.String(
+    return LevelField(
         load_default=DEFAULT_LEVEL,
         validate=validate.OneOf(LEVELS),
         metadata=_doc(f"One of: {', '.join(LEVELS)}"),
@@ -129,20 +148,29 @@ class WaitQuerySchema(Schema):
 
     wait = fields.Float(
         load_default=0,
-        validate=validate.Range(min=0, max=60),
-        metadata=_doc("Answer the result directly when it is ready within this many seconds"),
+        validate=validate.Range(min=0, max=DEFAULTS["JOB_WAIT_MAX_SECONDS"]),
+        metadata=_doc(
+            "Answer the result directly when it is ready within this many seconds (the "
+            "server's cap, SCHNAPSEN_JOB_WAIT_MAX_SECONDS)"
+        ),
     )
 
 
+@answer()
 class EvaluationSchema(Schema):
     action = fields.Nested(ActionOutSchema)
     value = fields.Float(metadata=_doc("Expected game points for the seat (negative: a loss)"))
 
 
-class DecisionSchema(Schema):
-    level = fields.String()
+@answer("evaluations")
+class BotDecisionSchema(Schema):
+    """What a bot chose in a position: the result of a move job."""
+
+    level = LevelField()
     action = fields.Nested(ActionOutSchema)
-    evaluations = fields.List(fields.Nested(EvaluationSchema))
+    evaluations = fields.List(
+        fields.Nested(EvaluationSchema), metadata=_doc("Where the level computes them")
+    )
     elapsed_ms = fields.Float()
     budget_ms = fields.Integer(
         allow_none=True,
@@ -150,31 +178,68 @@ class DecisionSchema(Schema):
     )
 
 
-class ExportMetaSchema(Schema):
+class HintResultSchema(BotDecisionSchema):
+    """What a bot would play in the caller's seat: the result of a hint job."""
+
+
+@answer()
+class ExportResultSchema(Schema):
+    """A finished export: the result of an export job; download it at `url`."""
+
     export_id = fields.String()
     game_id = fields.String()
-    viewer = _seat(allow_none=True)
-    format = fields.String()
+    viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
+    format = fields.String(validate=validate.OneOf(list(CONTENT_TYPES)))
     content_type = fields.String()
-    sha256 = fields.String()
+    sha256 = fields.String(metadata=_doc("Hex SHA-256 of the bytes (also in Repr-Digest)"))
     bytes = fields.Integer()
     url = fields.String()
 
 
+@answer("result", "error")
 class JobSchema(Schema):
+    """A job as the server answers it (dumped as it is); documented per kind as ``Job``."""
+
+    openapi_ref = "Job"
+
     id = fields.String()
     kind = fields.String(validate=validate.OneOf(["move", "hint", "export"]))
-    status = fields.String(
-        metadata=_doc("queued, started, deferred, scheduled, finished, failed, stopped, canceled")
-    )
-    result = fields.Dict(
-        metadata=_doc(
-            "When finished: a decision (level, action, elapsed_ms, budget_ms: the think "
-            "time it was given after the cap, and evaluations where the level has them), "
-            "or an export's details"
-        )
-    )
-    error = fields.String()
+    status = ChoiceField("JobStatus")
+    result = fields.Dict(metadata=_doc("When finished: the job's result"))
+    error = fields.String(metadata=_doc("When failed: why"))
+
+
+class _JobSchema(Schema):
+    id = fields.String(required=True)
+    status = ChoiceField("JobStatus", required=True)
+    error = fields.String(metadata=_doc("Once the job failed: why"))
+
+
+class MoveJobSchema(_JobSchema):
+    """A bot-move job (POST /v1/bot/moves); its result is the bot's decision."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["move"]))
+    result = fields.Nested(BotDecisionSchema, metadata=_doc("Once the job is finished"))
+
+
+class HintJobSchema(_JobSchema):
+    """A hint job (POST /v1/games/{game_id}/hint); its result is the hint."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["hint"]))
+    result = fields.Nested(HintResultSchema, metadata=_doc("Once the job is finished"))
+
+
+class ExportJobSchema(_JobSchema):
+    """An export job (POST /v1/games/{game_id}/exports); its result is the export."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["export"]))
+    result = fields.Nested(ExportResultSchema, metadata=_doc("Once the job is finished"))
+    export_id = fields.String(metadata=_doc("In the answer to the export request"))
+    export_url = fields.String(metadata=_doc("In the answer to the export request"))
+
+
+#: The union ``Job`` of GET /v1/jobs/{job_id}, keyed on ``kind``.
+JOB_KINDS = {"move": MoveJobSchema, "hint": HintJobSchema, "export": ExportJobSchema}
 
 
 class ExportRequestSchema(Schema):
@@ -188,6 +253,17 @@ class ExportRequestSchema(Schema):
     )
 
 
-class ExportJobSchema(JobSchema):
-    export_id = fields.String()
-    export_url = fields.String()
+@answer()
+class ReplayExportSchema(Schema):
+    """The bytes of a json export (GET /v1/exports/{export_id}): the replay as the
+    seat (or spectator) it was made for may see it."""
+
+    format = fields.String(metadata=_doc("This document's format name"))
+    schema = fields.Integer(metadata=_doc("This document's schema version"))
+    game_id = fields.String()
+    viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
+    version = fields.Integer()
+    complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
+    events = fields.List(fields.Nested("EventSchema"))
+    deals = fields.List(fields.Nested("ReplayDealSchema"))
+    state = fields.Dict(metadata=_doc("The caller's view at the end (a GameView's fields)"))

@@ -6,28 +6,54 @@ is documented here with a description so the generated OpenAPI says it.
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from service.engine import Dealing
-from service.engine.actions import ActionType
-from service.engine.cards import Card, Suit
+from schemas.components import (
+    ACTION_TYPES,
+    CARD_CODES,
+    MAX_VERSION,
+    SUIT_CODES,
+    CardField,
+    ChoiceField,
+    LevelField,
+    SeatField,
+    SuitField,
+)
+from service.settings import DEFAULTS
 
-CARD_CODES = [card.value for card in Card]
-SUIT_CODES = [suit.value for suit in Suit]
-ACTION_TYPES = [kind.value for kind in ActionType]
+__all__ = ["ACTION_TYPES", "CARD_CODES", "MAX_VERSION", "SUIT_CODES"]
+
+S = TypeVar("S", bound=type[Schema])
 
 
-def _card(**kwargs) -> fields.String:
-    return fields.String(validate=validate.OneOf(CARD_CODES), **kwargs)
+def _card(**kwargs: Any) -> CardField:
+    return CardField(**kwargs)
 
 
-#: No game comes near this many events; larger versions are refused, not sent to Redis.
-MAX_VERSION = 10**9
+def _seat(**kwargs: Any) -> SeatField:
+    return SeatField(**kwargs)
 
 
-def _seat(**kwargs) -> fields.Integer:
-    # strict: a JSON 0.5 is an error, not seat 0
-    return fields.Integer(strict=True, validate=validate.OneOf([0, 1]), **kwargs)
+def answer(*optional: str):
+    """Document every field of a response schema as required but ``optional``.
+
+    Why: openapi.yaml's ``required`` is what makes a generated client's field
+    ``T`` rather than ``T | Unset``; an answer names its always-sent fields.
+    Only the document changes (``service.api.spec`` reads ``openapi_required``):
+    the fields are not made required for loading, so a schema that is also part
+    of a request (a position's tricks) refuses what it refused before, as before.
+    """
+
+    def mark(cls: S) -> S:
+        fields_ = cls._declared_fields
+        cls.openapi_required = tuple(  # type: ignore[attr-defined]
+            field.data_key or name for name, field in fields_.items() if name not in optional
+        )
+        return cls
+
+    return mark
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -42,8 +68,8 @@ def _include() -> fields.String:
 
 
 def _dealing(**kwargs) -> fields.String:
-    return fields.String(
-        validate=validate.OneOf([dealing.value for dealing in Dealing]),
+    return ChoiceField(
+        "Dealing",
         metadata=_doc(
             "Who chose the decks: 'random' (the server shuffled every deal; nobody knows "
             "them), 'seeded' (every deal follows the creator's seed: the creator can know "
@@ -66,7 +92,7 @@ class OpponentSchema(Schema):
         validate=validate.OneOf(["human", "bot"]),
         metadata=_doc("'human' joins with the invite; 'bot' takes seat 1 at once"),
     )
-    level = fields.String(metadata=_doc("The bot's level, required for a bot"))
+    level = LevelField(metadata=_doc("The bot's level, required for a bot"))
 
     @validates_schema
     def _bot_needs_level(self, data, **kwargs):
@@ -80,9 +106,9 @@ class CreateGameSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    variant = fields.String(
+    variant = ChoiceField(
+        "Variant",
         load_default="head",
-        validate=validate.OneOf(["head", "tracked"]),
         metadata=_doc("'head': card points counted in the head, explicit claims (R7d); "
                       "'tracked': points visible, going out is automatic (R7e)"),
     )  # fmt: skip
@@ -121,16 +147,20 @@ class JoinSchema(Schema):
 
 
 class ActionSchema(Schema):
-    """One player action, as RULES.md names it."""
+    """One player action, as RULES.md names it.
+
+    Validated as one schema; documented as the union ``Action`` (one body per
+    type, schemas.components), which the view's legal actions share.
+    """
+
+    openapi_ref = "Action"
 
     class Meta:
         unknown = RAISE
 
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
     card = _card(metadata=_doc("For 'play': the card, e.g. 'QH'"))
-    suit = fields.String(
-        validate=validate.OneOf(SUIT_CODES), metadata=_doc("For 'declare_marriage': C, D, H or S")
-    )
+    suit = SuitField(metadata=_doc("For 'declare_marriage': C, D, H or S"))
     expected_version = fields.Integer(
         strict=True,
         validate=validate.Range(min=0, max=MAX_VERSION),
@@ -161,8 +191,11 @@ class EventsQuerySchema(Schema):
     )
     wait = fields.Float(
         load_default=0,
-        validate=validate.Range(min=0, max=60),
-        metadata=_doc("Long-poll: wait up to this many seconds for a new event (capped)"),
+        validate=validate.Range(min=0, max=DEFAULTS["LONG_POLL_MAX_SECONDS"]),
+        metadata=_doc(
+            "Long-poll: wait up to this many seconds for a new event (the server's cap, "
+            "SCHNAPSEN_LONG_POLL_MAX_SECONDS)"
+        ),
     )
     include = _include()
 
@@ -194,23 +227,36 @@ class ReplayQuerySchema(Schema):
 # -- responses --------------------------------------------------------------
 
 
+@answer()
 class CardAtSeatSchema(Schema):
     seat = _seat()
     card = _card()
 
 
 class ActionOutSchema(Schema):
+    """An action in an answer (an event's, a decision's): documented as ``Action``."""
+
+    openapi_ref = "Action"
+
     type = fields.String(validate=validate.OneOf(ACTION_TYPES))
     card = _card()
-    suit = fields.String()
+    suit = SuitField()
 
 
+class LegalActionSchema(ActionOutSchema):
+    """A legal action of a view: ``LegalAction``, which is ``Action``, to post as it is."""
+
+    openapi_ref = "LegalAction"
+
+
+@answer()
 class TrickSchema(Schema):
     leader = _seat()
     cards = fields.List(fields.Nested(CardAtSeatSchema))
     winner = _seat()
 
 
+@answer()
 class DealResultSchema(Schema):
     number = fields.Integer()
     dealer = _seat()
@@ -225,20 +271,23 @@ class DealResultSchema(Schema):
     claimed_by = _seat(allow_none=True)
 
 
+@answer()
 class MarriageSchema(Schema):
     seat = _seat()
-    suit = fields.String()
+    suit = SuitField()
 
 
+@answer()
 class ExchangeSchema(Schema):
     seat = _seat()
     took = _card(metadata=_doc("The trump card the exchanger took"))
 
 
+@answer()
 class DealViewSchema(Schema):
     number = fields.Integer()
     dealer = _seat()
-    trump_suit = fields.String()
+    trump_suit = SuitField()
     trump_card = _card(
         allow_none=True, metadata=_doc("The face-up card while it lies under the talon")
     )
@@ -255,7 +304,7 @@ class DealViewSchema(Schema):
     tricks = fields.List(fields.Nested(TrickSchema))
     tricks_won = fields.List(fields.Integer())
     marriages = fields.List(fields.Nested(MarriageSchema))
-    declared_marriage = fields.String(allow_none=True)
+    declared_marriage = SuitField(allow_none=True)
     exchange = fields.Nested(ExchangeSchema, allow_none=True)
     card_points = fields.List(
         fields.Integer(),
@@ -264,24 +313,26 @@ class DealViewSchema(Schema):
     )
     to_move = _seat(allow_none=True)
     legal_actions = fields.List(
-        fields.Nested(ActionOutSchema),
+        fields.Nested(LegalActionSchema),
         metadata=_doc("The caller's legal actions; [] when not theirs"),
     )
     result = fields.Nested(DealResultSchema, allow_none=True)
 
 
+@answer("level")
 class PlayerSchema(Schema):
     seat = _seat()
     type = fields.String(validate=validate.OneOf(["human", "bot"]))
-    level = fields.String()
+    level = LevelField(metadata=_doc("A bot's level"))
     joined = fields.Boolean()
 
 
+@answer()
 class GameViewSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
-    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
-    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    status = ChoiceField("GameStatus")
+    variant = ChoiceField("Variant")
     dealing = _dealing()
     seat = _seat(allow_none=True, metadata=_doc("The caller's seat; null for spectators"))
     game_points = fields.List(fields.Integer())
@@ -292,6 +343,7 @@ class GameViewSchema(Schema):
     deals = fields.List(fields.Nested(DealResultSchema))
 
 
+@answer()
 class SeatedSchema(Schema):
     game_id = fields.String()
     seat = _seat()
@@ -310,12 +362,12 @@ class EventSchema(Schema):
         required=True,
         validate=validate.OneOf(["game_created", "seat_taken", "deal_started", "action_taken"]),
     )
-    variant = fields.String()
+    variant = ChoiceField("Variant")
     first_dealer = _seat()
     dealing = _dealing()
     seat = _seat()
     player = fields.String()
-    level = fields.String()
+    level = LevelField()
     number = fields.Integer()
     dealer = _seat()
     trump_card = _card()
@@ -334,10 +386,19 @@ class EventSchema(Schema):
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
     deal_result = fields.Nested(DealResultSchema)
     game_winner = _seat()
-    to_move = _seat(allow_none=True, metadata=_doc("The seat to move after this event"))
+    to_move = _seat(
+        required=True, allow_none=True, metadata=_doc("The seat to move after this event")
+    )
 
 
-class EventsSchema(Schema):
+@answer("view")
+class EventFeedSchema(Schema):
+    """The answer of GET /v1/games/{game_id}/events.
+
+    Named EventFeed, not Events: a model `Events` with a field `events` breaks
+    openapi-python-client's generated `from_dict` (one local name for both).
+    """
+
     game_id = fields.String()
     version = fields.Integer(metadata=_doc("The game's version now"))
     events = fields.List(fields.Nested(EventSchema))
@@ -346,6 +407,7 @@ class EventsSchema(Schema):
     )
 
 
+@answer()
 class ReplayDealSchema(Schema):
     number = fields.Integer()
     dealer = _seat()
@@ -357,6 +419,7 @@ class ReplayDealSchema(Schema):
     result = fields.Nested(DealResultSchema, allow_none=True)
 
 
+@answer()
 class ReplaySchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
@@ -365,3 +428,26 @@ class ReplaySchema(Schema):
     events = fields.List(fields.Nested(EventSchema))
     deals = fields.List(fields.Nested(ReplayDealSchema))
     state = fields.Nested(GameViewSchema)
+
+
+class StreamEventSchema(EventSchema):
+    """The data of one event of GET /v1/games/{game_id}/stream (the SSE `event` is its
+    `type`, the `id` its version); with include=view the last of a burst has `view`."""
+
+    view = fields.Nested(
+        "GameViewSchema", metadata=_doc("With include=view, on the last event of a burst")
+    )
+
+
+@answer()
+class StreamEndSchema(Schema):
+    """The data of the stream's final `end` event (no `id`): how the game ended."""
+
+    version = fields.Integer()
+    status = fields.String(validate=validate.OneOf(["finished"]))
+    winner = _seat(allow_none=True)
+    game_points = fields.List(fields.Integer())
+
+
+#: The name the feed's schema had before it was documented as EventFeed.
+EventsSchema = EventFeedSchema

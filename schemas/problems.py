@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from schemas.games import ActionOutSchema
+from schemas.components import SeatField
+from schemas.games import LegalActionSchema
 
 
 class ProblemSchema(Schema):
@@ -18,9 +19,9 @@ class ProblemSchema(Schema):
         allow_none=True, metadata={"description": "The rule of RULES.md that refused the action"}
     )
     legal_actions = fields.List(
-        fields.Nested(ActionOutSchema), metadata={"description": "For a refused action"}
+        fields.Nested(LegalActionSchema), metadata={"description": "For a refused action"}
     )
-    to_move = fields.Integer(allow_none=True)
+    to_move = SeatField(allow_none=True)
     errors = fields.Dict(metadata={"description": "Per-field validation errors"})
     expected_version = fields.Integer()
     current_version = fields.Integer()

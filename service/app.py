@@ -24,6 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service import observability
 from service.api import bodies, bots, docs, exports, games, limits, meta, pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
+from service.api.spec import ContractPlugin, register_components
 from service.bots import LEVELS
 from service.clients import ClientRegistry
 from service.dispatch import BotDispatcher
@@ -43,6 +44,7 @@ API_SETTINGS = {
         "info": {
             "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
             "Rules: RULES.md; every action is an event in the game's log.",
+            "license": {"name": "MIT", "identifier": "MIT"},
         },
         # "/" first: the docs page's "Try it out" calls the server that serves it.
         "servers": [
@@ -130,7 +132,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher, stats=stats
     )
 
-    api = ProblemApi(app)
+    api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
+    register_components(api.spec)
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
     )

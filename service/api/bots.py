@@ -11,11 +11,15 @@ from flask_smorest import Blueprint
 from schemas.bots import (
     DEFAULT_LEVEL,
     BotMoveRequestSchema,
+    HintJobSchema,
     HintRequestSchema,
     JobSchema,
+    MoveJobSchema,
     WaitQuerySchema,
 )
+from service.api import examples
 from service.api.games import games
+from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, operation
 from service.api.render import bearer_token
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
@@ -48,12 +52,18 @@ def capped_budget(requested: int | None) -> int | None:
 
 
 @blp.route("/bot/moves", methods=["POST"])
-@blp.arguments(BotMoveRequestSchema)
+@blp.arguments(BotMoveRequestSchema, example=examples.BOT_MOVE)
 @blp.arguments(WaitQuerySchema, location="query")
-@blp.response(202, JobSchema, headers=_JOB_LOCATION)
-@blp.alt_response(200, schema=JobSchema, description="The decision, ready within `wait`")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=[{"clientKey": []}, {"clientKeyHeader": []}, {}])
+@blp.response(
+    202, MoveJobSchema, headers=_JOB_LOCATION, example={**examples.MOVE_JOB, "status": "queued"}
+)
+@blp.alt_response(
+    200,
+    schema=MoveJobSchema,
+    description="The decision, ready within `wait`",
+    example=examples.MOVE_JOB,
+)
+@operation(blp, "requestBotMove", security=CLIENT, problems=BODY)
 def bot_move(body: dict[str, Any], query: dict[str, Any]):
     """The bot's move for a position as one seat sees it.
 
@@ -79,12 +89,16 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
 
 
 @blp.route("/games/<game_id>/hint", methods=["POST"])
-@blp.arguments(HintRequestSchema, required=False)
+@blp.arguments(HintRequestSchema, required=False, example=examples.HINT)
 @blp.arguments(WaitQuerySchema, location="query")
-@blp.response(202, JobSchema, headers=_JOB_LOCATION)
-@blp.alt_response(200, schema=JobSchema, description="The hint, ready within `wait`")
-@blp.alt_response(409, response="CONFLICT")
-@blp.doc(security=[{"bearerAuth": []}])
+@blp.response(202, HintJobSchema, headers=_JOB_LOCATION, example=examples.HINT_JOB)
+@blp.alt_response(
+    200,
+    schema=HintJobSchema,
+    description="The hint, ready within `wait`",
+    example={**examples.HINT_JOB, "status": "finished", "result": examples.DECISION},
+)
+@operation(blp, "requestHint", security=SEAT, problems=BODY + GAME + (409,))
 def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     """What a bot would play in the caller's seat now (the seat's view only)."""
     service = games()
@@ -108,8 +122,8 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
 
 @blp.route("/jobs/<job_id>", methods=["GET"])
 @blp.arguments(WaitQuerySchema, location="query")
-@blp.response(200, JobSchema)
-@blp.alt_response(404, response="NOT_FOUND")
+@blp.response(200, JobSchema, example=examples.MOVE_JOB)
+@operation(blp, "getJob", security=ANYONE, problems=GAME + (422,))
 def get_job(query: dict[str, Any], job_id: str):
     """A job's status and, once finished, its result."""
     wait = min(query["wait"], current_app.config["JOB_WAIT_MAX_SECONDS"])

@@ -89,12 +89,28 @@ class ProblemApi(Api):
     DEFAULT_ERROR_RESPONSE_NAME = "DEFAULT_ERROR"
 
     def _register_responses(self) -> None:
-        # Document error bodies with their real content type.
-        self.DEFAULT_RESPONSE_CONTENT_TYPE = PROBLEM_JSON
-        try:
-            super()._register_responses()
-        finally:
-            self.DEFAULT_RESPONSE_CONTENT_TYPE = "application/json"
+        """One shared response per status (lazily, as flask-smorest does), each error
+        documented as a Problem in ``application/problem+json`` with an example."""
+        from service.api.operations import problem_example
+
+        for status in HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["content"] = {
+                    PROBLEM_JSON: {
+                        "schema": {"$ref": "#/components/schemas/Problem"},
+                        "example": problem_example(status),
+                    }
+                }
+            self.spec.components.response(status.name, response, lazy=True)
+        self.spec.components.response(
+            self.DEFAULT_ERROR_RESPONSE_NAME,
+            {
+                "description": "Any other error",
+                "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            },
+            lazy=True,
+        )
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         status = error.code or 500

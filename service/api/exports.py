@@ -9,8 +9,10 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
 from schemas.bots import ExportJobSchema, ExportRequestSchema
+from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
+from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem, Unauthorized
 from service.replay_export import EXTENSIONS
@@ -18,12 +20,35 @@ from workers.queues import enqueue_export, report
 
 blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
 
+_JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
+_DOWNLOAD_HEADERS = {
+    "ETag": {"description": "The SHA-256 of the bytes, quoted", "schema": {"type": "string"}},
+    "Repr-Digest": {
+        "description": "RFC 9530: `sha-256=:<base64 of the SHA-256>:`",
+        "schema": {"type": "string"},
+    },
+    "Content-Disposition": {
+        "description": '`attachment; filename="<game_id>.<json|ndjson|txt>"`',
+        "schema": {"type": "string"},
+    },
+}
+#: Per format of the export request, what the download is.
+_DOWNLOAD_CONTENT = {
+    "application/json": {
+        "schema": {"$ref": "#/components/schemas/ReplayExport"},
+        "example": examples.REPLAY_EXPORT,
+    },
+    "application/x-ndjson": {
+        "schema": {"type": "string", "description": "One event of the replay per line"}
+    },
+    "text/plain": {"schema": {"type": "string", "description": "One line per trick"}},
+}
+
 
 @blp.route("/games/<game_id>/exports", methods=["POST"])
-@blp.arguments(ExportRequestSchema, required=False)
-@blp.response(202, ExportJobSchema)
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=[{"bearerAuth": []}, {}])
+@blp.arguments(ExportRequestSchema, required=False, example=examples.EXPORT)
+@blp.response(202, ExportJobSchema, headers=_JOB_LOCATION, example=examples.EXPORT_JOB)
+@operation(blp, "requestExport", security=SEAT_OR_SPECTATOR, problems=BODY + GAME)
 def create_export(body: dict[str, Any], game_id: str):
     """Export the game's replay as the caller may see it (json, ndjson or text).
 
@@ -42,9 +67,9 @@ def create_export(body: dict[str, Any], game_id: str):
 
 
 @blp.route("/exports/<export_id>", methods=["GET"])
-@blp.response(200, content_type="application/octet-stream", description="The export's bytes")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=[{"bearerAuth": []}, {}])
+@blp.response(200, description="The export's bytes, in its format", headers=_DOWNLOAD_HEADERS)
+@operation(blp, "downloadExport", security=SEAT_OR_SPECTATOR, problems=GAME)
+@blp.doc(responses={200: {"content": _DOWNLOAD_CONTENT}})
 def download_export(export_id: str):
     """Download an export; one made for a seat needs that seat's token.
 

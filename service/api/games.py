@@ -29,7 +29,17 @@ from schemas.games import (
     SeatedSchema,
     StreamQuerySchema,
 )
+from service.api import examples
 from service.api.callers import current_caller
+from service.api.operations import (
+    ANYONE,
+    BODY,
+    CLIENT,
+    GAME,
+    SEAT,
+    SEAT_OR_SPECTATOR,
+    operation,
+)
 from service.api.render import (
     bearer_token,
     etag,
@@ -53,9 +63,6 @@ blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
 )
 
-_BEARER = [{"bearerAuth": []}, {}]
-#: A client app's key, or anonymous (see service.api.callers).
-_CLIENT = [{"clientKey": []}, {"clientKeyHeader": []}, {}]
 _IDEMPOTENCY_HEADER = {
     "in": "header",
     "name": "Idempotency-Key",
@@ -74,6 +81,18 @@ _IF_MATCH_HEADER = {
 _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
+#: What an SSE stream carries; OpenAPI 3.1 has no schema for a stream's items, so the
+#: payloads are named in an extension (and are components for generated clients).
+_SSE_SCHEMA = {
+    "type": "string",
+    "description": "Server-Sent Events. Each game event: `id:` its version, `event:` its "
+    "`type`, `data:` a StreamEvent as JSON. After the game's last event: `event: end`, "
+    "`data:` a StreamEnd, no `id`; then the stream closes",
+    "x-sse-events": {
+        "<event type>": {"$ref": "#/components/schemas/StreamEvent"},
+        "end": {"$ref": "#/components/schemas/StreamEnd"},
+    },
+}
 
 
 def games() -> GameService:
@@ -85,10 +104,10 @@ def settings() -> dict[str, Any]:
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(CreateGameSchema, required=False)
-@blp.response(201, SeatedSchema, headers=_LOCATION_HEADER)
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(parameters=[_IDEMPOTENCY_HEADER], security=_CLIENT)
+@blp.arguments(CreateGameSchema, required=False, example=examples.CREATE_GAME)
+@blp.response(201, SeatedSchema, headers=_LOCATION_HEADER, example=examples.SEATED)
+@operation(blp, "createGame", security=CLIENT, problems=BODY)
+@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
 def create_game(body: dict[str, Any]):
     """Create a game; the creator sits at seat 0.
 
@@ -116,10 +135,9 @@ def create_game(body: dict[str, Any]):
 
 
 @blp.route("/<game_id>", methods=["GET"])
-@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.GAME_VIEW)
 @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_BEARER)
+@operation(blp, "getGame", security=SEAT_OR_SPECTATOR, problems=GAME)
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
@@ -132,9 +150,9 @@ def get_game(game_id: str):
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
-@blp.arguments(JoinSchema)
-@blp.response(201, SeatedSchema)
-@blp.alt_response(409, response="CONFLICT")
+@blp.arguments(JoinSchema, example=examples.JOIN)
+@blp.response(201, SeatedSchema, headers=_ETAG_HEADER, example={**examples.SEATED, "seat": 1})
+@operation(blp, "joinGame", security=ANYONE, problems=BODY + GAME + (409,))
 @blp.doc(parameters=[_IDEMPOTENCY_HEADER])
 def join_game(body: dict[str, Any], game_id: str):
     """Take seat 1 with the invite. A second join is refused (409)."""
@@ -151,12 +169,10 @@ def join_game(body: dict[str, Any], game_id: str):
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
-@blp.arguments(ActionSchema)
-@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
-@blp.alt_response(409, response="CONFLICT")
-@blp.alt_response(412, response="PRECONDITION_FAILED")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=[{"bearerAuth": []}], parameters=[_IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
+@blp.arguments(ActionSchema, example=examples.ACTION)
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.AFTER_ACTION)
+@operation(blp, "takeAction", security=SEAT, problems=BODY + GAME + (409, 412))
+@blp.doc(parameters=[_IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
 def act(body: dict[str, Any], game_id: str):
     """Take one action for the caller's seat.
 
@@ -188,9 +204,8 @@ def act(body: dict[str, Any], game_id: str):
 
 @blp.route("/<game_id>/events", methods=["GET"])
 @blp.arguments(EventsQuerySchema(), location="query")  # one instance: the hot path
-@blp.response(200, EventsSchema)
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_BEARER)
+@blp.response(200, EventsSchema, example=examples.EVENTS)
+@operation(blp, "listEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (422,))
 def events(query: dict[str, Any], game_id: str):
     """The events after version `after`, as the caller may see them (R11).
 
@@ -223,8 +238,8 @@ def events(query: dict[str, Any], game_id: str):
 @blp.arguments(StreamQuerySchema(), location="query")
 @blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
 @blp.alt_response(204, description="The game is over and the caller has every event")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=_BEARER)
+@operation(blp, "streamEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (400, 422))
+@blp.doc(responses={200: {"content": {"text/event-stream": {"schema": _SSE_SCHEMA}}}})
 def stream(query: dict[str, Any], game_id: str):
     """The event feed as Server-Sent Events; each event's `id` is its version.
 
@@ -293,10 +308,8 @@ def stream(query: dict[str, Any], game_id: str):
 
 @blp.route("/<game_id>/replay", methods=["GET"])
 @blp.arguments(ReplayQuerySchema, location="query")
-@blp.response(200, ReplaySchema)
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=_BEARER)
+@blp.response(200, ReplaySchema, example=examples.REPLAY)
+@operation(blp, "getReplay", security=SEAT_OR_SPECTATOR, problems=GAME + (422,))
 def replay(query: dict[str, Any], game_id: str):
     """The whole game as the caller may see it; with `at`, as it was at that version.
 

@@ -6,6 +6,7 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from service.api.operations import NONE, SERVER, operation
 from service.observability import METRICS_CONTENT_TYPE, metrics_text, readiness
 from service.problems import Problem
 
@@ -25,6 +26,7 @@ class ReadinessSchema(Schema):
 
 @blp.route("/openapi.yaml", methods=["GET"])
 @blp.response(200, content_type="application/yaml", description="This API, OpenAPI 3.1")
+@operation(blp, "getOpenapiDocument", security=NONE, problems=SERVER)
 def openapi_yaml():
     """The OpenAPI 3.1 document of this API (the same as the committed openapi.yaml)."""
     text = current_app.extensions["schnapsen"]["openapi_yaml"]()
@@ -33,14 +35,24 @@ def openapi_yaml():
 
 @blp.route("/healthz", methods=["GET"])
 @blp.response(200, description="The process is up")
+@operation(blp, "getHealth", security=NONE, problems=SERVER)
 def healthz():
     """Liveness: answers as long as the process serves requests (no Redis call)."""
     return {"status": "ok"}
 
 
 @blp.route("/readyz", methods=["GET"])
-@blp.response(200, ReadinessSchema, description="Ready to play: Redis and a worker answer")
+@blp.response(
+    200,
+    ReadinessSchema,
+    description="Ready to play: Redis and a worker answer",
+    example={
+        "status": "ready",
+        "checks": {"redis": "ok", "queue_redis": "ok", "workers": {"moves": 2, "decisions": 1}},
+    },
+)
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE", description="Not ready; `missing` says why")
+@operation(blp, "getReadiness", security=NONE, problems=SERVER + (503,))
 def readyz():
     """Readiness: the log's Redis and the queues' Redis answer, and a worker runs on every queue.
 
@@ -68,6 +80,7 @@ def readyz():
     content_type="text/plain",
     description="Prometheus text format 0.0.4 (`text/plain; version=0.0.4`)",
 )
+@operation(blp, "getMetrics", security=NONE, problems=SERVER)
 def metrics():
     """Metrics for Prometheus: requests, latency, actions, jobs queued and failed, games.
 

@@ -1,0 +1,121 @@
+"""A client app written against the Python client that openapi-python-client
+generates from openapi.yaml (package ``schnapsen_client``).
+
+It is what an integrator writes: create a game against a bot with a client
+app's key, wait for its seat's turn, post a legal action exactly as the view
+lists it (no cast, no dict), and read a bot-move job's typed result.
+tests/contract/test_python_client.py checks it with ``mypy --strict`` and runs
+it against a live server: ``python python_example.py <base_url> <client_key>``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from schnapsen_client import AuthenticatedClient
+from schnapsen_client.api.bots import get_job, request_bot_move
+from schnapsen_client.api.games import create_game, get_game, list_events, take_action
+from schnapsen_client.models import (
+    BotDecision,
+    BotLevel,
+    BotMoveRequest,
+    Card,
+    CreateGame,
+    EventFeed,
+    GameView,
+    JobStatus,
+    ListEventsInclude,
+    MoveJob,
+    Opponent,
+    OpponentType,
+    Position,
+    Seat,
+    Seated,
+)
+
+
+class ContractError(RuntimeError):
+    """The server answered something the contract does not lead a client to expect."""
+
+
+def wait_for_turn(seat: AuthenticatedClient, game: GameView) -> GameView:
+    """The view once it is the seat's turn (the bot may lead first)."""
+    view = game
+    while view.to_move != view.seat:
+        feed = list_events.sync(
+            view.game_id, client=seat, after=view.version, wait=10, include=ListEventsInclude.VIEW
+        )
+        if not isinstance(feed, EventFeed):
+            raise ContractError(f"events: {feed!r}")
+        if isinstance(feed.view, GameView):
+            view = feed.view
+    return view
+
+
+def play_one_action(base_url: str, client_key: str) -> GameView:
+    """Create a game against the heuristic bot and take one legal action."""
+    app = AuthenticatedClient(
+        base_url=base_url, token=client_key, prefix="", auth_header_name="X-Client-Key"
+    )
+    seated = create_game.sync(
+        client=app,
+        body=CreateGame(opponent=Opponent(type_=OpponentType.BOT, level=BotLevel.HEURISTIC)),
+    )
+    if not isinstance(seated, Seated):
+        raise ContractError(f"create: {seated!r}")
+    seat = AuthenticatedClient(base_url=base_url, token=seated.token)
+    view = get_game.sync(seated.game_id, client=seat)
+    if not isinstance(view, GameView):
+        raise ContractError(f"view: {view!r}")
+    view = wait_for_turn(seat, view)
+    if view.deal is None or not view.deal.legal_actions:
+        raise ContractError("my turn, but no legal action")
+    action = view.deal.legal_actions[0]  # an Action: posted as it is
+    after = take_action.sync(view.game_id, client=seat, body=action)
+    if not isinstance(after, GameView) or after.version <= view.version:
+        raise ContractError(f"action: {after!r}")
+    return after
+
+
+def bot_decision(base_url: str, client_key: str) -> BotDecision:
+    """Ask the bot-move service for a move and read the job's typed result."""
+    app = AuthenticatedClient(
+        base_url=base_url, token=client_key, prefix="", auth_header_name="X-Client-Key"
+    )
+    position = Position(
+        seat=Seat.VALUE_0,
+        dealer=Seat.VALUE_1,
+        hand=[Card.AS, Card.TS, Card.KH, Card.QH, Card.JD],
+        trump_card=Card.QC,
+        talon_size=9,
+    )
+    job = request_bot_move.sync(
+        client=app, body=BotMoveRequest(position=position, level=BotLevel.HEURISTIC), wait=10
+    )
+    if not isinstance(job, MoveJob):
+        raise ContractError(f"bot move: {job!r}")
+    deadline = time.monotonic() + 60
+    while job.status not in (JobStatus.FINISHED, JobStatus.FAILED):
+        if time.monotonic() > deadline:
+            raise ContractError(f"job {job.id} still {job.status}")
+        polled = get_job.sync(job.id, client=app, wait=10)
+        if not isinstance(polled, MoveJob):
+            raise ContractError(f"job: {polled!r}")
+        job = polled
+    if not isinstance(job.result, BotDecision):
+        raise ContractError(f"job {job.id} {job.status}: {job.error!r}")
+    return job.result
+
+
+def main(argv: list[str]) -> int:
+    base_url, client_key = argv
+    after = play_one_action(base_url, client_key)
+    decision = bot_decision(base_url, client_key)
+    print(f"acted: game {after.game_id} at version {after.version}")
+    print(f"bot: {decision.action.type_} by {decision.level.value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,51 @@
+"""openapi-python-client makes a client of openapi.yaml that a strict type checker
+accepts in a real program, and the program plays against a live server."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from service.clients import ClientRegistry
+from tests.contract.conftest import BIN, CONTRACT, run
+
+EXAMPLE = CONTRACT / "python_example.py"
+
+
+def models(client: Path) -> set[str]:
+    return {path.stem for path in (client / "schnapsen_client" / "models").glob("*.py")}
+
+
+def test_the_generated_client_has_one_type_per_shared_component(python_client):
+    found = models(python_client)
+    assert {"card", "suit", "seat", "bot_level", "play_action", "bot_decision",
+            "hint_result", "export_result", "stream_end", "stream_event"} <= found  # fmt: skip
+    # One enum each, not one per field that uses it (the issue counted 24 card enums).
+    assert not [name for name in found if name.endswith(("_card", "_seat", "_suit"))
+                and name not in ("card_at_seat", "position_card")]  # fmt: skip
+
+
+def test_the_example_program_passes_mypy_strict(python_client):
+    # The generator's own httpx wrapper (client.py) does not pass the newest mypy's
+    # strict checks; its errors are not the spec's, so imported modules are followed
+    # for their types but only the example's own lines are reported.
+    output = run(
+        [str(BIN / "mypy"), "--strict", "--follow-imports=silent", "--no-incremental",
+         str(EXAMPLE)],
+        cwd=python_client,
+        MYPYPATH=str(python_client),
+    )  # fmt: skip
+    assert "Success" in output, output
+
+
+def test_the_example_program_plays_against_a_live_server(
+    python_client, live_server, worker, redis_client
+):
+    _, key = ClientRegistry(redis_client).create("contract test (python)")
+    output = run(
+        [sys.executable, str(EXAMPLE), live_server.url, key],
+        cwd=python_client,
+        timeout=180,
+        PYTHONPATH=str(python_client),
+    )
+    assert "acted: game " in output and "bot: " in output, output
