@@ -277,6 +277,20 @@ class PlayerSchema(Schema):
     joined = fields.Boolean()
 
 
+class EndingSchema(Schema):
+    """How a finished game ended (README: RULES-EXTENSIONS RX1-RX3)."""
+
+    reason = fields.String(
+        validate=validate.OneOf(["played", "resigned", "aborted", "timed_out"]),
+        metadata=_doc(
+            "played: a seat reached 0 game points; resigned: `seat` gave up (RX1); "
+            "aborted: `seat` called it off before the first action, nobody won (RX2); "
+            "timed_out: `seat` claimed the game after the opponent's turn timed out (RX3)"
+        ),
+    )
+    seat = _seat(allow_none=True, metadata=_doc("The seat that ended it; null when played"))
+
+
 class GameViewSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
@@ -288,6 +302,9 @@ class GameViewSchema(Schema):
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)
     players = fields.List(fields.Nested(PlayerSchema))
+    ending = fields.Nested(
+        EndingSchema, allow_none=True, metadata=_doc("How the game ended; null while it runs")
+    )
     deal = fields.Nested(DealViewSchema, allow_none=True)
     deals = fields.List(fields.Nested(DealResultSchema))
 
@@ -308,7 +325,17 @@ class EventSchema(Schema):
     version = fields.Integer(required=True)
     type = fields.String(
         required=True,
-        validate=validate.OneOf(["game_created", "seat_taken", "deal_started", "action_taken"]),
+        validate=validate.OneOf(
+            [
+                "game_created",
+                "seat_taken",
+                "deal_started",
+                "action_taken",
+                "resigned",
+                "aborted",
+                "timeout_claimed",
+            ]
+        ),
     )
     variant = fields.String()
     first_dealer = _seat()
@@ -333,7 +360,10 @@ class EventSchema(Schema):
     turn_up_drawn = fields.Nested(CardAtSeatSchema)
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
     deal_result = fields.Nested(DealResultSchema)
-    game_winner = _seat()
+    game_winner = _seat(allow_none=True)
+    waited_ms = fields.Integer(
+        metadata=_doc("timeout_claimed: how long the turn had waited when claimed")
+    )
     to_move = _seat(allow_none=True, metadata=_doc("The seat to move after this event"))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from service import auth, dealing
 from service.engine import (
+    Aborted,
     Action,
     ActionTaken,
     Card,
@@ -28,7 +29,9 @@ from service.engine import (
     GameCreated,
     GameState,
     IllegalActionError,
+    Resigned,
     SeatTaken,
+    TimeoutClaimed,
     Variant,
     apply,
     legal_actions,
@@ -36,6 +39,7 @@ from service.engine import (
     start_deal,
     take_seat,
 )
+from service.engine.endings import abort, claim_timeout, resign
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
@@ -58,7 +62,14 @@ APPEND_ATTEMPTS = 5
 
 # Refusals that are about whose turn or which phase it is (409) rather than
 # about the action itself being against the rules (422).
-_STATE_CONFLICTS = {ErrorCode.NOT_YOUR_TURN, ErrorCode.GAME_OVER, ErrorCode.GAME_WAITING}
+_STATE_CONFLICTS = {
+    ErrorCode.NOT_YOUR_TURN,
+    ErrorCode.GAME_OVER,
+    ErrorCode.GAME_WAITING,
+    ErrorCode.ABORT_NOT_ALLOWED,
+    ErrorCode.NOT_WAITING,
+    ErrorCode.TURN_NOT_TIMED_OUT,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +241,8 @@ class GameService:
                 )
             if earlier is not None:
                 return self._replay_seat(game_id, 1, earlier, request_print)
+            if current.state.over:
+                raise Conflict("this game is over: nobody joins it now", code="game_over")
             if current.state.seated[1]:
                 raise Conflict("seat 1 of this game is already taken", code="seat_taken")
             nonce = auth.new_nonce()
@@ -367,6 +380,115 @@ class GameService:
             return None
         assert isinstance(result, int)
         return Acted(self._appended(game_id, result, state, current.seats), seat)
+
+    # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
+    def resign(self, game_id: str, token: str | None) -> Acted:
+        """RX1: the token's seat gives up; its opponent wins the game."""
+        return self._end(game_id, token, lambda current, seat: self._resigned(current, seat))
+
+    def abort(self, game_id: str, token: str | None) -> Acted:
+        """RX2: call a human game off before its first action (or before seat 1 joined)."""
+        return self._end(game_id, token, lambda current, seat: self._aborted(current, seat))
+
+    def claim_timeout(self, game_id: str, token: str | None, *, timeout_seconds: float) -> Acted:
+        """RX3: the waiting seat claims the game once the turn waited ``timeout_seconds``.
+
+        The turn's start is the time of the log's last append, by the Redis
+        server's clock (one clock for every API process); the append expects
+        the version the clock was read at, so a move that lands in between
+        wins and the claim is decided again on the new turn.
+        """
+        if timeout_seconds <= 0:
+            raise Conflict(
+                "this server has no turn timeout (SCHNAPSEN_TURN_TIMEOUT_SECONDS=0)",
+                code="timeout_claims_off",
+            )
+        return self._end(
+            game_id,
+            token,
+            lambda current, seat: self._timed_out(current, seat, timeout_seconds),
+        )
+
+    def _resigned(self, current: Current, seat: int) -> tuple[GameState, Event]:
+        return self._engine(lambda: resign(current.state, seat)), Resigned(seat)
+
+    def _aborted(self, current: Current, seat: int) -> tuple[GameState, Event]:
+        if any(current.seats.get(f"player:{s}", "").startswith("bot:") for s in (0, 1)):
+            raise Conflict(
+                "a game against a bot is not aborted; resign instead", code="abort_not_allowed"
+            )
+        return self._engine(lambda: abort(current.state, seat)), Aborted(seat)
+
+    def _timed_out(
+        self, current: Current, seat: int, timeout_seconds: float
+    ) -> tuple[GameState, Event]:
+        clock = self.store.clock(current.game_id)
+        if clock.head != current.version:
+            raise StaleVersionError(current.version, clock.head)
+        waited = clock.waited_ms
+        if waited is None:  # the turn started before appends carried their time
+            raise Conflict(
+                "this turn started before the service recorded times; "
+                "its clock starts with the next move",
+                code="turn_not_timed_out",
+            )
+        try:
+            state = claim_timeout(
+                current.state,
+                seat,
+                waited_seconds=waited / 1000,
+                timeout_seconds=timeout_seconds,
+            )
+        except IllegalActionError as error:
+            extra = {"rule": error.rule}
+            if error.code is ErrorCode.TURN_NOT_TIMED_OUT:
+                left = max(0.001, timeout_seconds - waited / 1000)
+                extra.update(
+                    waited_seconds=waited / 1000,
+                    timeout_seconds=timeout_seconds,
+                    retry_after_seconds=round(left, 3),
+                )
+            raise IllegalAction(
+                error.message, status=409, code=error.code.value, extra=extra
+            ) from None
+        return state, TimeoutClaimed(seat, waited)
+
+    def _engine(self, decide: Callable[[], GameState]) -> GameState:
+        """The engine's verdict on ending the game, or the 409 it refuses with."""
+        try:
+            return decide()
+        except IllegalActionError as error:
+            status = 409 if error.code in _STATE_CONFLICTS else 422
+            raise IllegalAction(
+                error.message, status=status, code=error.code.value, extra={"rule": error.rule}
+            ) from None
+
+    def _end(
+        self,
+        game_id: str,
+        token: str | None,
+        decide: Callable[[Current, int], tuple[GameState, Event]],
+    ) -> Acted:
+        """Load, let the engine end the game for the token's seat, append one event."""
+        if token is None:
+            raise Unauthorized(
+                "ending a game for a seat needs 'Authorization: Bearer <token>'",
+                code="token_required",
+            )
+        for _attempt in range(APPEND_ATTEMPTS):
+            current = self.current(game_id)
+            seat = self.seat_for(current, token)
+            assert seat is not None
+            try:
+                state, event = decide(current, seat)
+                result = self.store.append(
+                    game_id, current.version, [event], snapshot=state_to_dict(state)
+                )
+            except StaleVersionError:
+                continue  # a move got in first: decide again on the new state
+            assert isinstance(result, int)
+            return Acted(self._appended(game_id, result, state, current.seats), seat)
+        raise Conflict("the game changed too often; try again", code="busy")
 
     # -- reading -----------------------------------------------------------
     def current(self, game_id: str, version: int | None = None) -> Current:

@@ -39,7 +39,7 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
-from service.commands import Current, GameService, NewGame, Opponent
+from service.commands import Acted, Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
@@ -184,6 +184,61 @@ def act(body: dict[str, Any], game_id: str):
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
     return game_view(acted.current, acted.seat), 200, headers
+
+
+def _ended(acted: Acted):
+    return game_view(acted.current, acted.seat), 200, {"ETag": etag(acted.current.version)}
+
+
+@blp.route("/<game_id>/resign", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="resignGame", security=[{"bearerAuth": []}])
+def resign(game_id: str):
+    """Resign: the caller's opponent wins the game (RX1).
+
+    Either seat, while the game runs. The opponent's game points become 0;
+    the resigner keeps its own. Answers the caller's view of the finished
+    game. Before seat 1 joined: 409 `game_waiting` (abort instead).
+    """
+    return _ended(games().resign(game_id, bearer_token(request)))
+
+
+@blp.route("/<game_id>/abort", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="abortGame", security=[{"bearerAuth": []}])
+def abort(game_id: str):
+    """Abort: call a game between people off before its first action; nobody wins (RX2).
+
+    Seat 0 while seat 1 is empty, or either seat before any action. Later,
+    or against a bot: 409 `abort_not_allowed` (resign instead).
+    """
+    return _ended(games().abort(game_id, bearer_token(request)))
+
+
+@blp.route("/<game_id>/claim-timeout", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="claimTimeout", security=[{"bearerAuth": []}])
+def claim_timeout(game_id: str):
+    """Claim the game when the opponent let its turn time out (RX3).
+
+    Only the seat that is not to move, once the turn has waited
+    `SCHNAPSEN_TURN_TIMEOUT_SECONDS` since the game's last event (by the
+    log's own times). Too early: 409 `turn_not_timed_out` with
+    `retry_after_seconds`; the seat to move: 409 `not_waiting`.
+    """
+    acted = games().claim_timeout(
+        game_id, bearer_token(request), timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"]
+    )
+    return _ended(acted)
 
 
 @blp.route("/<game_id>/events", methods=["GET"])
