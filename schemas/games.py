@@ -242,6 +242,12 @@ class DealViewSchema(Schema):
     trump_card = _card(
         allow_none=True, metadata=_doc("The face-up card while it lies under the talon")
     )
+    turn_up = _card(
+        metadata=_doc(
+            "The card turned up at the deal (after an exchange: the trump jack); public, "
+            "and still shown once drawn, as a bot-move Position needs it"
+        )
+    )
     talon_size = fields.Integer(metadata=_doc("Face-down cards left in the talon"))
     closed_by = _seat(allow_none=True)
     hand = fields.List(_card(), metadata=_doc("The caller's own hand; [] for spectators"))

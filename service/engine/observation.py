@@ -57,6 +57,9 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         "dealer": deal.dealer,
         "trump_suit": deal.trump.value,
         "trump_card": _code(deal.trump_card),
+        # The face-up card, public all deal long (R11a, R11b: once drawn, everyone saw
+        # who took it); after an exchange the trump jack. A bot Position needs it.
+        "turn_up": deal.turn_up.value,
         "talon_size": len(deal.talon),
         "closed_by": deal.closed_by,
         "hand": [] if viewer is None else format_cards(deal.hands[viewer]),
