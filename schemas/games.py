@@ -308,6 +308,10 @@ class GameViewSchema(Schema):
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)
     players = fields.List(fields.Nested(PlayerSchema))
+    invite = fields.String(
+        allow_none=True,
+        metadata=_doc("Seat 0 only, until seat 1 joins: the invite to pass on; else null"),
+    )
     ending = fields.Nested(
         EndingSchema, allow_none=True, metadata=_doc("How the game ended; null while it runs")
     )

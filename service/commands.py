@@ -504,6 +504,18 @@ class GameService:
                 return seat
         raise Unauthorized("this token belongs to no seat of this game")
 
+    def invite_for(self, current: Current, seat: int | None) -> str | None:
+        """The invite, for seat 0 only, while seat 1 of a game between people is empty.
+
+        It is seat 0's secret to pass on (its view may show it, so an app that
+        lost the create answer can still share it); nobody else ever sees it.
+        """
+        nonce = current.seats.get("invite_nonce")
+        state = current.state
+        if seat != 0 or nonce is None or state.seated[1] or state.over:
+            return None
+        return self._invite(current.game_id, nonce)
+
     def events_after(
         self, game_id: str, after: int
     ) -> tuple[GameState | None, list[Event], Current]:

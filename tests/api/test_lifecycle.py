@@ -265,3 +265,31 @@ def test_an_export_of_an_ended_game_verifies_and_says_how_it_ended(api, redis_cl
     assert verify(record)
     text = "\n".join(text_lines(game.game_id, record))
     assert ("Seat 0 resigns" if what == "resign" else "Game aborted") in text
+
+
+# -- the invite in seat 0's view ------------------------------------------
+
+
+def test_seat_0_reads_its_invite_in_its_view_until_seat_1_joins(api, redis_client):
+    created = create(api)
+    gid = created["game_id"]
+    assert view(api, gid, created["token"])["invite"] == created["invite"]
+    assert created["game"]["invite"] == created["invite"]
+    assert view(api, gid)["invite"] is None  # a spectator never sees it
+    feed = ok(api.get(f"/v1/games/{gid}/events?after=0&include=view", token=created["token"]))
+    assert feed["view"]["invite"] == created["invite"]
+    assert created["invite"] not in api.get(f"/v1/games/{gid}/events?after=0").text
+    # The invite read from the view opens seat 1; then it is gone from every view.
+    invite = view(api, gid, created["token"])["invite"]
+    joined = ok(api.post(f"/v1/games/{gid}/join", json_body={"invite": invite}), (200, 201))
+    for token in (created["token"], joined["token"], None):
+        assert view(api, gid, token)["invite"] is None
+    assert joined["game"]["invite"] is None
+
+
+def test_no_invite_in_the_view_of_a_bot_game_or_an_aborted_one(api):
+    bot = create(api, {"opponent": {"type": "bot", "level": "random"}})
+    assert view(api, bot["game_id"], bot["token"])["invite"] is None
+    waiting = create(api)
+    ok(api.post(f"/v1/games/{waiting['game_id']}/abort", token=waiting["token"]))
+    assert view(api, waiting["game_id"], waiting["token"])["invite"] is None
