@@ -191,6 +191,30 @@ class ReplayQuerySchema(Schema):
     )
 
 
+class ListGamesQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    client = fields.String(
+        required=True,
+        validate=validate.OneOf(["me"]),
+        metadata=_doc("Always `me`: the games created with the caller's client key"),
+    )
+    status = fields.String(
+        validate=validate.OneOf(["waiting", "active", "finished"]),
+        metadata=_doc("Only games with this status"),
+    )
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1, max=100),
+        metadata=_doc("Most games on one page"),
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata=_doc("The `next_cursor` of the previous page"),
+    )
+
+
 # -- responses --------------------------------------------------------------
 
 
@@ -317,6 +341,29 @@ class GameViewSchema(Schema):
     )
     deal = fields.Nested(DealViewSchema, allow_none=True)
     deals = fields.List(fields.Nested(DealResultSchema))
+
+
+class GameSummarySchema(Schema):
+    """A game as its creating client app sees it in a listing: no token, no card."""
+
+    game_id = fields.String()
+    created_at = fields.String(metadata=_doc("When it was created, UTC, ISO 8601 (…Z)"))
+    version = fields.Integer()
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    dealing = _dealing()
+    game_points = fields.List(fields.Integer())
+    winner = _seat(allow_none=True)
+    to_move = _seat(allow_none=True)
+    players = fields.List(fields.Nested(PlayerSchema))
+    ending = fields.Nested(EndingSchema, allow_none=True)
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), metadata=_doc("Newest first"))
+    next_cursor = fields.String(
+        allow_none=True, metadata=_doc("Pass as `cursor` for the next page; null on the last")
+    )
 
 
 class SeatedSchema(Schema):

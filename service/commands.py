@@ -13,11 +13,13 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from service import auth, dealing
+from service.client_games import ClientGames, Cursor, Listed
 from service.engine import (
     Aborted,
     Action,
@@ -133,6 +135,18 @@ class Acted:
     replayed: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """One page of a client's games: each with its creation time, and where to go on."""
+
+    games: list[tuple[Listed, Current]]
+    next_cursor: Cursor | None
+
+
+#: Most index entries one listing request reads while filtering by status; a
+#: page may then hold fewer games than asked, with a cursor to go on.
+LIST_SCAN_LIMIT = 500
+
 AfterAppend = Callable[[Current], None]
 
 
@@ -156,17 +170,24 @@ class GameService:
         self.secret = secret
         self.bot_levels = frozenset(bot_levels)
         self.after_append = after_append
+        self.client_games = ClientGames(store.redis)
 
     # -- create and join ---------------------------------------------------
     def create(
-        self, new: NewGame, *, idempotency_key: str | None = None, scope: str = ""
+        self,
+        new: NewGame,
+        *,
+        idempotency_key: str | None = None,
+        scope: str = "",
+        owner: str | None = None,
     ) -> Seated:
         """Create a game with its creator at seat 0 and deal the first deal.
 
         ``scope`` names the caller (its client app, or its address): an
         Idempotency-Key is remembered per scope, so a retry answers the first
         answer only to the same caller, and another caller's same key is a
-        new request that learns nothing about the first.
+        new request that learns nothing about the first. ``owner``, the id of
+        the calling client app, lists the game in that app's games.
         """
         request_print = _fingerprint({"create": _new_game_json(new)})
         if new.opponent.kind == "bot" and new.opponent.level not in self.bot_levels:
@@ -205,6 +226,8 @@ class GameService:
             seats["invite"] = auth.fingerprint(invite)
         if new.seed is not None:
             seats["seed"] = str(new.seed)
+        if owner is not None:  # before the log: a game is never missing from the listing
+            self.client_games.add(owner, game_id, int(time.time() * 1000))
         try:
             version = self.store.append(
                 game_id,
@@ -503,6 +526,37 @@ class GameService:
             if auth.matches(token, current.seats.get(f"token:{seat}")):
                 return seat
         raise Unauthorized("this token belongs to no seat of this game")
+
+    def list_games(
+        self, owner: str, *, status: str | None, after: Cursor | None, limit: int
+    ) -> GamePage:
+        """The games ``owner`` created, newest first, with ``status`` if given.
+
+        Status comes from each game's log (it is not indexed), so filtering
+        reads at most ``LIST_SCAN_LIMIT`` index entries per page; a page may
+        then hold fewer than ``limit`` games and still have a next cursor.
+        """
+        found: list[tuple[Listed, Current]] = []
+        scanned = 0
+        cursor = after
+        while len(found) < limit and scanned < LIST_SCAN_LIMIT:
+            batch = self.client_games.page(owner, cursor, min(limit, LIST_SCAN_LIMIT - scanned))
+            if not batch:
+                return GamePage(found, None)
+            for listed in batch:
+                scanned += 1
+                cursor = Cursor(listed.created_ms, listed.game_id)
+                try:
+                    current = self.current(listed.game_id)
+                except GameNotFound:  # a create that failed after indexing its id
+                    continue
+                if status is None or current.state.status == status:
+                    found.append((listed, current))
+                    if len(found) == limit:
+                        break
+        if cursor is None or not self.client_games.page(owner, cursor, 1):
+            return GamePage(found, None)
+        return GamePage(found, cursor)
 
     def invite_for(self, current: Current, seat: int | None) -> str | None:
         """The invite, for seat 0 only, while seat 1 of a game between people is empty.

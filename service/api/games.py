@@ -22,8 +22,10 @@ from schemas.games import (
     CreateGameSchema,
     EventsQuerySchema,
     EventsSchema,
+    GameListSchema,
     GameViewSchema,
     JoinSchema,
+    ListGamesQuerySchema,
     ReplayQuerySchema,
     ReplaySchema,
     SeatedSchema,
@@ -39,13 +41,15 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
+from service.client_games import Cursor
 from service.commands import Acted, Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
+from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.live import END_EVENT, LogWatcher, Recent, client_gone
 from service.observability import WAITING_REQUESTS
-from service.problems import Problem
+from service.problems import Problem, Unauthorized
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +107,12 @@ def create_game(body: dict[str, Any]):
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
     )
+    caller = current_caller()
     seated = games().create(
-        new, idempotency_key=idempotency_key(request), scope=current_caller().scope
+        new,
+        idempotency_key=idempotency_key(request),
+        scope=caller.scope,
+        owner=caller.client.id if caller.client else None,
     )
     headers = {
         "Location": f"/v1/games/{seated.current.game_id}",
@@ -113,6 +121,65 @@ def create_game(body: dict[str, Any]):
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
     return seated_body(seated), 201, headers
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(ListGamesQuerySchema, location="query")
+@blp.response(200, GameListSchema)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(operationId="listGames", security=[{"clientKey": []}, {"clientKeyHeader": []}])
+def list_games(query: dict[str, Any]):
+    """The games created with the caller's client key, newest first, a page at a time.
+
+    `client=me` names the caller's client app (its key as `X-Client-Key` or
+    `Authorization: Bearer`); without a key: 401. Follow `next_cursor` until
+    it is null. With `status`, a page may hold fewer than `limit` games
+    and still have a next cursor (statuses are read from the games' logs).
+    """
+    caller = current_caller()
+    if caller.client is None:
+        raise Unauthorized(
+            "listing your games needs your client key, as 'X-Client-Key: <key>' or "
+            "'Authorization: Bearer <key>'",
+            code="client_key_required",
+        )
+    after = None
+    if "cursor" in query:
+        try:
+            after = Cursor.decode(query["cursor"])
+        except ValueError:
+            raise Problem(
+                "cursor is not the next_cursor of a page of this listing",
+                status=400,
+                code="invalid_cursor",
+            ) from None
+    page = games().list_games(
+        caller.client.id, status=query.get("status"), after=after, limit=query["limit"]
+    )
+    return {
+        "games": [_summary(listed.created_ms, current) for listed, current in page.games],
+        "next_cursor": None if page.next_cursor is None else page.next_cursor.encode(),
+    }
+
+
+def _summary(created_ms: int, current: Current) -> dict[str, Any]:
+    """A game in a listing: public facts only (no token, no invite, no card)."""
+    state = current.state
+    created = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created_ms / 1000))
+    return {
+        "game_id": current.game_id,
+        "created_at": f"{created}.{created_ms % 1000:03d}Z",
+        "version": current.version,
+        "status": state.status,
+        "variant": state.variant.value,
+        "dealing": state.dealing.value,
+        "game_points": list(state.game_points),
+        "winner": state.winner,
+        "to_move": state.to_move,
+        "players": current.players,
+        "ending": ending_to_dict(state),
+    }
 
 
 @blp.route("/<game_id>", methods=["GET"])
