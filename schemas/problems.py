@@ -22,5 +22,19 @@ class ProblemSchema(Schema):
     )
     to_move = fields.Integer(allow_none=True)
     errors = fields.Dict(metadata={"description": "Per-field validation errors"})
+    retry_after_seconds = fields.Float(
+        metadata={"description": "turn_not_timed_out: when the turn will have timed out"}
+    )
+    waited_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the turn so far"})
+    timeout_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the timeout"})
     expected_version = fields.Integer()
     current_version = fields.Integer()
+
+
+class ProblemTypeSchema(Schema):
+    """What a problem code means (GET /problems/{code})."""
+
+    type = fields.String(metadata={"description": "/problems/{code}, as in the problems"})
+    code = fields.String()
+    title = fields.String()
+    description = fields.String()

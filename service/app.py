@@ -21,7 +21,7 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import observability
-from service.api import bodies, bots, docs, exports, games, limits, meta, pages
+from service.api import bodies, bots, docs, exports, games, limits, meta, pages, problem_pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.bots import LEVELS
 from service.clients import ClientRegistry
@@ -133,6 +133,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
     api.register_blueprint(meta.blp)
+    api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
     app.register_blueprint(docs.blp)
     register_error_handlers(app)
