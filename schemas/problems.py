@@ -29,12 +29,3 @@ class ProblemSchema(Schema):
     timeout_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the timeout"})
     expected_version = fields.Integer()
     current_version = fields.Integer()
-
-
-class ProblemTypeSchema(Schema):
-    """What a problem code means (GET /problems/{code})."""
-
-    type = fields.String(metadata={"description": "/problems/{code}, as in the problems"})
-    code = fields.String()
-    title = fields.String()
-    description = fields.String()

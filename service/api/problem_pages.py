@@ -11,11 +11,31 @@ from html import escape
 from flask import Response, request
 from flask_smorest import Blueprint
 
-from schemas.problems import ProblemTypeSchema
 from service.problem_catalog import problem_type
 from service.problems import Problem
 
 blp = Blueprint("problems", __name__, url_prefix="/problems", description="Problem types")
+
+#: The answer in both of its forms (one 200 with two media types, for the spec).
+_ANSWER = {
+    "description": "What the code means: a page, or JSON with Accept: application/json",
+    "content": {
+        "text/html": {"schema": {"type": "string"}},
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["type", "code", "title", "description"],
+                "properties": {
+                    "type": {"type": "string", "description": "/problems/{code}"},
+                    "code": {"type": "string"},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                },
+                "additionalProperties": False,
+            }
+        },
+    },
+}
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
@@ -26,10 +46,9 @@ _PAGE = """<!doctype html>
 
 
 @blp.route("/<code>", methods=["GET"])
-@blp.response(200, ProblemTypeSchema, content_type="application/json")
-@blp.alt_response(200, content_type="text/html", description="The same as a page")
+@blp.response(200, description="What the code means")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getProblem", security=[{}])
+@blp.doc(operationId="getProblem", security=[{}], responses={"200": _ANSWER})
 def get_problem(code: str):
     """What a problem `code` means: the target of every problem's `type` URI.
 
