@@ -267,3 +267,38 @@ class ReplayExportSchema(Schema):
     events = fields.List(fields.Nested("EventSchema"))
     deals = fields.List(fields.Nested("ReplayDealSchema"))
     state = fields.Dict(metadata=_doc("The caller's view at the end (a GameView's fields)"))
+
+
+@answer()
+class StrengthSchema(Schema):
+    opponent = fields.String(metadata=_doc("The level it was measured against"))
+    games = fields.Integer(metadata=_doc("Duplicate games to 7 game points played"))
+    games_won = fields.Integer()
+    interval_95 = fields.List(
+        fields.Float(), metadata=_doc("95% interval of the share of games won")
+    )
+    net_game_points_per_deal = fields.Float()
+    measured_by = fields.String()
+
+
+@answer("strength_note")
+class BotLevelInfoSchema(Schema):
+    name = fields.String(metadata=_doc("Use as `opponent.level` or `level`"))
+    description = fields.String()
+    default_budget_ms = fields.Integer(
+        allow_none=True, metadata=_doc("Think time per move when none is given; null: no search")
+    )
+    max_budget_ms = fields.Integer(
+        allow_none=True,
+        metadata=_doc("Largest think time the bot-move service and hints give it; null: no search"),
+    )
+    strength = fields.Nested(StrengthSchema, allow_none=True)
+    strength_note = fields.String(
+        allow_none=True, metadata=_doc("Why strength is null, when it is")
+    )
+
+
+@answer()
+class BotLevelsSchema(Schema):
+    levels = fields.List(fields.Nested(BotLevelInfoSchema), metadata=_doc("Weakest first"))
+    default_level = fields.String(metadata=_doc("The level of `POST /v1/bot/moves` by default"))

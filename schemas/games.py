@@ -224,6 +224,30 @@ class ReplayQuerySchema(Schema):
     )
 
 
+class ListGamesQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    client = fields.String(
+        required=True,
+        validate=validate.OneOf(["me"]),
+        metadata=_doc("Always `me`: the games created with the caller's client key"),
+    )
+    status = fields.String(
+        validate=validate.OneOf(["waiting", "active", "finished"]),
+        metadata=_doc("Only games with this status"),
+    )
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1, max=100),
+        metadata=_doc("Most games on one page"),
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata=_doc("The `next_cursor` of the previous page"),
+    )
+
+
 # -- responses --------------------------------------------------------------
 
 
@@ -291,6 +315,12 @@ class DealViewSchema(Schema):
     trump_card = _card(
         allow_none=True, metadata=_doc("The face-up card while it lies under the talon")
     )
+    turn_up = _card(
+        metadata=_doc(
+            "The card turned up at the deal (after an exchange: the trump jack); public, "
+            "and still shown once drawn, as a bot-move Position needs it"
+        )
+    )
     talon_size = fields.Integer(metadata=_doc("Face-down cards left in the talon"))
     closed_by = _seat(allow_none=True)
     hand = fields.List(_card(), metadata=_doc("The caller's own hand; [] for spectators"))
@@ -328,6 +358,21 @@ class PlayerSchema(Schema):
 
 
 @answer()
+class EndingSchema(Schema):
+    """How a finished game ended (README: RULES-EXTENSIONS RX1-RX3)."""
+
+    reason = fields.String(
+        validate=validate.OneOf(["played", "resigned", "aborted", "timed_out"]),
+        metadata=_doc(
+            "played: a seat reached 0 game points; resigned: `seat` gave up (RX1); "
+            "aborted: `seat` called it off before the first action, nobody won (RX2); "
+            "timed_out: `seat` claimed the game after the opponent's turn timed out (RX3)"
+        ),
+    )
+    seat = _seat(allow_none=True, metadata=_doc("The seat that ended it; null when played"))
+
+
+@answer()
 class GameViewSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
@@ -339,8 +384,40 @@ class GameViewSchema(Schema):
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)
     players = fields.List(fields.Nested(PlayerSchema))
+    invite = fields.String(
+        allow_none=True,
+        metadata=_doc("Seat 0 only, until seat 1 joins: the invite to pass on; else null"),
+    )
+    ending = fields.Nested(
+        EndingSchema, allow_none=True, metadata=_doc("How the game ended; null while it runs")
+    )
     deal = fields.Nested(DealViewSchema, allow_none=True)
     deals = fields.List(fields.Nested(DealResultSchema))
+
+
+@answer()
+class GameSummarySchema(Schema):
+    """A game as its creating client app sees it in a listing: no token, no card."""
+
+    game_id = fields.String()
+    created_at = fields.String(metadata=_doc("When it was created, UTC, ISO 8601 (…Z)"))
+    version = fields.Integer()
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    dealing = _dealing()
+    game_points = fields.List(fields.Integer())
+    winner = _seat(allow_none=True)
+    to_move = _seat(allow_none=True)
+    players = fields.List(fields.Nested(PlayerSchema))
+    ending = fields.Nested(EndingSchema, allow_none=True)
+
+
+@answer()
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), metadata=_doc("Newest first"))
+    next_cursor = fields.String(
+        allow_none=True, metadata=_doc("Pass as `cursor` for the next page; null on the last")
+    )
 
 
 @answer()
@@ -360,7 +437,17 @@ class EventSchema(Schema):
     version = fields.Integer(required=True)
     type = fields.String(
         required=True,
-        validate=validate.OneOf(["game_created", "seat_taken", "deal_started", "action_taken"]),
+        validate=validate.OneOf(
+            [
+                "game_created",
+                "seat_taken",
+                "deal_started",
+                "action_taken",
+                "resigned",
+                "aborted",
+                "timeout_claimed",
+            ]
+        ),
     )
     variant = ChoiceField("Variant")
     first_dealer = _seat()
@@ -385,7 +472,10 @@ class EventSchema(Schema):
     turn_up_drawn = fields.Nested(CardAtSeatSchema)
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
     deal_result = fields.Nested(DealResultSchema)
-    game_winner = _seat()
+    game_winner = _seat(allow_none=True)
+    waited_ms = fields.Integer(
+        metadata=_doc("timeout_claimed: how long the turn had waited when claimed")
+    )
     to_move = _seat(
         required=True, allow_none=True, metadata=_doc("The seat to move after this event")
     )

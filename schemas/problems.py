@@ -23,5 +23,10 @@ class ProblemSchema(Schema):
     )
     to_move = SeatField(allow_none=True)
     errors = fields.Dict(metadata={"description": "Per-field validation errors"})
+    retry_after_seconds = fields.Float(
+        metadata={"description": "turn_not_timed_out: when the turn will have timed out"}
+    )
+    waited_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the turn so far"})
+    timeout_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the timeout"})
     expected_version = fields.Integer()
     current_version = fields.Integer()

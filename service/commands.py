@@ -13,12 +13,15 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from service import auth, dealing
+from service.client_games import ClientGames, Cursor, Listed
 from service.engine import (
+    Aborted,
     Action,
     ActionTaken,
     Card,
@@ -28,7 +31,9 @@ from service.engine import (
     GameCreated,
     GameState,
     IllegalActionError,
+    Resigned,
     SeatTaken,
+    TimeoutClaimed,
     Variant,
     apply,
     legal_actions,
@@ -36,6 +41,7 @@ from service.engine import (
     start_deal,
     take_seat,
 )
+from service.engine.endings import abort, claim_timeout, resign
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
@@ -58,7 +64,14 @@ APPEND_ATTEMPTS = 5
 
 # Refusals that are about whose turn or which phase it is (409) rather than
 # about the action itself being against the rules (422).
-_STATE_CONFLICTS = {ErrorCode.NOT_YOUR_TURN, ErrorCode.GAME_OVER, ErrorCode.GAME_WAITING}
+_STATE_CONFLICTS = {
+    ErrorCode.NOT_YOUR_TURN,
+    ErrorCode.GAME_OVER,
+    ErrorCode.GAME_WAITING,
+    ErrorCode.ABORT_NOT_ALLOWED,
+    ErrorCode.NOT_WAITING,
+    ErrorCode.TURN_NOT_TIMED_OUT,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +135,18 @@ class Acted:
     replayed: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """One page of a client's games: each with its creation time, and where to go on."""
+
+    games: list[tuple[Listed, Current]]
+    next_cursor: Cursor | None
+
+
+#: Most index entries one listing request reads while filtering by status; a
+#: page may then hold fewer games than asked, with a cursor to go on.
+LIST_SCAN_LIMIT = 500
+
 AfterAppend = Callable[[Current], None]
 
 
@@ -145,17 +170,24 @@ class GameService:
         self.secret = secret
         self.bot_levels = frozenset(bot_levels)
         self.after_append = after_append
+        self.client_games = ClientGames(store.redis)
 
     # -- create and join ---------------------------------------------------
     def create(
-        self, new: NewGame, *, idempotency_key: str | None = None, scope: str = ""
+        self,
+        new: NewGame,
+        *,
+        idempotency_key: str | None = None,
+        scope: str = "",
+        owner: str | None = None,
     ) -> Seated:
         """Create a game with its creator at seat 0 and deal the first deal.
 
         ``scope`` names the caller (its client app, or its address): an
         Idempotency-Key is remembered per scope, so a retry answers the first
         answer only to the same caller, and another caller's same key is a
-        new request that learns nothing about the first.
+        new request that learns nothing about the first. ``owner``, the id of
+        the calling client app, lists the game in that app's games.
         """
         request_print = _fingerprint({"create": _new_game_json(new)})
         if new.opponent.kind == "bot" and new.opponent.level not in self.bot_levels:
@@ -194,6 +226,8 @@ class GameService:
             seats["invite"] = auth.fingerprint(invite)
         if new.seed is not None:
             seats["seed"] = str(new.seed)
+        if owner is not None:  # before the log: a game is never missing from the listing
+            self.client_games.add(owner, game_id, int(time.time() * 1000))
         try:
             version = self.store.append(
                 game_id,
@@ -230,6 +264,8 @@ class GameService:
                 )
             if earlier is not None:
                 return self._replay_seat(game_id, 1, earlier, request_print)
+            if current.state.over:
+                raise Conflict("this game is over: nobody joins it now", code="game_over")
             if current.state.seated[1]:
                 raise Conflict("seat 1 of this game is already taken", code="seat_taken")
             nonce = auth.new_nonce()
@@ -368,6 +404,115 @@ class GameService:
         assert isinstance(result, int)
         return Acted(self._appended(game_id, result, state, current.seats), seat)
 
+    # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
+    def resign(self, game_id: str, token: str | None) -> Acted:
+        """RX1: the token's seat gives up; its opponent wins the game."""
+        return self._end(game_id, token, lambda current, seat: self._resigned(current, seat))
+
+    def abort(self, game_id: str, token: str | None) -> Acted:
+        """RX2: call a human game off before its first action (or before seat 1 joined)."""
+        return self._end(game_id, token, lambda current, seat: self._aborted(current, seat))
+
+    def claim_timeout(self, game_id: str, token: str | None, *, timeout_seconds: float) -> Acted:
+        """RX3: the waiting seat claims the game once the turn waited ``timeout_seconds``.
+
+        The turn's start is the time of the log's last append, by the Redis
+        server's clock (one clock for every API process); the append expects
+        the version the clock was read at, so a move that lands in between
+        wins and the claim is decided again on the new turn.
+        """
+        if timeout_seconds <= 0:
+            raise Conflict(
+                "this server has no turn timeout (SCHNAPSEN_TURN_TIMEOUT_SECONDS=0)",
+                code="timeout_claims_off",
+            )
+        return self._end(
+            game_id,
+            token,
+            lambda current, seat: self._timed_out(current, seat, timeout_seconds),
+        )
+
+    def _resigned(self, current: Current, seat: int) -> tuple[GameState, Event]:
+        return self._engine(lambda: resign(current.state, seat)), Resigned(seat)
+
+    def _aborted(self, current: Current, seat: int) -> tuple[GameState, Event]:
+        if any(current.seats.get(f"player:{s}", "").startswith("bot:") for s in (0, 1)):
+            raise Conflict(
+                "a game against a bot is not aborted; resign instead", code="abort_not_allowed"
+            )
+        return self._engine(lambda: abort(current.state, seat)), Aborted(seat)
+
+    def _timed_out(
+        self, current: Current, seat: int, timeout_seconds: float
+    ) -> tuple[GameState, Event]:
+        clock = self.store.clock(current.game_id)
+        if clock.head != current.version:
+            raise StaleVersionError(current.version, clock.head)
+        waited = clock.waited_ms
+        if waited is None:  # the turn started before appends carried their time
+            raise Conflict(
+                "this turn started before the service recorded times; "
+                "its clock starts with the next move",
+                code="turn_not_timed_out",
+            )
+        try:
+            state = claim_timeout(
+                current.state,
+                seat,
+                waited_seconds=waited / 1000,
+                timeout_seconds=timeout_seconds,
+            )
+        except IllegalActionError as error:
+            extra = {"rule": error.rule}
+            if error.code is ErrorCode.TURN_NOT_TIMED_OUT:
+                left = max(0.001, timeout_seconds - waited / 1000)
+                extra.update(
+                    waited_seconds=waited / 1000,
+                    timeout_seconds=timeout_seconds,
+                    retry_after_seconds=round(left, 3),
+                )
+            raise IllegalAction(
+                error.message, status=409, code=error.code.value, extra=extra
+            ) from None
+        return state, TimeoutClaimed(seat, waited)
+
+    def _engine(self, decide: Callable[[], GameState]) -> GameState:
+        """The engine's verdict on ending the game, or the 409 it refuses with."""
+        try:
+            return decide()
+        except IllegalActionError as error:
+            status = 409 if error.code in _STATE_CONFLICTS else 422
+            raise IllegalAction(
+                error.message, status=status, code=error.code.value, extra={"rule": error.rule}
+            ) from None
+
+    def _end(
+        self,
+        game_id: str,
+        token: str | None,
+        decide: Callable[[Current, int], tuple[GameState, Event]],
+    ) -> Acted:
+        """Load, let the engine end the game for the token's seat, append one event."""
+        if token is None:
+            raise Unauthorized(
+                "ending a game for a seat needs 'Authorization: Bearer <token>'",
+                code="token_required",
+            )
+        for _attempt in range(APPEND_ATTEMPTS):
+            current = self.current(game_id)
+            seat = self.seat_for(current, token)
+            assert seat is not None
+            try:
+                state, event = decide(current, seat)
+                result = self.store.append(
+                    game_id, current.version, [event], snapshot=state_to_dict(state)
+                )
+            except StaleVersionError:
+                continue  # a move got in first: decide again on the new state
+            assert isinstance(result, int)
+            return Acted(self._appended(game_id, result, state, current.seats), seat)
+        raise Conflict("the game changed too often; try again", code="busy")
+
     # -- reading -----------------------------------------------------------
     def current(self, game_id: str, version: int | None = None) -> Current:
         """The game at ``version`` (default: now), from the newest snapshot plus newer events."""
@@ -381,6 +526,49 @@ class GameService:
             if auth.matches(token, current.seats.get(f"token:{seat}")):
                 return seat
         raise Unauthorized("this token belongs to no seat of this game")
+
+    def list_games(
+        self, owner: str, *, status: str | None, after: Cursor | None, limit: int
+    ) -> GamePage:
+        """The games ``owner`` created, newest first, with ``status`` if given.
+
+        Status comes from each game's log (it is not indexed), so filtering
+        reads at most ``LIST_SCAN_LIMIT`` index entries per page; a page may
+        then hold fewer than ``limit`` games and still have a next cursor.
+        """
+        found: list[tuple[Listed, Current]] = []
+        scanned = 0
+        cursor = after
+        while len(found) < limit and scanned < LIST_SCAN_LIMIT:
+            batch = self.client_games.page(owner, cursor, min(limit, LIST_SCAN_LIMIT - scanned))
+            if not batch:
+                return GamePage(found, None)
+            for listed in batch:
+                scanned += 1
+                cursor = Cursor(listed.created_ms, listed.game_id)
+                try:
+                    current = self.current(listed.game_id)
+                except GameNotFound:  # a create that failed after indexing its id
+                    continue
+                if status is None or current.state.status == status:
+                    found.append((listed, current))
+                    if len(found) == limit:
+                        break
+        if cursor is None or not self.client_games.page(owner, cursor, 1):
+            return GamePage(found, None)
+        return GamePage(found, cursor)
+
+    def invite_for(self, current: Current, seat: int | None) -> str | None:
+        """The invite, for seat 0 only, while seat 1 of a game between people is empty.
+
+        It is seat 0's secret to pass on (its view may show it, so an app that
+        lost the create answer can still share it); nobody else ever sees it.
+        """
+        nonce = current.seats.get("invite_nonce")
+        state = current.state
+        if seat != 0 or nonce is None or state.seated[1] or state.over:
+            return None
+        return self._invite(current.game_id, nonce)
 
     def events_after(
         self, game_id: str, after: int

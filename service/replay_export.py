@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.engine import (
+    Aborted,
     Action,
     ActionTaken,
     Card,
@@ -24,7 +25,9 @@ from service.engine import (
     DealStarted,
     Event,
     GameCreated,
+    Resigned,
     SeatTaken,
+    TimeoutClaimed,
     Variant,
     fairness,
     replay,
@@ -101,12 +104,24 @@ def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
                 yield (f"  seat {result['winner']} wins {result['game_points']} game "
                        f"point{'s' if result['game_points'] > 1 else ''} ({result['reason']}); "
                        f"card points {result['card_points'][0]}:{result['card_points'][1]}")  # fmt: skip
+        elif kind in _ENDING_LINES:
+            yield ""
+            yield _ENDING_LINES[kind].format(seat=event["seat"])
     yield ""
     points = state["game_points"]
-    if state["winner"] is not None:
+    if state["winner"] is None and state["status"] == "finished":
+        yield f"Game aborted: nobody wins ({points[0]}:{points[1]} game points left)"
+    elif state["winner"] is not None:
         yield f"Game over: seat {state['winner']} wins ({points[0]}:{points[1]} game points left)"
     else:
         yield f"Game running: {points[0]}:{points[1]} game points left"
+
+
+_ENDING_LINES = {
+    Resigned.type: "Seat {seat} resigns",
+    Aborted.type: "Seat {seat} aborts the game",
+    TimeoutClaimed.type: "Seat {seat} claims the game: the opponent's turn timed out",
+}
 
 
 def _action_line(event: dict[str, Any]) -> str | None:
@@ -153,6 +168,12 @@ def events_from_export(document: dict[str, Any]) -> list[Event]:
             events.append(DealStarted(item["number"], item["dealer"], deck, item.get("nonce")))
         elif kind == ActionTaken.type:
             events.append(ActionTaken(item["seat"], Action.from_dict(item["action"])))
+        elif kind == Resigned.type:
+            events.append(Resigned(item["seat"]))
+        elif kind == Aborted.type:
+            events.append(Aborted(item["seat"]))
+        elif kind == TimeoutClaimed.type:
+            events.append(TimeoutClaimed(item["seat"], item["waited_ms"]))
         else:
             raise ValueError(f"unknown event type {kind!r}")
     return events

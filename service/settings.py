@@ -52,6 +52,10 @@ DEFAULTS: dict[str, Any] = {
     "ANONYMOUS_CLIENTS": True,
     # Proxies in front that append to X-Forwarded-For (0: none; the peer is the client).
     "PROXY_HOPS": 0,
+    # Seconds the seat to move may take before the waiting seat may claim the game
+    # (POST /v1/games/{id}/claim-timeout, RX3); 0: no timeout, no claims. A day by
+    # default, for games played over hours; real-time apps set minutes.
+    "TURN_TIMEOUT_SECONDS": 86400.0,
     # Longest wait of one Redis call of a request, in seconds; then 503 store_unavailable.
     "REDIS_TIMEOUT_SECONDS": 1.0,
     # Redis connections one server process opens at most (requests share them).
@@ -91,6 +95,7 @@ ENVIRONMENT = {
     "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
     "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
     "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",
+    "TURN_TIMEOUT_SECONDS": "SCHNAPSEN_TURN_TIMEOUT_SECONDS",
     "REDIS_POOL_SIZE": "SCHNAPSEN_REDIS_POOL_SIZE",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",

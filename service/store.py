@@ -3,7 +3,9 @@
 Keys of one game share the hash tag ``{<game_id>}``, so they live in one
 Redis Cluster slot and one Lua script can touch them atomically:
 
-- ``sch:{id}:log``   a stream; entry ``<v>-0`` is event version v (1, 2, 3...)
+- ``sch:{id}:log``   a stream; entry ``<v>-0`` is event version v (1, 2, 3...):
+                     field ``e`` the event's JSON, ``t`` the Redis server's time of
+                     the append in ms (entries written before it existed have none)
 - ``sch:{id}:seats`` a hash: per seat the SHA-256 of its token, the player
                      kind, nonces for re-deriving secrets, the invite's hash
 - ``sch:{id}:idem``  a hash: idempotency key -> request fingerprint + version
@@ -33,6 +35,9 @@ PREFIX = "sch"
 IDEMPOTENCY_TTL = 24 * 3600
 
 _APPEND = """
+-- Redis < 7 replicates scripts verbatim unless told to replicate their effects,
+-- and then refuses writes after TIME; 7 always replicates effects.
+if redis.replicate_commands then redis.replicate_commands() end
 -- KEYS: log, idem, seats, snap, snapidx.
 -- ARGV: expected version, idempotency field ('' = none), fingerprint, ttl,
 -- snapshot json ('' = none), '1' if the snapshot is a deal start,
@@ -47,9 +52,12 @@ if tonumber(ARGV[1]) ~= version then
 end
 local n = tonumber(ARGV[7])
 local first_event = 8 + 2 * n
+-- The time of the append, from the one clock every API process shares (RX3).
+local now = redis.call('TIME')
+local ms = tostring(now[1] * 1000 + math.floor(now[2] / 1000))
 for i = first_event, #ARGV do
   version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i])
+  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 't', ms)
 end
 if n > 0 then
   redis.call('HSET', KEYS[3], unpack(ARGV, 8, first_event - 1))
@@ -102,6 +110,40 @@ if target > sv then
 end
 return {head, sv, snap, entries, seats, duplicate}
 """
+
+
+_CLOCK = """
+-- KEYS: log. Returns {head, the last entry's time in ms or false, the time now in ms}.
+local head = redis.call('XLEN', KEYS[1])
+local now = redis.call('TIME')
+local now_ms = now[1] * 1000 + math.floor(now[2] / 1000)
+local last = false
+if head > 0 then
+  local entry = redis.call('XRANGE', KEYS[1], head .. '-0', head .. '-0')[1]
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 't' then last = tonumber(fields[i + 1]) end
+  end
+end
+return {head, last, now_ms}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """When the log last grew, by the Redis server's clock, and what time it is now.
+
+    ``last_ms`` is None for a head entry written before entries carried a time.
+    """
+
+    head: int
+    last_ms: int | None
+    now_ms: int
+
+    @property
+    def waited_ms(self) -> int | None:
+        """How long the log has stood still; None when its last time is not known."""
+        return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
 
 
 class StaleVersionError(Exception):
@@ -160,6 +202,7 @@ class EventStore:
         self.redis = client
         self._append = client.register_script(_APPEND)
         self._load = client.register_script(_LOAD)
+        self._clock = client.register_script(_CLOCK)
 
     # -- writing ---------------------------------------------------------
     def append(
@@ -256,6 +299,11 @@ class EventStore:
         end = "+" if until is None else f"{until}-0"
         entries = self.redis.xrange(keys(game_id)["log"], f"{after + 1}-0", end)
         return [_parse_entry(entry) for entry in entries]
+
+    def clock(self, game_id: str) -> TurnClock:
+        """The time of the log's last append and the time now, both from Redis."""
+        head, last, now = self._clock(keys=[keys(game_id)["log"]])
+        return TurnClock(int(head), None if last is None else int(last), int(now))
 
     def head(self, game_id: str) -> int:
         """The log's current version; 0 when the game does not exist."""

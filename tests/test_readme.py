@@ -42,3 +42,25 @@ def test_the_curl_session_plays_a_whole_game_against_the_bot(live_server, worker
     assert "0" in lines[-2].split("game points")[1]
     assert int(lines[-1]) >= 1  # the replay shows the game's deals
     assert any(line.startswith("hand ") for line in lines)
+
+
+def test_the_lifecycle_session_resigns_aborts_and_lists(live_server, redis_client):
+    from service.clients import ClientRegistry
+
+    key = ClientRegistry(redis_client).create("README lifecycle")[1]
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block("lifecycle-session")],
+        env=dict(os.environ, BASE=live_server.url, CLIENT_KEY=key),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines() == [
+        "('turn_not_timed_out', True)",
+        "(0, 'resigned')",
+        "aborted",
+        "['aborted', 'resigned']",
+        "['random', 'heuristic', 'expert']",
+        "The game cannot be aborted now",
+    ], result.stdout

@@ -4,7 +4,8 @@
 are scoped to, the way payment APIs scope them to an account:
 
 - a request with a valid client key (``X-Client-Key: <key>`` on any request, or
-  ``Authorization: Bearer <key>`` on ``POST /v1/games`` and ``POST /v1/bot/moves``,
+  ``Authorization: Bearer <key>`` on ``POST /v1/games``, ``GET /v1/games`` and
+  ``POST /v1/bot/moves``,
   where no seat token is sent) is that client app, wherever it comes from;
 - any other request is anonymous and is its client address (the peer address,
   or the address the trusted proxies in front report, see ``SCHNAPSEN_PROXY_HOPS``).
@@ -26,7 +27,7 @@ from service.clients import ClientApp, ClientRegistry
 from service.problems import Unauthorized
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
-KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("POST", "/v1/bot/moves")})
+KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("GET", "/v1/games"), ("POST", "/v1/bot/moves")})
 _CLIENT_KEY_HEADER = "X-Client-Key"
 
 

@@ -22,8 +22,10 @@ from schemas.games import (
     CreateGameSchema,
     EventsQuerySchema,
     EventsSchema,
+    GameListSchema,
     GameViewSchema,
     JoinSchema,
+    ListGamesQuerySchema,
     ReplayQuerySchema,
     ReplaySchema,
     SeatedSchema,
@@ -49,9 +51,11 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
-from service.commands import Current, GameService, NewGame, Opponent
+from service.client_games import Cursor
+from service.commands import Acted, Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
+from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.live import END_EVENT, LogWatcher, OneRead, Recent, client_gone
 from service.observability import WAITING_REQUESTS
@@ -122,8 +126,12 @@ def create_game(body: dict[str, Any]):
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
     )
+    caller = current_caller()
     seated = games().create(
-        new, idempotency_key=idempotency_key(request), scope=current_caller().scope
+        new,
+        idempotency_key=idempotency_key(request),
+        scope=caller.scope,
+        owner=caller.client.id if caller.client else None,
     )
     headers = {
         "Location": f"/v1/games/{seated.current.game_id}",
@@ -132,6 +140,65 @@ def create_game(body: dict[str, Any]):
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
     return seated_body(seated), 201, headers
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(ListGamesQuerySchema, location="query")
+@blp.response(200, GameListSchema)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.doc(operationId="listGames", security=[{"clientKey": []}, {"clientKeyHeader": []}])
+def list_games(query: dict[str, Any]):
+    """The games created with the caller's client key, newest first, a page at a time.
+
+    `client=me` names the caller's client app (its key as `X-Client-Key` or
+    `Authorization: Bearer`); without a key: 401. Follow `next_cursor` until
+    it is null. With `status`, a page may hold fewer than `limit` games
+    and still have a next cursor (statuses are read from the games' logs).
+    """
+    caller = current_caller()
+    if caller.client is None:
+        raise Unauthorized(
+            "listing your games needs your client key, as 'X-Client-Key: <key>' or "
+            "'Authorization: Bearer <key>'",
+            code="client_key_required",
+        )
+    after = None
+    if "cursor" in query:
+        try:
+            after = Cursor.decode(query["cursor"])
+        except ValueError:
+            raise Problem(
+                "cursor is not the next_cursor of a page of this listing",
+                status=400,
+                code="invalid_cursor",
+            ) from None
+    page = games().list_games(
+        caller.client.id, status=query.get("status"), after=after, limit=query["limit"]
+    )
+    return {
+        "games": [_summary(listed.created_ms, current) for listed, current in page.games],
+        "next_cursor": None if page.next_cursor is None else page.next_cursor.encode(),
+    }
+
+
+def _summary(created_ms: int, current: Current) -> dict[str, Any]:
+    """A game in a listing: public facts only (no token, no invite, no card)."""
+    state = current.state
+    created = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created_ms / 1000))
+    return {
+        "game_id": current.game_id,
+        "created_at": f"{created}.{created_ms % 1000:03d}Z",
+        "version": current.version,
+        "status": state.status,
+        "variant": state.variant.value,
+        "dealing": state.dealing.value,
+        "game_points": list(state.game_points),
+        "winner": state.winner,
+        "to_move": state.to_move,
+        "players": current.players,
+        "ending": ending_to_dict(state),
+    }
 
 
 @blp.route("/<game_id>", methods=["GET"])
@@ -200,6 +267,61 @@ def act(body: dict[str, Any], game_id: str):
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
     return game_view(acted.current, acted.seat), 200, headers
+
+
+def _ended(acted: Acted):
+    return game_view(acted.current, acted.seat), 200, {"ETag": etag(acted.current.version)}
+
+
+@blp.route("/<game_id>/resign", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="resignGame", security=[{"bearerAuth": []}])
+def resign(game_id: str):
+    """Resign: the caller's opponent wins the game (RX1).
+
+    Either seat, while the game runs. The opponent's game points become 0;
+    the resigner keeps its own. Answers the caller's view of the finished
+    game. Before seat 1 joined: 409 `game_waiting` (abort instead).
+    """
+    return _ended(games().resign(game_id, bearer_token(request)))
+
+
+@blp.route("/<game_id>/abort", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="abortGame", security=[{"bearerAuth": []}])
+def abort(game_id: str):
+    """Abort: call a game between people off before its first action; nobody wins (RX2).
+
+    Seat 0 while seat 1 is empty, or either seat before any action. Later,
+    or against a bot: 409 `abort_not_allowed` (resign instead).
+    """
+    return _ended(games().abort(game_id, bearer_token(request)))
+
+
+@blp.route("/<game_id>/claim-timeout", methods=["POST"])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.doc(operationId="claimTimeout", security=[{"bearerAuth": []}])
+def claim_timeout(game_id: str):
+    """Claim the game when the opponent let its turn time out (RX3).
+
+    Only the seat that is not to move, once the turn has waited
+    `SCHNAPSEN_TURN_TIMEOUT_SECONDS` since the game's last event (by the
+    log's own times). Too early: 409 `turn_not_timed_out` with
+    `retry_after_seconds`; the seat to move: 409 `not_waiting`.
+    """
+    acted = games().claim_timeout(
+        game_id, bearer_token(request), timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"]
+    )
+    return _ended(acted)
 
 
 @blp.route("/<game_id>/events", methods=["GET"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Request
+from flask import Request, current_app
 
 from service.commands import Current, Seated
 from service.engine.observation import observe
@@ -27,6 +27,7 @@ def game_view(current: Current, seat: int | None) -> dict[str, Any]:
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
+    body["invite"] = current_app.extensions["schnapsen"]["games"].invite_for(current, seat)
     return body
 
 

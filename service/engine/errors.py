@@ -32,6 +32,9 @@ class ErrorCode(Enum):
     CLAIM_NOT_ALLOWED = "claim_not_allowed"
     ACCEPT_NOT_ALLOWED = "accept_not_allowed"
     MUST_CLAIM_OR_ACCEPT = "must_claim_or_accept"
+    ABORT_NOT_ALLOWED = "abort_not_allowed"
+    NOT_WAITING = "not_waiting"
+    TURN_NOT_TIMED_OUT = "turn_not_timed_out"
     INVALID_DECK = "invalid_deck"
     INVALID_EVENT = "invalid_event"
 

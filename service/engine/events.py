@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from .actions import Action
 from .cards import Card, format_cards, parse_cards
+from .endings import abort, resign, timed_out
 from .errors import EngineError, InvalidEventError
 from .fairness import commitment
 from .game import apply, new_game, start_deal, take_seat
@@ -75,7 +76,40 @@ class ActionTaken:
     action: Action
 
 
-Event = GameCreated | SeatTaken | DealStarted | ActionTaken
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """A seat resigned the game (RX1)."""
+
+    type: ClassVar[str] = "resigned"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """A seat called the game off before its first action (RX2)."""
+
+    type: ClassVar[str] = "aborted"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutClaimed:
+    """The waiting seat claimed the game after the turn timeout (RX3).
+
+    ``waited_ms`` is the time the turn had waited when claimed, for the record;
+    a replay never checks it again.
+    """
+
+    type: ClassVar[str] = "timeout_claimed"
+    seat: int
+    waited_ms: int
+
+
+#: Events a seat uses to end the game (RX1-RX3); added after schema 1's first four
+#: types, which are unchanged, so older logs read and replay as before.
+GameEnded = Resigned | Aborted | TimeoutClaimed
+Event = GameCreated | SeatTaken | DealStarted | ActionTaken | Resigned | Aborted | TimeoutClaimed
+_ENDINGS = {Resigned: resign, Aborted: abort, TimeoutClaimed: timed_out}
 
 
 def apply_event(state: GameState | None, event: Event) -> GameState:
@@ -93,6 +127,12 @@ def apply_event(state: GameState | None, event: Event) -> GameState:
         return new_game(event.variant, event.first_dealer, event.dealing)
     if state is None:
         raise InvalidEventError(f"a {event.type} event before the game was created")
+    ending = _ENDINGS.get(type(event))
+    if ending is not None:
+        try:
+            return ending(state, event.seat)  # type: ignore[union-attr]
+        except EngineError as error:
+            raise InvalidEventError(f"stored {event.type} does not apply: {error}") from None
     if isinstance(event, SeatTaken):
         if state.seated[event.seat]:
             raise InvalidEventError(f"seat {event.seat} is taken twice")
@@ -136,8 +176,12 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         data.update(number=event.number, dealer=event.dealer, deck=format_cards(event.deck))
         if event.nonce is not None:
             data["nonce"] = event.nonce
-    else:
+    elif isinstance(event, ActionTaken):
         data.update(seat=event.seat, action=event.action.to_dict())
+    elif isinstance(event, TimeoutClaimed):
+        data.update(seat=event.seat, waited_ms=event.waited_ms)
+    else:
+        data.update(seat=event.seat)
     return data
 
 
@@ -164,6 +208,15 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
             )
         if kind == ActionTaken.type:
             return ActionTaken(_seat(data["seat"]), Action.from_dict(data["action"]))
+        if kind == Resigned.type:
+            return Resigned(_seat(data["seat"]))
+        if kind == Aborted.type:
+            return Aborted(_seat(data["seat"]))
+        if kind == TimeoutClaimed.type:
+            waited = data["waited_ms"]
+            if type(waited) is not int or waited < 0:
+                raise ValueError(f"not a time in ms: {waited!r}")
+            return TimeoutClaimed(_seat(data["seat"]), waited)
         raise ValueError(f"unknown event type {kind!r}")
     except (KeyError, TypeError, ValueError) as error:
         raise InvalidEventError(f"bad event {dict(data)!r}: {error}") from None

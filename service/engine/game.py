@@ -65,7 +65,7 @@ def start_deal(state: GameState, deck: Sequence[Card]) -> GameState:
     if not state.awaiting_deal:
         raise IllegalActionError(
             "a new deal starts only after the previous one ended, while nobody has reached 0",
-            code=ErrorCode.GAME_OVER if state.winner is not None else ErrorCode.NO_DEAL,
+            code=ErrorCode.GAME_OVER if state.over else ErrorCode.NO_DEAL,
             rule="R10b",
         )
     try:
@@ -104,7 +104,7 @@ def start_deal(state: GameState, deck: Sequence[Card]) -> GameState:
 def legal_actions(state: GameState) -> list[Action]:
     """The legal actions of the seat to move (``state.to_move``); [] when nobody is."""
     deal = state.deal
-    if deal is None or state.winner is not None or not (state.seated[0] and state.seated[1]):
+    if deal is None or state.over or not (state.seated[0] and state.seated[1]):
         return []
     return deal_legal_actions(deal, state.variant)
 
@@ -116,7 +116,12 @@ def apply(state: GameState, action: Action, seat: int | None = None) -> GameStat
     Raises ``IllegalActionError`` with a stable code and the rule's id.
     """
     deal = state.deal
-    if deal is None or deal.result is not None or not (state.seated[0] and state.seated[1]):
+    if (
+        deal is None
+        or deal.result is not None
+        or state.ending is not None
+        or not (state.seated[0] and state.seated[1])
+    ):
         raise _no_running_deal(state)
     to_move = deal.to_move
     if seat is not None and seat != to_move:
@@ -143,16 +148,27 @@ def apply(state: GameState, action: Action, seat: int | None = None) -> GameStat
 
 def _no_running_deal(state: GameState) -> IllegalActionError:
     """Why no action can be taken now: the game is over, waiting, or between deals."""
-    if state.winner is not None:
-        return IllegalActionError(
-            f"the game is over: seat {state.winner} won", code=ErrorCode.GAME_OVER, rule="R10b"
-        )
+    if state.over:
+        return game_over(state)
     if not (state.seated[0] and state.seated[1]):
         return IllegalActionError(
             "the game waits for its second player", code=ErrorCode.GAME_WAITING, rule="R10a"
         )
     return IllegalActionError(
         "no deal is running: the next deal has not been dealt", code=ErrorCode.NO_DEAL, rule="R1a"
+    )
+
+
+def game_over(state: GameState) -> IllegalActionError:
+    """The refusal of anything but reading once the game is over, saying how it ended."""
+    if state.ending is not None and state.winner is None:
+        return IllegalActionError(
+            f"the game is over: seat {state.ending.seat} aborted it",
+            code=ErrorCode.GAME_OVER,
+            rule="RX2",
+        )
+    return IllegalActionError(
+        f"the game is over: seat {state.winner} won", code=ErrorCode.GAME_OVER, rule="R10b"
     )
 
 

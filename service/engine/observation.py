@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import format_cards
-from .events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken
+from .events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken, TimeoutClaimed
 from .game import legal_actions
 from .state import DealResult, DealState, GameState, Trick, Variant
 
@@ -30,9 +30,19 @@ def observe(state: GameState, viewer: Viewer) -> dict[str, Any]:
         "game_points": list(state.game_points),
         "winner": state.winner,
         "to_move": state.to_move,
+        "ending": ending_to_dict(state),
         "deal": None if deal is None else observe_deal(state, deal, viewer),
         "deals": [result_to_dict(result) for result in state.results],
     }
+
+
+def ending_to_dict(state: GameState) -> dict[str, Any] | None:
+    """How the game ended (public): by play, or by a seat (RX1-RX3); None while it runs."""
+    if state.ending is not None:
+        return {"reason": state.ending.reason.value, "seat": state.ending.seat}
+    if state.over:
+        return {"reason": "played", "seat": None}
+    return None
 
 
 def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str, Any]:
@@ -47,6 +57,9 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         "dealer": deal.dealer,
         "trump_suit": deal.trump.value,
         "trump_card": _code(deal.trump_card),
+        # The face-up card, public all deal long (R11a, R11b: once drawn, everyone saw
+        # who took it); after an exchange the trump jack. A bot Position needs it.
+        "turn_up": deal.turn_up.value,
         "talon_size": len(deal.talon),
         "closed_by": deal.closed_by,
         "hand": [] if viewer is None else format_cards(deal.hands[viewer]),
@@ -105,7 +118,7 @@ def deck_revealed(latest: GameState, deal_number: int, viewer: Viewer) -> bool:
     the service waits for the end of the game, for everyone, because its
     fair-deal promise is that no deck leaves the server before then.
     """
-    return latest.winner is not None
+    return latest.over
 
 
 def observe_event(
@@ -153,8 +166,14 @@ def observe_event(
             if event.nonce is not None:
                 data["nonce"] = event.nonce
         return data
-    assert isinstance(event, ActionTaken) and before is not None
-    return _observe_action(event, before, after, viewer)
+    if isinstance(event, ActionTaken):
+        assert before is not None
+        return _observe_action(event, before, after, viewer)
+    # A seat ended the game (RX1-RX3): public, like every fact of how a game ends.
+    data = {"type": event.type, "seat": event.seat, "game_winner": after.winner}
+    if isinstance(event, TimeoutClaimed):
+        data["waited_ms"] = event.waited_ms
+    return data
 
 
 def _observe_action(

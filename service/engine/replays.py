@@ -87,7 +87,7 @@ def replay_record(
     return {
         "version": version,
         "dealing": latest.dealing.value,
-        "complete": latest.winner is not None,
+        "complete": latest.over,
         "events": feed,
         "deals": deals,
         "state": observe(latest, viewer),

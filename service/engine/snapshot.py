@@ -15,6 +15,8 @@ from .state import (
     Dealing,
     DealResult,
     DealState,
+    GameEnd,
+    GameEndReason,
     GameState,
     Marriage,
     Trick,
@@ -22,7 +24,7 @@ from .state import (
 )
 
 #: Bump whenever the shape or meaning of a serialized state changes.
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3  # 3: GameState.ending (resign, abort, timeout)
 
 
 class StaleSnapshotError(ValueError):
@@ -39,6 +41,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "game_points": list(state.game_points),
         "results": [_result_to_list(result) for result in state.results],
         "deal": None if state.deal is None else _deal_to_dict(state.deal),
+        "ending": None if state.ending is None else [state.ending.reason.value, state.ending.seat],
     }
 
 
@@ -53,6 +56,9 @@ def state_from_dict(data: dict[str, Any]) -> GameState:
         results=tuple(_result_from_list(item) for item in data["results"]),
         deal=None if data["deal"] is None else _deal_from_dict(data["deal"]),
         dealing=Dealing(data["dealing"]),
+        ending=None
+        if data["ending"] is None
+        else GameEnd(GameEndReason(data["ending"][0]), data["ending"][1]),
     )
 
 

@@ -58,6 +58,25 @@ class DealEndReason(Enum):
     __hash__ = object.__hash__
 
 
+class GameEndReason(Enum):
+    """How a game ended other than by play (README, RULES-EXTENSIONS RX1-RX3)."""
+
+    RESIGNED = "resigned"  # RX1: the seat gave up; its opponent wins the game
+    ABORTED = "aborted"  # RX2: called off before the first card; nobody wins
+    TIMED_OUT = "timed_out"  # RX3: the seat waited past the turn timeout and claimed the game
+
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """A game ended by a seat's decision rather than by its deals: why, and by whom."""
+
+    reason: GameEndReason
+    #: The seat that resigned, aborted, or claimed the timed-out game.
+    seat: int
+
+
 @dataclass(frozen=True, slots=True)
 class Trick:
     """A completed trick: who led, the two cards, and who won it (R2)."""
@@ -223,10 +242,17 @@ class GameState(NamedTuple):
     deal: DealState | None
     #: Who chose the decks (public: see ``Dealing``).
     dealing: Dealing = Dealing.RANDOM
+    #: Set when a seat ended the game (resign, abort, timeout); None while it runs or
+    #: when it ended by play.
+    ending: GameEnd | None = None
 
     @property
     def winner(self) -> int | None:
-        """The seat that reached 0 game points first, if any (R10b)."""
+        """The seat that reached 0 game points first, if any (R10b).
+
+        A resign or a timeout sets the winner's game points to 0 (RX1, RX3),
+        so this holds for those endings too; an aborted game has no winner.
+        """
         if self.game_points[0] == 0:
             return 0
         if self.game_points[1] == 0:
@@ -234,15 +260,20 @@ class GameState(NamedTuple):
         return None
 
     @property
+    def over(self) -> bool:
+        """No more play: a seat reached 0, or a seat ended the game (aborted: no winner)."""
+        return self.ending is not None or self.winner is not None
+
+    @property
     def status(self) -> str:
-        if self.winner is not None:
+        if self.over:
             return "finished"
         return "active" if self.seated[0] and self.seated[1] else "waiting"
 
     @property
     def awaiting_deal(self) -> bool:
         """The game goes on but no deal runs: the next deck must be dealt."""
-        return self.winner is None and (self.deal is None or self.deal.result is not None)
+        return not self.over and (self.deal is None or self.deal.result is not None)
 
     @property
     def next_dealer(self) -> int:

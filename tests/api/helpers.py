@@ -24,7 +24,7 @@ from service.store import EventStore
 
 PROBLEM_JSON = "application/problem+json"
 #: Fields the API adds to the engine's observation of a game.
-API_FIELDS = ("game_id", "version", "players")
+API_FIELDS = ("game_id", "version", "players", "invite")
 #: A card code standing on its own in a body's text (JSON, SSE).
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[ATKQJ][CDHS](?![A-Za-z0-9])")
 

@@ -1,0 +1,79 @@
+"""``GET /problems/<code>``: the page behind every problem's ``type`` URI.
+
+HTML for a person who follows the link, JSON for a client that asks with
+``Accept: application/json``; an unknown code is a 404 problem like any other.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from flask import Response, request
+from flask_smorest import Blueprint
+
+from service.problem_catalog import problem_type
+from service.problems import Problem
+
+blp = Blueprint("problems", __name__, url_prefix="/problems", description="Problem types")
+
+#: The answer in both of its forms (one 200 with two media types, for the spec).
+_ANSWER = {
+    "description": "What the code means: a page, or JSON with Accept: application/json",
+    "content": {
+        "text/html": {"schema": {"type": "string"}},
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["type", "code", "title", "description"],
+                "properties": {
+                    "type": {"type": "string", "description": "/problems/{code}"},
+                    "code": {"type": "string"},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                },
+                "additionalProperties": False,
+            }
+        },
+    },
+}
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<body><h1>{title}</h1><p>Problem code <code>{code}</code></p><p>{description}</p>
+<p>Answers with this code are <code>application/problem+json</code> (RFC 9457) whose
+<code>type</code> is <code>{uri}</code>.</p></body></html>
+"""
+
+
+@blp.route("/<code>", methods=["GET"])
+@blp.response(200, description="What the code means")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(operationId="getProblem", security=[{}], responses={"200": _ANSWER})
+def get_problem(code: str):
+    """What a problem `code` means: the target of every problem's `type` URI.
+
+    HTML by default; JSON with `Accept: application/json`.
+    """
+    entry = problem_type(code)
+    if entry is None:
+        raise Problem(
+            "no problem of this service has this code", status=404, code="problem_not_found"
+        )
+    body = {
+        "type": entry.type_uri,
+        "code": entry.code,
+        "title": entry.title,
+        "description": entry.description,
+    }
+    # A browser (text/html, */*, or no Accept at all) gets the page; a client asking
+    # for JSON gets JSON.
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"], "text/html")
+    if best == "application/json":
+        return body
+    page = _PAGE.format(
+        title=escape(entry.title),
+        code=escape(entry.code),
+        description=escape(entry.description),
+        uri=escape(entry.type_uri),
+    )
+    return Response(page, mimetype="text/html")
