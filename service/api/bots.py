@@ -20,9 +20,9 @@ from schemas.bots import (
 )
 from service.api import examples
 from service.api.games import games
-from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, operation
+from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.api.render import bearer_token
-from service.bots.catalog import CATALOG, MEASURED_BY
+from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
 from service.problems import Conflict, InvalidRequest, Problem
@@ -54,8 +54,8 @@ def capped_budget(requested: int | None) -> int | None:
 
 
 @blp.route("/bot/levels", methods=["GET"])
-@blp.response(200, BotLevelsSchema)
-@blp.doc(operationId="listBotLevels", security=[{}])
+@blp.response(200, BotLevelsSchema, example=examples.BOT_LEVELS)
+@operation(blp, "listBotLevels", security=ANYONE, problems=V1)
 def bot_levels():
     """The bot levels, weakest first: a line each, think time, and measured strength.
 
@@ -65,29 +65,7 @@ def bot_levels():
     (`SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS`).
     """
     cap = current_app.config["BOT_SERVICE_MAX_BUDGET_MS"] or 10_000  # the schema's own maximum
-    levels = []
-    for info in CATALOG:
-        strength = info.strength
-        levels.append(
-            {
-                "name": info.name,
-                "description": info.description,
-                "default_budget_ms": info.default_budget_ms,
-                "max_budget_ms": cap if info.searches else None,
-                "strength": None
-                if strength is None
-                else {
-                    "opponent": strength.opponent,
-                    "games": strength.games,
-                    "games_won": strength.games_won,
-                    "interval_95": list(strength.interval_95),
-                    "net_game_points_per_deal": strength.net_game_points_per_deal,
-                    "measured_by": MEASURED_BY,
-                },
-                "strength_note": info.strength_note,
-            }
-        )
-    return {"levels": levels, "default_level": DEFAULT_LEVEL}
+    return describe_levels(cap, DEFAULT_LEVEL)
 
 
 @blp.route("/bot/moves", methods=["POST"])

@@ -13,8 +13,19 @@ import json
 import random
 from typing import Any
 
+from schemas.bots import DEFAULT_LEVEL
+from service.bots.catalog import describe_levels
 from service.engine import DECK, Action, ActionType, Variant
-from service.engine.events import ActionTaken, DealStarted, GameCreated, SeatTaken, replay
+from service.engine.events import (
+    Aborted,
+    ActionTaken,
+    DealStarted,
+    GameCreated,
+    Resigned,
+    SeatTaken,
+    TimeoutClaimed,
+    replay,
+)
 from service.engine.observation import observe
 from service.engine.replays import replay_record, visible_events
 from service.replay_export import build
@@ -107,3 +118,32 @@ EXPORT_JOB = {
     "export_id": EXPORT_ID,
     "export_url": f"/v1/exports/{EXPORT_ID}",
 }
+
+#: The caller's view after a game ended by a seat's decision (RX1-RX3).
+RESIGNED = view([*_PLAYED, Resigned(0)])
+ABORTED = view([*_EVENTS, Aborted(0)])
+TIMED_OUT = view([*_PLAYED, TimeoutClaimed(0, 86_400_000)])
+GAME_LIST = {
+    "games": [
+        {
+            "game_id": GAME_ID,
+            "created_at": "2026-12-01T12:00:00.000Z",
+            **{
+                key: AFTER_ACTION[key]
+                for key in (
+                    "version",
+                    "status",
+                    "variant",
+                    "dealing",
+                    "game_points",
+                    "winner",
+                    "to_move",
+                    "players",
+                    "ending",
+                )
+            },  # fmt: skip
+        }
+    ],
+    "next_cursor": None,
+}
+BOT_LEVELS = describe_levels(2000, DEFAULT_LEVEL)

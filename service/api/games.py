@@ -37,9 +37,11 @@ from service.api.operations import (
     ANYONE,
     BODY,
     CLIENT,
+    CLIENT_KEY,
     GAME,
     SEAT,
     SEAT_OR_SPECTATOR,
+    V1,
     operation,
 )
 from service.api.render import (
@@ -144,10 +146,8 @@ def create_game(body: dict[str, Any]):
 
 @blp.route("", methods=["GET"])
 @blp.arguments(ListGamesQuerySchema, location="query")
-@blp.response(200, GameListSchema)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(operationId="listGames", security=[{"clientKey": []}, {"clientKeyHeader": []}])
+@blp.response(200, GameListSchema, example=examples.GAME_LIST)
+@operation(blp, "listGames", security=CLIENT_KEY, problems=V1 + (400, 422))
 def list_games(query: dict[str, Any]):
     """The games created with the caller's client key, newest first, a page at a time.
 
@@ -274,11 +274,8 @@ def _ended(acted: Acted):
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
-@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.doc(operationId="resignGame", security=[{"bearerAuth": []}])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.RESIGNED)
+@operation(blp, "resignGame", security=SEAT, problems=GAME + (409,))
 def resign(game_id: str):
     """Resign: the caller's opponent wins the game (RX1).
 
@@ -290,11 +287,8 @@ def resign(game_id: str):
 
 
 @blp.route("/<game_id>/abort", methods=["POST"])
-@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.doc(operationId="abortGame", security=[{"bearerAuth": []}])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.ABORTED)
+@operation(blp, "abortGame", security=SEAT, problems=GAME + (409,))
 def abort(game_id: str):
     """Abort: call a game between people off before its first action; nobody wins (RX2).
 
@@ -305,11 +299,8 @@ def abort(game_id: str):
 
 
 @blp.route("/<game_id>/claim-timeout", methods=["POST"])
-@blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.doc(operationId="claimTimeout", security=[{"bearerAuth": []}])
+@blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.TIMED_OUT)
+@operation(blp, "claimTimeout", security=SEAT, problems=GAME + (409,))
 def claim_timeout(game_id: str):
     """Claim the game when the opponent let its turn time out (RX3).
 

@@ -38,6 +38,8 @@ SEAT_OR_SPECTATOR: Security = [{"bearerAuth": []}, {}]
 SEAT: Security = [{"bearerAuth": []}]
 #: A client app's key (as a bearer token or X-Client-Key), or anonymous.
 CLIENT: Security = [{"clientKey": []}, {"clientKeyHeader": []}, {}]
+#: A client app's key only (as a bearer token or X-Client-Key).
+CLIENT_KEY: Security = [{"clientKey": []}, {"clientKeyHeader": []}]
 #: Anybody (an X-Client-Key, when sent, must still be known).
 ANYONE: Security = [{"clientKeyHeader": []}, {}]
 #: Not an API call at all (health, metrics, the document): no credentials read.

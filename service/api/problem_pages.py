@@ -11,10 +11,25 @@ from html import escape
 from flask import Response, request
 from flask_smorest import Blueprint
 
+from service.api.operations import NONE, SERVER, operation
 from service.problem_catalog import problem_type
 from service.problems import Problem
 
 blp = Blueprint("problems", __name__, url_prefix="/problems", description="Problem types")
+
+
+def _body(code: str) -> dict[str, str] | None:
+    """The JSON form of a code's page; None for a code no problem has."""
+    entry = problem_type(code)
+    if entry is None:
+        return None
+    return {
+        "type": entry.type_uri,
+        "code": entry.code,
+        "title": entry.title,
+        "description": entry.description,
+    }
+
 
 #: The answer in both of its forms (one 200 with two media types, for the spec).
 _ANSWER = {
@@ -32,7 +47,8 @@ _ANSWER = {
                     "description": {"type": "string"},
                 },
                 "additionalProperties": False,
-            }
+            },
+            "example": _body("game_not_found"),
         },
     },
 }
@@ -47,33 +63,27 @@ _PAGE = """<!doctype html>
 
 @blp.route("/<code>", methods=["GET"])
 @blp.response(200, description="What the code means")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(operationId="getProblem", security=[{}], responses={"200": _ANSWER})
+@operation(blp, "getProblem", security=NONE, problems=SERVER + (404,))
+@blp.doc(responses={"200": _ANSWER})
 def get_problem(code: str):
     """What a problem `code` means: the target of every problem's `type` URI.
 
     HTML by default; JSON with `Accept: application/json`.
     """
-    entry = problem_type(code)
-    if entry is None:
+    body = _body(code)
+    if body is None:
         raise Problem(
             "no problem of this service has this code", status=404, code="problem_not_found"
         )
-    body = {
-        "type": entry.type_uri,
-        "code": entry.code,
-        "title": entry.title,
-        "description": entry.description,
-    }
     # A browser (text/html, */*, or no Accept at all) gets the page; a client asking
     # for JSON gets JSON.
     best = request.accept_mimetypes.best_match(["text/html", "application/json"], "text/html")
     if best == "application/json":
         return body
     page = _PAGE.format(
-        title=escape(entry.title),
-        code=escape(entry.code),
-        description=escape(entry.description),
-        uri=escape(entry.type_uri),
+        title=escape(body["title"]),
+        code=escape(body["code"]),
+        description=escape(body["description"]),
+        uri=escape(body["type"]),
     )
     return Response(page, mimetype="text/html")

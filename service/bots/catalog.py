@@ -9,6 +9,7 @@ measured figure says so instead of showing a number nobody measured.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from service.bots import LEVELS
 from service.bots.expert import DEFAULT_BUDGET_MS
@@ -68,3 +69,31 @@ CATALOG: tuple[LevelInfo, ...] = (
 )
 
 assert tuple(info.name for info in CATALOG) == LEVELS, "every level is described, in order"
+
+
+def describe_levels(max_budget_ms: int, default_level: str) -> dict[str, Any]:
+    """The answer of ``GET /v1/bot/levels``: every level, weakest first; ``max_budget_ms``
+    is the server's cap on think time (searching levels only)."""
+    levels = []
+    for info in CATALOG:
+        strength = info.strength
+        levels.append(
+            {
+                "name": info.name,
+                "description": info.description,
+                "default_budget_ms": info.default_budget_ms,
+                "max_budget_ms": max_budget_ms if info.searches else None,
+                "strength": None
+                if strength is None
+                else {
+                    "opponent": strength.opponent,
+                    "games": strength.games,
+                    "games_won": strength.games_won,
+                    "interval_95": list(strength.interval_95),
+                    "net_game_points_per_deal": strength.net_game_points_per_deal,
+                    "measured_by": MEASURED_BY,
+                },
+                "strength_note": info.strength_note,
+            }
+        )
+    return {"levels": levels, "default_level": default_level}
