@@ -12,7 +12,7 @@ from schemas.games import (
     _card,
     _seat,
 )
-from service.bots import LEVELS
+from service.bot_levels import LEVELS
 from service.replay_export import CONTENT_TYPES
 
 

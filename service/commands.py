@@ -13,9 +13,9 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from service import auth, dealing
 from service.engine import (
@@ -122,7 +122,16 @@ class Acted:
     replayed: bool = False
 
 
-AfterAppend = Callable[[Current], None]
+class AppendListener(Protocol):
+    """Told of every append once it is done; never of an idempotent replay.
+
+    The bot dispatcher and the counters of ``service.stats`` listen; the one
+    composition root (``service.composition``) lists them for the API and the
+    workers alike.
+    """
+
+    def appended(self, current: Current, events: Sequence[Event]) -> None:
+        """``current`` is the game after the append, ``events`` what it added."""
 
 
 class GameService:
@@ -139,12 +148,12 @@ class GameService:
         secret: bytes,
         *,
         bot_levels: Collection[str] = (),
-        after_append: AfterAppend | None = None,
+        listeners: Sequence[AppendListener] = (),
     ):
         self.store = store
         self.secret = secret
         self.bot_levels = frozenset(bot_levels)
-        self.after_append = after_append
+        self.listeners = tuple(listeners)
 
     # -- create and join ---------------------------------------------------
     def create(
@@ -210,7 +219,7 @@ class GameService:
                 self.store.release_create_key(idempotency_key)
             raise
         assert isinstance(version, int)
-        return Seated(self._appended(game_id, version, state, seats), 0, token, invite)
+        return Seated(self._appended(game_id, version, state, seats, events), 0, token, invite)
 
     def join(
         self, game_id: str, invite: str, *, idempotency_key: str | None = None, scope: str = ""
@@ -251,7 +260,8 @@ class GameService:
             if isinstance(result, Duplicate):
                 return self._replay_seat(game_id, 1, result, request_print)
             seats = {**current.seats, **new_fields}
-            return Seated(self._appended(game_id, result, state, seats), 1, token, None)
+            appended = self._appended(game_id, result, state, seats, [SeatTaken(1, "human")])
+            return Seated(appended, 1, token, None)
         raise Conflict("the game changed too often while joining; try again", code="busy")
 
     # -- acting ------------------------------------------------------------
@@ -309,7 +319,7 @@ class GameService:
             if isinstance(result, Duplicate):
                 _same_request(result, request_print)
                 return Acted(self.current(game_id, result.version), seat, replayed=True)
-            return Acted(self._appended(game_id, result, state, current.seats), seat)
+            return Acted(self._appended(game_id, result, state, current.seats, events), seat)
         raise Conflict("the game changed too often while acting; try again", code="busy")
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
@@ -366,7 +376,7 @@ class GameService:
         except StaleVersionError:
             return None
         assert isinstance(result, int)
-        return Acted(self._appended(game_id, result, state, current.seats), seat)
+        return Acted(self._appended(game_id, result, state, current.seats, events), seat)
 
     # -- reading -----------------------------------------------------------
     def current(self, game_id: str, version: int | None = None) -> Current:
@@ -425,19 +435,25 @@ class GameService:
         return Current(game_id, loaded.version, state, loaded.seats), loaded.duplicate
 
     def _appended(
-        self, game_id: str, version: int, state: GameState, seats: Mapping[str, str]
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        seats: Mapping[str, str],
+        events: Sequence[Event],
     ) -> Current:
-        """After a successful append: tell whoever listens (the bot dispatcher).
+        """After a successful append: tell every listener, each on its own.
 
-        The append is done, so a failing listener must not fail the command;
-        read paths call the dispatcher again (see service.dispatch).
+        The append is done, so a failing listener must not fail the command
+        nor keep the others from hearing of it; read paths ask the bot
+        dispatcher again (see service.dispatch).
         """
         current = Current(game_id, version, state, seats)
-        if self.after_append is not None:
+        for listener in self.listeners:
             try:
-                self.after_append(current)
+                listener.appended(current, events)
             except Exception:
-                log.exception("after-append hook failed for %s at version %s", game_id, version)
+                log.exception("append listener failed for %s at version %s", game_id, version)
         return current
 
     def _deck(self, seed: int | None, deal_number: int) -> tuple[Card, ...]:

@@ -91,3 +91,10 @@ def test_importing_the_engine_loads_no_web_store_or_queue_library():
 @pytest.mark.parametrize("module", ["workers.runtime", "workers.jobs", "workers.worker"])
 def test_a_worker_loads_neither_flask_nor_prometheus(module):
     assert loaded_by(f"import {module}") & WEB == set()
+
+
+def test_the_level_names_are_the_bots_levels():
+    from service.bot_levels import LEVELS
+    from service.bots import LEVELS as BOTS
+
+    assert LEVELS == BOTS

@@ -44,7 +44,7 @@ from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
 from service.live import END_EVENT, LogWatcher, Recent, client_gone
-from service.observability import WAITING_REQUESTS
+from service.metrics import WAITING_REQUESTS
 from service.problems import Problem
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def get_game(game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    current_app.extensions["schnapsen"]["dispatcher"].ensure_bot_moves(current)
+    current_app.extensions["schnapsen"]["seen"](current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}

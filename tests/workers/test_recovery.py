@@ -16,11 +16,11 @@ from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
 from service.queue_names import QUEUES
+from service.queues import bot_move_job_id, queue
 from service.store import EventStore
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
 from tests.waiting import wait_until
-from workers.queues import bot_move_job_id, queue
 from workers.worker import RECOVERY_BOUND_SECONDS
 
 
