@@ -36,16 +36,15 @@ from service.engine import (
     start_deal,
     take_seat,
 )
-from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.problems import (
     Conflict,
     GameNotFound,
+    IdempotencyKeyReused,
     IllegalAction,
     InvalidRequest,
-    Problem,
     Unauthorized,
     VersionConflict,
 )
@@ -55,10 +54,6 @@ log = logging.getLogger(__name__)
 
 #: How often a command re-decides after another writer got in first.
 APPEND_ATTEMPTS = 5
-
-# Refusals that are about whose turn or which phase it is (409) rather than
-# about the action itself being against the rules (422).
-_STATE_CONFLICTS = {ErrorCode.NOT_YOUR_TURN, ErrorCode.GAME_OVER, ErrorCode.GAME_WAITING}
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +219,10 @@ class GameService:
     def join(
         self, game_id: str, invite: str, *, idempotency_key: str | None = None, scope: str = ""
     ) -> Seated:
-        """Take seat 1 of a game with its invite; a second join is refused (409).
+        """Take seat 1 of a game with its invite; a second join is refused (``seat_taken``).
 
         Idempotency-Keys are per ``scope`` (the caller), as for ``create``: a
-        stranger who saw the invite and guesses the joiner's key gets 409.
+        stranger who saw the invite and guesses the joiner's key is refused.
         """
         request_print = _fingerprint({"join": invite})
         idem_field = f"join:{_scoped(scope, idempotency_key)}" if idempotency_key else None
@@ -272,7 +267,6 @@ class GameService:
         action_data: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        precondition: bool = False,
         idempotency_key: str | None = None,
     ) -> Acted:
         """Apply one player action for the seat the token belongs to."""
@@ -298,7 +292,7 @@ class GameService:
             except ValueError as error:
                 raise InvalidRequest(str(error), code="invalid_action") from None
             if expected_version is not None and expected_version != current.version:
-                raise VersionConflict(expected_version, current.version, precondition=precondition)
+                raise VersionConflict(expected_version, current.version)
             state, events = self._decide(current, seat, action)
             try:
                 result = self.store.append(
@@ -312,9 +306,7 @@ class GameService:
                 )
             except StaleVersionError as stale:
                 if expected_version is not None:
-                    raise VersionConflict(
-                        expected_version, stale.actual, precondition=precondition
-                    ) from None
+                    raise VersionConflict(expected_version, stale.actual) from None
                 continue  # someone else got in first: decide again on the new state
             if isinstance(result, Duplicate):
                 _same_request(result, request_print)
@@ -323,17 +315,15 @@ class GameService:
         raise Conflict("the game changed too often while acting; try again", code="busy")
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-        """The engine's verdict: the next state and the events to append, or a 4xx."""
+        """The engine's verdict: the next state and the events to append, or a refusal."""
         try:
             state = apply(current.state, action, seat)
         except IllegalActionError as error:
-            status = 409 if error.code in _STATE_CONFLICTS else 422
             before = current.state
             allowed = legal_actions(before) if before.to_move == seat else []
             raise IllegalAction(
+                error.code,
                 error.message,
-                status=status,
-                code=error.code.value,
                 extra={
                     "rule": error.rule,
                     "legal_actions": [a.to_dict() for a in allowed],
@@ -473,7 +463,6 @@ class GameService:
             raise Conflict(
                 "a request with this Idempotency-Key is still being processed",
                 code="idempotency_in_progress",
-                headers={"Retry-After": "1"},
             )
         seated = self._replay_seat(game_id, 0, earlier, request_print)
         seats = seated.current.seats
@@ -501,12 +490,7 @@ def _nonce() -> str:
 
 def _same_request(earlier: Duplicate, request_print: str) -> None:
     if earlier.fingerprint != request_print:
-        raise Problem(
-            "this Idempotency-Key was used with a different request",
-            status=422,
-            code="idempotency_key_reused",
-            title="Idempotency key reused",
-        )
+        raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
 
 
 def _players(seats: Mapping[str, str]) -> list[dict[str, Any]]:

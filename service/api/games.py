@@ -30,6 +30,7 @@ from schemas.games import (
     StreamQuerySchema,
 )
 from service.api.callers import current_caller
+from service.api.errors import precondition_failed
 from service.api.render import (
     bearer_token,
     etag,
@@ -45,7 +46,7 @@ from service.engine.cards import parse_cards
 from service.engine.replays import replay_record, visible_events
 from service.live import END_EVENT, LogWatcher, Recent, client_gone
 from service.metrics import WAITING_REQUESTS
-from service.problems import Problem
+from service.problems import Problem, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -172,14 +173,18 @@ def act(body: dict[str, Any], game_id: str):
             status=400,
             code="conflicting_versions",
         )
-    acted = games().act(
-        game_id,
-        bearer_token(request),
-        body,
-        expected_version=expected if expected is not None else header_version,
-        precondition=expected is None and header_version is not None,
-        idempotency_key=idempotency_key(request),
-    )
+    try:
+        acted = games().act(
+            game_id,
+            bearer_token(request),
+            body,
+            expected_version=expected if expected is not None else header_version,
+            idempotency_key=idempotency_key(request),
+        )
+    except VersionConflict as conflict:
+        if expected is None and header_version is not None:
+            raise precondition_failed(conflict) from None
+        raise
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
