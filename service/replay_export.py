@@ -16,22 +16,13 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.engine import (
-    Action,
-    ActionTaken,
-    Card,
-    Dealing,
-    DealStarted,
-    Event,
-    GameCreated,
-    SeatTaken,
-    Variant,
-    fairness,
-    replay,
-)
-from service.engine.cards import parse_cards
+from service.engine import fairness
+from service.engine.actions import Action
+from service.engine.cards import Card, parse_cards
+from service.engine.events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken, replay
 from service.engine.observation import Viewer, result_to_dict
 from service.engine.replays import replay_record
+from service.engine.state import Dealing, Variant
 from service.replay_words import action_phrase, numbered_tricks, trick_cards
 
 FORMAT = "schnapsen-replay"
