@@ -14,7 +14,7 @@ from schemas.games import (
     _seat,
     answer,
 )
-from service.bots import LEVELS
+from service.bot_levels import LEVELS
 from service.replay_export import CONTENT_TYPES
 from service.settings import DEFAULTS
 

@@ -1,15 +1,15 @@
 """The Flask application factory: ``create_app(config)``.
 
-Wires the Redis event store, the command service and the blueprints
-together. Nothing connects to Redis until the first request, so the app (and
-its OpenAPI document) can be built without a server.
+Builds the Redis clients of a request's budget, the game service (from the
+one composition root, ``service.composition``, as the workers do), and the
+blueprints. Nothing connects to Redis until the first request, so the app
+(and its OpenAPI document) can be built without a server.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import secrets
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -21,17 +21,18 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import observability
+from service import metrics, request_ids
 from service.api import bodies, bots, docs, exports, games, limits, meta, pages, problem_pages
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.api.spec import ContractPlugin, register_components
-from service.bots import LEVELS
 from service.clients import ClientRegistry
-from service.dispatch import BotDispatcher
+from service.composition import build_services, secret_key
+from service.cors import init_cors
 from service.live import LogWatcher, OneRead, Recent
+from service.logs import configure_logging
 from service.problems import Problem
-from service.settings import from_env
-from service.store import EventStore, ExportStore
+from service.readiness import quick_client
+from service.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,6 @@ API_SETTINGS = {
     },
 }
 
-_DEFAULT_URL = "redis://127.0.0.1:6379/0"
 #: How many call timeouts a request waits for a free pooled Redis connection.
 POOL_WAIT_FACTOR = 3
 
@@ -89,7 +89,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(API_SETTINGS)
     app.config.update(config or {})
     app.json.sort_keys = False
-    observability.configure_logging(app.config["LOG_LEVEL"])
+    configure_logging(app.config["LOG_LEVEL"])
 
     if app.config["PROXY_HOPS"]:
         # Behind load balancers: the client's address is the one they report.
@@ -101,36 +101,26 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     timeout = app.config["REDIS_TIMEOUT_SECONDS"]
     pool_size = app.config["REDIS_POOL_SIZE"]
     job_wait = app.config["JOB_WAIT_MAX_SECONDS"] + timeout + 1
-    queue_url = app.config["QUEUE_REDIS_URL"] or app.config["REDIS_URL"]
-    client = _redis(app.config["REDIS_URL"], timeout, pool_size)
+    log_url, queue_url = redis_url(app.config), queue_redis_url(app.config)
+    client = _redis(log_url, timeout, pool_size)
     queue_client = (
         _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
     )
     queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
-        log.warning("REDIS_URL is not set; using redis://127.0.0.1:6379/0")
-    secret = app.config["SECRET_KEY"]
-    if not secret:
-        log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
-        secret = secrets.token_hex(32)
-    store = EventStore(client)
+        log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
+    services = build_services(client, queue_client, secret_key(app.config))
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
-    quick_log = observability.quick_client(app.config["REDIS_URL"] or _DEFAULT_URL, ready_timeout)
+    quick_log = quick_client(log_url, ready_timeout)
     quick_queues = (
-        observability.quick_client(app.config["QUEUE_REDIS_URL"], ready_timeout)
-        if app.config["QUEUE_REDIS_URL"]
-        else quick_log
+        quick_client(queue_url, ready_timeout) if app.config["QUEUE_REDIS_URL"] else quick_log
     )
     # Request ids, JSON request logs and request metrics: before every other hook.
-    stats = observability.GameStats(client)
-    observability.init_app(app, quick_log, quick_queues, stats)
-    observability.init_cors(app)
+    request_ids.init_app(app)
+    metrics.init_app(app, quick_log, quick_queues, services.stats)
+    init_cors(app)
     limits.install(app, client)
-    dispatcher = observability.ObservedDispatcher(BotDispatcher(queue_client), stats)
-    service = observability.CountingGameService(
-        store, secret.encode(), bot_levels=LEVELS, after_append=dispatcher, stats=stats
-    )
 
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     register_components(api.spec)
@@ -164,17 +154,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     register_error_handlers(app)
     app.extensions["schnapsen"] = {
-        "games": service,
-        "store": store,
+        "games": services.games,
+        "store": services.store,
         "redis": client,
         "queues": queue_client,
         "queues_waiting": queue_waiting_client,
-        "dispatcher": dispatcher,
-        "exports": ExportStore(client),
+        # What a read path calls with the game it loaded (service.composition).
+        "seen": services.seen,
+        "exports": services.exports,
         "clients": ClientRegistry(client),
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
-        "watcher": LogWatcher(lambda: _listener(app.config["REDIS_URL"], timeout)),
+        "watcher": LogWatcher(lambda: _listener(log_url, timeout)),
         # Games at recent versions, shared by the waiters of a game (service.live).
         "recent": Recent(),
         "one_read": OneRead(),
@@ -200,14 +191,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _listener(url: str | None, connect_timeout: float) -> redis.Redis:
+def _listener(url: str, connect_timeout: float) -> redis.Redis:
     """The watcher's client: it blocks on its subscription, so no read timeout."""
     return redis.Redis.from_url(
-        url or _DEFAULT_URL, socket_connect_timeout=connect_timeout, health_check_interval=30
+        url, socket_connect_timeout=connect_timeout, health_check_interval=30
     )
 
 
-def _redis(url: str | None, socket_timeout: float, pool_size: int) -> redis.Redis:
+def _redis(url: str, socket_timeout: float, pool_size: int) -> redis.Redis:
     """A client whose every call gives up after ``socket_timeout`` seconds.
 
     At most ``pool_size`` connections per process: under gevent thousands of
@@ -218,7 +209,7 @@ def _redis(url: str | None, socket_timeout: float, pool_size: int) -> redis.Redi
     pooled connections dead); never for a timeout, which would double the wait.
     """
     pool = redis.BlockingConnectionPool.from_url(
-        url or _DEFAULT_URL,
+        url,
         max_connections=pool_size,
         # A busy process's requests queue for a connection a little longer than a call lasts.
         timeout=POOL_WAIT_FACTOR * socket_timeout,

@@ -1,10 +1,11 @@
-"""The terminal client: ``schnapsen play`` against a bot, ``schnapsen replay`` of a game.
+"""The terminal client's loop: ``schnapsen play`` against a bot, ``schnapsen replay`` of a game.
 
 It speaks only the public HTTP API (the README's endpoints), with
 ``requests``: create a game, show the table on your turn with numbered legal
 moves, post the chosen one, and long-poll the event feed while the bot
 thinks. ``replay`` prints a finished (or running) game one line per trick
-from ``GET /v1/games/{id}/replay``.
+from ``GET /v1/games/{id}/replay``. What the lines say is written by
+``service.terminal``; this module only fetches, asks and prints.
 """
 
 from __future__ import annotations
@@ -17,23 +18,19 @@ from typing import Any, TextIO
 
 import requests
 
+from service.terminal import (
+    Cards,
+    Narrator,
+    finish_lines,
+    move_text,
+    replay_lines,
+    seat_names,
+    sort_hand,
+    table_lines,
+)
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 POLL_SECONDS = 10
-
-SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-RANKS = {"A": "A", "T": "10", "K": "K", "Q": "Q", "J": "J"}
-RANK_ORDER = "ATKQJ"
-SUIT_ORDER = "SHCD"
-REASONS = {
-    "went_out": "went out with 66",
-    "false_claim": "false claim by the opponent",
-    "last_trick": "won the last trick",
-    "closer_went_out": "closed the talon and went out",
-    "closer_false_claim": "the closer claimed without 66",
-    "closer_ran_out": "the closer did not reach 66",
-    "closer_opponent_went_out": "went out before the closer",
-}
 
 
 class CliError(Exception):
@@ -87,50 +84,6 @@ class Client:
         return response.json()
 
 
-class Cards:
-    """Card codes for people: ``KH`` -> ``K♥``, red suits coloured on a terminal."""
-
-    def __init__(self, out: TextIO):
-        encoding = (getattr(out, "encoding", None) or "").lower()
-        self.unicode = "utf" in encoding
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
-
-    def suit(self, suit: str) -> str:
-        text = SUIT_SYMBOLS[suit] if self.unicode else suit
-        return f"\033[31m{text}\033[0m" if self.color and suit in "DH" else text
-
-    def card(self, code: str) -> str:
-        return RANKS[code[0]] + self.suit(code[1])
-
-    def cards(self, codes: Iterable[str]) -> str:
-        return " ".join(self.card(code) for code in codes)
-
-
-def sort_hand(cards: Iterable[str], trump: str) -> list[str]:
-    def key(code: str) -> tuple[int, int]:
-        suit = -1 if code[1] == trump else SUIT_ORDER.index(code[1])
-        return suit, RANK_ORDER.index(code[0])
-
-    return sorted(cards, key=key)
-
-
-def seat_names(players: list[dict[str, Any]], viewer: int | None) -> list[str]:
-    names = []
-    for seat in (0, 1):
-        player = next((p for p in players if p.get("seat") == seat), {})
-        if viewer is not None and seat == viewer:
-            names.append("You")
-        elif player.get("type") == "bot":
-            names.append(f"Bot ({player.get('level')})")
-        else:
-            names.append(f"Player {seat + 1}")
-    return names
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 # -- play -----------------------------------------------------------------------
 
 
@@ -143,17 +96,18 @@ class Game:
         self.inp = inp
         self.show = Cards(out)
         self.names = ["You", "Bot"]
+        self.narrator = Narrator(self.names, self.show)
         self.game_id = ""
         self.log_version = 0
-        self.tricks_in_deal = 0
         self.waiting = False
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def verb(self, seat: int, third: str, second: str) -> str:
-        return second if self.names[seat] == "You" else third
+    def say_all(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.say(line)
 
     # -- the loop ---------------------------------------------------------
 
@@ -165,6 +119,7 @@ class Game:
         self.game_id = seated["game_id"]
         self.client.token = seated["token"]
         self.names = seat_names(seated["game"]["players"], seated["seat"])
+        self.narrator = Narrator(self.names, self.show)
         counting = "count in your head and claim 66" if variant == "head" else "points tracked"
         self.say(f"Game {self.game_id}: you against the {level} bot ({variant}: {counting}).")
         self.say("Type the number of a move; q leaves the game.")
@@ -174,12 +129,12 @@ class Game:
             view = self.client.call("GET", f"/v1/games/{self.game_id}")
             self.pull(0)
             if view["status"] == "finished":
-                self.finish(view)
+                self.say_all(finish_lines(view, self.names, self.game_id, self.client.url))
                 return 0
             deal = view["deal"]
             if view["to_move"] == view["seat"] and deal and deal["legal_actions"]:
                 self.waiting = False
-                self.table(view)
+                self.say_all(table_lines(view, self.names, self.show))
                 action = self.ask(deal["legal_actions"], deal)
                 if action is None:
                     self.say(f"You left game {self.game_id}; it stays on the server.")
@@ -205,134 +160,9 @@ class Game:
         )
         for event in feed["events"]:
             self.log_version = max(self.log_version, event["version"])
-            self.event(event)
-
-    # -- what happened --------------------------------------------------------
-
-    def event(self, event: dict[str, Any]) -> None:
-        show, names = self.show, self.names
-        kind = event["type"]
-        if kind == "deal_started":
-            self.tricks_in_deal = 0
-            dealer = event["dealer"]
-            self.say()
-            self.say(
-                f"=== Deal {event['number']}: {names[dealer]} {self.verb(dealer, 'deals', 'deal')}, "
-                f"trump card {show.card(event['trump_card'])} ==="
-            )
-            return
-        if kind != "action_taken":
-            return
-        seat, action = event["seat"], event["action"]
-        if "trick" in event:
-            self.tricks_in_deal += 1
-            trick = event["trick"]
-            cards = ", ".join(f"{names[c['seat']]} {show.card(c['card'])}" for c in trick["cards"])
-            winner = trick["winner"]
-            self.say(
-                f"Trick {self.tricks_in_deal}: {cards} -> {names[winner]} "
-                f"{self.verb(winner, 'wins', 'win')}"
-            )
-        elif action["type"] == "play":
-            self.say(
-                f"{names[seat]} {self.verb(seat, 'leads', 'lead')} {show.card(action['card'])}"
-            )
-        else:
-            self.say(f"{names[seat]} {self.action_text(action, seat)}")
-            if event.get("took"):
-                self.say(f"  ... and {self.verb(seat, 'takes', 'take')} {show.card(event['took'])}")
-        if event.get("drew"):
-            self.say(f"You draw {show.cards(event['drew'])}")
-        if event.get("turn_up_drawn"):
-            drawn = event["turn_up_drawn"]
-            self.say(
-                f"{names[drawn['seat']]} {self.verb(drawn['seat'], 'takes', 'take')} "
-                f"the trump card {show.card(drawn['card'])}"
-            )
-        if event.get("deal_result"):
-            result = event["deal_result"]
-            winner = result["winner"]
-            self.say(
-                f"*** Deal {result['number']}: {names[winner]} {self.verb(winner, 'wins', 'win')} "
-                f"{plural(result['game_points'], 'game point')} "
-                f"({REASONS.get(result['reason'], result['reason'])}); "
-                f"card points {names[0]} {result['card_points'][0]}, "
-                f"{names[1]} {result['card_points'][1]} ***"
-            )
-
-    def action_text(self, action: dict[str, Any], seat: int) -> str:
-        kind = action["type"]
-        if kind == "play":
-            return f"{self.verb(seat, 'plays', 'play')} {self.show.card(action['card'])}"
-        if kind == "exchange_trump_jack":
-            return f"{self.verb(seat, 'exchanges', 'exchange')} the trump jack"
-        if kind == "close_talon":
-            return f"{self.verb(seat, 'closes', 'close')} the talon"
-        if kind == "declare_marriage":
-            return f"{self.verb(seat, 'declares', 'declare')} the marriage in {self.show.suit(action['suit'])}"
-        if kind == "claim":
-            return f"{self.verb(seat, 'claims', 'claim')} 66"
-        if kind == "accept_last_trick":
-            return f"{self.verb(seat, 'accepts', 'accept')} the last trick"
-        return kind
+            self.say_all(self.narrator.lines(event))
 
     # -- your turn ----------------------------------------------------------
-
-    def table(self, view: dict[str, Any]) -> None:
-        deal, show, names = view["deal"], self.show, self.names
-        me, opp = view["seat"], 1 - view["seat"]
-        trump = deal["trump_suit"]
-        self.say()
-        self.say(
-            f"Game points: {names[me]} {view['game_points'][me]}, "
-            f"{names[opp]} {view['game_points'][opp]}   "
-            f"Deal {deal['number']}, trumps {show.suit(trump)} {SUIT_NAMES[trump]}"
-        )
-        if deal["closed_by"] is not None:
-            talon = f"closed by {names[deal['closed_by']]}"
-        elif deal["talon_size"]:
-            talon = f"{plural(deal['talon_size'], 'card')}"
-        else:
-            talon = "exhausted"
-        trump_card = (
-            f", trump card {show.card(deal['trump_card'])} face up" if deal["trump_card"] else ""
-        )
-        self.say(f"Talon: {talon}{trump_card}")
-        tricks = (
-            f"Tricks: {names[me]} {deal['tricks_won'][me]}, {names[opp]} {deal['tricks_won'][opp]}"
-        )
-        if deal.get("card_points"):
-            tricks += f"   Card points: {deal['card_points'][me]} to {deal['card_points'][opp]}"
-        self.say(tricks)
-        shown = deal["revealed_cards"][opp]
-        seen = f" (seen: {show.cards(shown)})" if shown else ""
-        self.say(f"{names[opp]}: {plural(deal['opponent_hand_size'], 'card')} in hand{seen}")
-        for marriage in deal.get("marriages", []):
-            worth = 40 if marriage["suit"] == trump else 20
-            self.say(
-                f"Marriage: {names[marriage['seat']]} {worth} in {show.suit(marriage['suit'])}"
-            )
-        if deal["current_trick"]:
-            lead = deal["current_trick"][0]
-            self.say(f"Trick: {names[lead['seat']]} led {show.card(lead['card'])}")
-        self.say(f"Your hand: {show.cards(sort_hand(deal['hand'], trump)) or '(empty)'}")
-
-    def move_text(self, action: dict[str, Any], deal: dict[str, Any]) -> str:
-        kind = action["type"]
-        if kind == "play":
-            return f"play {self.show.card(action['card'])}"
-        if kind == "exchange_trump_jack":
-            return f"exchange the trump jack for {self.show.card(deal['trump_card'])}"
-        if kind == "close_talon":
-            return "close the talon"
-        if kind == "declare_marriage":
-            worth = 40 if action["suit"] == deal["trump_suit"] else 20
-            return f"declare the marriage in {self.show.suit(action['suit'])} ({worth})"
-        if kind == "claim":
-            return "claim 66 (go out)"
-        if kind == "accept_last_trick":
-            return "accept the last trick"
-        return kind
 
     def ask(self, legal: list[dict[str, Any]], deal: dict[str, Any]) -> dict[str, Any] | None:
         plays = [a for a in legal if a["type"] == "play"]
@@ -341,7 +171,7 @@ class Game:
         moves = plays + [a for a in legal if a["type"] != "play"]
         self.say("Your moves:")
         for number, action in enumerate(moves, start=1):
-            self.say(f"  {number}) {self.move_text(action, deal)}")
+            self.say(f"  {number}) {move_text(action, deal, self.show)}")
         while True:
             self.out.write(f"Your move [1-{len(moves)}]: ")
             self.out.flush()
@@ -358,85 +188,8 @@ class Game:
                 return moves[int(answer) - 1]
             self.say(f"Type a number from 1 to {len(moves)} (or q to leave).")
 
-    def finish(self, view: dict[str, Any]) -> None:
-        names, me = self.names, view["seat"]
-        winner = view["winner"]
-        points = view["game_points"]
-        self.say()
-        headline = "you win the game!" if winner == me else f"{names[winner]} wins the game."
-        self.say(f"Game over: {headline}")
-        self.say(
-            f"Game points left: {names[me]} {points[me]}, {names[1 - me]} {points[1 - me]} "
-            f"after {plural(len(view['deals']), 'deal')}."
-        )
-        self.say(
-            f"Replay: schnapsen replay {self.game_id} --url {self.client.url}  "
-            f"(or open {self.client.url}/replay/?game={self.game_id})"
-        )
-
 
 # -- replay ------------------------------------------------------------------------
-
-
-def replay_lines(record: dict[str, Any], show: Cards) -> Iterable[str]:
-    """A game's replay for people: one line per trick, per other action, per deal result."""
-    state = record["state"]
-    viewer = state.get("seat")
-    names = seat_names(state.get("players") or [], viewer)
-    players = ", ".join(f"seat {seat}: {names[seat]}" for seat in (0, 1))
-    yield f"Game {record['game_id']} ({state['variant']} counting; {players})"
-    if not record["complete"]:
-        yield "The game is still running: hands and talons stay hidden until it is over."
-    trick_number = 0
-    for event in record["events"]:
-        kind = event["type"]
-        if kind == "deal_started":
-            trick_number = 0
-            dealer = event["dealer"]
-            yield ""
-            yield (f"Deal {event['number']}: {names[dealer]} deals, "
-                   f"trump card {show.card(event['trump_card'])}")  # fmt: skip
-            deck = event.get("deck")
-            if deck:
-                leader = 1 - dealer
-                yield f"  {names[leader]}: {show.cards(deck[0:5])}"
-                yield f"  {names[dealer]}: {show.cards(deck[5:10])}"
-                yield f"  talon: {show.cards(deck[11:])}"
-            elif event.get("hand"):
-                yield f"  {names[viewer]}: {show.cards(event['hand'])}"
-        elif kind == "action_taken":
-            seat, action = event["seat"], event["action"]
-            if "trick" in event:
-                trick_number += 1
-                trick = event["trick"]
-                cards = ", ".join(
-                    f"{names[c['seat']]} {show.card(c['card'])}" for c in trick["cards"]
-                )
-                yield f"  trick {trick_number}: {cards} -> {names[trick['winner']]}"
-            elif action["type"] == "exchange_trump_jack":
-                yield f"  {names[seat]} exchanges the trump jack for {show.card(event['took'])}"
-            elif action["type"] == "close_talon":
-                yield f"  {names[seat]} closes the talon"
-            elif action["type"] == "declare_marriage":
-                yield f"  {names[seat]} declares the marriage in {show.suit(action['suit'])}"
-            elif action["type"] == "claim":
-                yield f"  {names[seat]} claims 66"
-            elif action["type"] == "accept_last_trick":
-                yield f"  {names[seat]} accepts the last trick"
-            result = event.get("deal_result")
-            if result:
-                yield (
-                    f"  => {names[result['winner']]} wins {plural(result['game_points'], 'game point')} "
-                    f"({REASONS.get(result['reason'], result['reason'])}); "
-                    f"card points {result['card_points'][0]}:{result['card_points'][1]}"
-                )
-    yield ""
-    points = state["game_points"]
-    if state.get("winner") is not None:
-        yield (f"Game over: {names[state['winner']]} wins "
-               f"(game points left {points[0]}:{points[1]})")  # fmt: skip
-    else:
-        yield f"Game running: game points {points[0]}:{points[1]}"
 
 
 def print_replay(client: Client, game_id: str, out: TextIO) -> int:

@@ -14,9 +14,9 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from service import auth, dealing
 from service.client_games import ClientGames, Cursor, Listed
@@ -49,9 +49,9 @@ from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_t
 from service.problems import (
     Conflict,
     GameNotFound,
+    IdempotencyKeyReused,
     IllegalAction,
     InvalidRequest,
-    Problem,
     Unauthorized,
     VersionConflict,
 )
@@ -61,17 +61,6 @@ log = logging.getLogger(__name__)
 
 #: How often a command re-decides after another writer got in first.
 APPEND_ATTEMPTS = 5
-
-# Refusals that are about whose turn or which phase it is (409) rather than
-# about the action itself being against the rules (422).
-_STATE_CONFLICTS = {
-    ErrorCode.NOT_YOUR_TURN,
-    ErrorCode.GAME_OVER,
-    ErrorCode.GAME_WAITING,
-    ErrorCode.ABORT_NOT_ALLOWED,
-    ErrorCode.NOT_WAITING,
-    ErrorCode.TURN_NOT_TIMED_OUT,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +136,17 @@ class GamePage:
 #: page may then hold fewer games than asked, with a cursor to go on.
 LIST_SCAN_LIMIT = 500
 
-AfterAppend = Callable[[Current], None]
+
+class AppendListener(Protocol):
+    """Told of every append once it is done; never of an idempotent replay.
+
+    The bot dispatcher and the counters of ``service.stats`` listen; the one
+    composition root (``service.composition``) lists them for the API and the
+    workers alike.
+    """
+
+    def appended(self, current: Current, events: Sequence[Event]) -> None:
+        """``current`` is the game after the append, ``events`` what it added."""
 
 
 class GameService:
@@ -164,12 +163,12 @@ class GameService:
         secret: bytes,
         *,
         bot_levels: Collection[str] = (),
-        after_append: AfterAppend | None = None,
+        listeners: Sequence[AppendListener] = (),
     ):
         self.store = store
         self.secret = secret
         self.bot_levels = frozenset(bot_levels)
-        self.after_append = after_append
+        self.listeners = tuple(listeners)
         self.client_games = ClientGames(store.redis)
 
     # -- create and join ---------------------------------------------------
@@ -244,15 +243,15 @@ class GameService:
                 self.store.release_create_key(idempotency_key)
             raise
         assert isinstance(version, int)
-        return Seated(self._appended(game_id, version, state, seats), 0, token, invite)
+        return Seated(self._appended(game_id, version, state, seats, events), 0, token, invite)
 
     def join(
         self, game_id: str, invite: str, *, idempotency_key: str | None = None, scope: str = ""
     ) -> Seated:
-        """Take seat 1 of a game with its invite; a second join is refused (409).
+        """Take seat 1 of a game with its invite; a second join is refused (``seat_taken``).
 
         Idempotency-Keys are per ``scope`` (the caller), as for ``create``: a
-        stranger who saw the invite and guesses the joiner's key gets 409.
+        stranger who saw the invite and guesses the joiner's key is refused.
         """
         request_print = _fingerprint({"join": invite})
         idem_field = f"join:{_scoped(scope, idempotency_key)}" if idempotency_key else None
@@ -287,7 +286,8 @@ class GameService:
             if isinstance(result, Duplicate):
                 return self._replay_seat(game_id, 1, result, request_print)
             seats = {**current.seats, **new_fields}
-            return Seated(self._appended(game_id, result, state, seats), 1, token, None)
+            appended = self._appended(game_id, result, state, seats, [SeatTaken(1, "human")])
+            return Seated(appended, 1, token, None)
         raise Conflict("the game changed too often while joining; try again", code="busy")
 
     # -- acting ------------------------------------------------------------
@@ -298,7 +298,6 @@ class GameService:
         action_data: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        precondition: bool = False,
         idempotency_key: str | None = None,
     ) -> Acted:
         """Apply one player action for the seat the token belongs to."""
@@ -324,7 +323,7 @@ class GameService:
             except ValueError as error:
                 raise InvalidRequest(str(error), code="invalid_action") from None
             if expected_version is not None and expected_version != current.version:
-                raise VersionConflict(expected_version, current.version, precondition=precondition)
+                raise VersionConflict(expected_version, current.version)
             state, events = self._decide(current, seat, action)
             try:
                 result = self.store.append(
@@ -338,28 +337,24 @@ class GameService:
                 )
             except StaleVersionError as stale:
                 if expected_version is not None:
-                    raise VersionConflict(
-                        expected_version, stale.actual, precondition=precondition
-                    ) from None
+                    raise VersionConflict(expected_version, stale.actual) from None
                 continue  # someone else got in first: decide again on the new state
             if isinstance(result, Duplicate):
                 _same_request(result, request_print)
                 return Acted(self.current(game_id, result.version), seat, replayed=True)
-            return Acted(self._appended(game_id, result, state, current.seats), seat)
+            return Acted(self._appended(game_id, result, state, current.seats, events), seat)
         raise Conflict("the game changed too often while acting; try again", code="busy")
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-        """The engine's verdict: the next state and the events to append, or a 4xx."""
+        """The engine's verdict: the next state and the events to append, or a refusal."""
         try:
             state = apply(current.state, action, seat)
         except IllegalActionError as error:
-            status = 409 if error.code in _STATE_CONFLICTS else 422
             before = current.state
             allowed = legal_actions(before) if before.to_move == seat else []
             raise IllegalAction(
+                error.code,
                 error.message,
-                status=status,
-                code=error.code.value,
                 extra={
                     "rule": error.rule,
                     "legal_actions": [a.to_dict() for a in allowed],
@@ -402,7 +397,7 @@ class GameService:
         except StaleVersionError:
             return None
         assert isinstance(result, int)
-        return Acted(self._appended(game_id, result, state, current.seats), seat)
+        return Acted(self._appended(game_id, result, state, current.seats, events), seat)
 
     # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
     def resign(self, game_id: str, token: str | None) -> Acted:
@@ -471,20 +466,15 @@ class GameService:
                     timeout_seconds=timeout_seconds,
                     retry_after_seconds=round(left, 3),
                 )
-            raise IllegalAction(
-                error.message, status=409, code=error.code.value, extra=extra
-            ) from None
+            raise IllegalAction(error.code, error.message, extra=extra) from None
         return state, TimeoutClaimed(seat, waited)
 
     def _engine(self, decide: Callable[[], GameState]) -> GameState:
-        """The engine's verdict on ending the game, or the 409 it refuses with."""
+        """The engine's verdict on ending the game, or its refusal."""
         try:
             return decide()
         except IllegalActionError as error:
-            status = 409 if error.code in _STATE_CONFLICTS else 422
-            raise IllegalAction(
-                error.message, status=status, code=error.code.value, extra={"rule": error.rule}
-            ) from None
+            raise IllegalAction(error.code, error.message, extra={"rule": error.rule}) from None
 
     def _end(
         self,
@@ -510,7 +500,7 @@ class GameService:
             except StaleVersionError:
                 continue  # a move got in first: decide again on the new state
             assert isinstance(result, int)
-            return Acted(self._appended(game_id, result, state, current.seats), seat)
+            return Acted(self._appended(game_id, result, state, current.seats, [event]), seat)
         raise Conflict("the game changed too often; try again", code="busy")
 
     # -- reading -----------------------------------------------------------
@@ -613,19 +603,25 @@ class GameService:
         return Current(game_id, loaded.version, state, loaded.seats), loaded.duplicate
 
     def _appended(
-        self, game_id: str, version: int, state: GameState, seats: Mapping[str, str]
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        seats: Mapping[str, str],
+        events: Sequence[Event],
     ) -> Current:
-        """After a successful append: tell whoever listens (the bot dispatcher).
+        """After a successful append: tell every listener, each on its own.
 
-        The append is done, so a failing listener must not fail the command;
-        read paths call the dispatcher again (see service.dispatch).
+        The append is done, so a failing listener must not fail the command
+        nor keep the others from hearing of it; read paths ask the bot
+        dispatcher again (see service.dispatch).
         """
         current = Current(game_id, version, state, seats)
-        if self.after_append is not None:
+        for listener in self.listeners:
             try:
-                self.after_append(current)
+                listener.appended(current, events)
             except Exception:
-                log.exception("after-append hook failed for %s at version %s", game_id, version)
+                log.exception("append listener failed for %s at version %s", game_id, version)
         return current
 
     def _deck(self, seed: int | None, deal_number: int) -> tuple[Card, ...]:
@@ -645,7 +641,6 @@ class GameService:
             raise Conflict(
                 "a request with this Idempotency-Key is still being processed",
                 code="idempotency_in_progress",
-                headers={"Retry-After": "1"},
             )
         seated = self._replay_seat(game_id, 0, earlier, request_print)
         seats = seated.current.seats
@@ -673,12 +668,7 @@ def _nonce() -> str:
 
 def _same_request(earlier: Duplicate, request_print: str) -> None:
     if earlier.fingerprint != request_print:
-        raise Problem(
-            "this Idempotency-Key was used with a different request",
-            status=422,
-            code="idempotency_key_reused",
-            title="Idempotency key reused",
-        )
+        raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
 
 
 def _players(seats: Mapping[str, str]) -> list[dict[str, Any]]:

@@ -9,10 +9,13 @@ asks again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from redis import Redis
 
 from service.commands import Current
-from workers.queues import enqueue_bot_move
+from service.engine import Event
+from service.queues import enqueue_bot_move
 
 
 def bot_to_move(current: Current) -> bool:
@@ -21,13 +24,18 @@ def bot_to_move(current: Current) -> bool:
 
 
 class BotDispatcher:
-    """Enqueues bot moves on the queues' Redis (which may differ from the log's)."""
+    """Enqueues bot moves on the queues' Redis (which may differ from the log's).
+
+    An append listener (``service.commands.AppendListener``).
+    """
 
     def __init__(self, queue_connection: Redis):
         self.connection = queue_connection
 
-    def __call__(self, current: Current) -> None:
+    def ensure_bot_moves(self, current: Current) -> None:
+        """Ask a worker for the bot's move if a bot is to move in ``current``."""
         if bot_to_move(current):
             enqueue_bot_move(self.connection, current.game_id, current.version)
 
-    ensure_bot_moves = __call__
+    def appended(self, current: Current, events: Sequence[Event]) -> None:
+        self.ensure_bot_moves(current)

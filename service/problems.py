@@ -1,13 +1,18 @@
 """Typed refusals of the service, each an RFC 9457 problem with a stable code.
 
 The command layer raises these without knowing about HTTP frameworks; the
-API's one error handler turns any of them into ``application/problem+json``.
+API's one error handler (``service.api.errors``) turns any of them into
+``application/problem+json``, and alone chooses the status of an engine's
+refusal, the 412 of a stale ``If-Match`` and the ``Retry-After`` of a
+request still being processed.
 """
 
 from __future__ import annotations
 
 from http import HTTPStatus
 from typing import Any
+
+from service.engine.errors import ErrorCode
 
 
 class Problem(Exception):
@@ -61,26 +66,36 @@ class Unauthorized(Problem):
 
 
 class VersionConflict(Problem):
-    """The caller acted on an old version (409, or 412 for ``If-Match``)."""
+    """The caller acted on an old version (409; the API answers 412 for ``If-Match``)."""
 
-    code, title = "stale_version", "The game has moved on"
+    status, code, title = 409, "stale_version", "The game has moved on"
 
-    def __init__(self, expected: int, actual: int, *, precondition: bool):
+    def __init__(self, expected: int, actual: int):
         super().__init__(
             f"you acted on version {expected}, the game is at version {actual}",
-            status=412 if precondition else 409,
             extra={"expected_version": expected, "current_version": actual},
         )
 
 
 class IllegalAction(Problem):
-    """An action the rules refuse now; lists what the caller may do instead."""
+    """An action the rules refuse now; lists what the caller may do instead.
+
+    ``error_code`` is the engine's; the API maps it to a status.
+    """
 
     title = "Illegal action"
+
+    def __init__(self, error_code: ErrorCode, detail: str, *, extra: dict[str, Any]):
+        super().__init__(detail, code=error_code.value, extra=extra)
+        self.error_code = error_code
 
 
 class InvalidRequest(Problem):
     status, code, title = 422, "invalid_request", "The request is not valid"
+
+
+class IdempotencyKeyReused(Problem):
+    status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
 
 
 class Conflict(Problem):

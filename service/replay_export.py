@@ -16,25 +16,24 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.engine import (
+from service.engine import fairness
+from service.engine.actions import Action
+from service.engine.cards import Card, parse_cards
+from service.engine.events import (
     Aborted,
-    Action,
     ActionTaken,
-    Card,
-    Dealing,
     DealStarted,
     Event,
     GameCreated,
     Resigned,
     SeatTaken,
     TimeoutClaimed,
-    Variant,
-    fairness,
     replay,
 )
-from service.engine.cards import parse_cards
 from service.engine.observation import Viewer, result_to_dict
 from service.engine.replays import replay_record
+from service.engine.state import Dealing, Variant
+from service.replay_words import action_phrase, numbered_tricks, trick_cards
 
 FORMAT = "schnapsen-replay"
 SCHEMA = 1
@@ -71,12 +70,15 @@ def build(events: Sequence[Event], game_id: str, viewer: Viewer, export_format: 
     raise ValueError(f"unknown export format {export_format!r} (json, ndjson, text)")
 
 
+def _seat(seat: int) -> str:
+    return f"seat {seat}"
+
+
 def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
     """The human-readable replay: one line per trick and per other action."""
     state = record["state"]
     yield f"Schnapsen game {game_id} ({state['variant']} counting), version {record['version']}"
-    trick_number = 0
-    for event in record["events"]:
+    for event, trick_number in numbered_tricks(record["events"]):
         kind = event["type"]
         if kind == "game_created":
             yield f"First dealer: seat {event['first_dealer']}; decks: {event['dealing']}"
@@ -84,7 +86,6 @@ def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
             who = f"bot ({event['level']})" if event.get("player") == "bot" else "a person"
             yield f"Seat {event['seat']}: {who}"
         elif kind == "deal_started":
-            trick_number = 0
             yield ""
             yield (f"Deal {event['number']}: seat {event['dealer']} deals, "
                    f"trump card {event['trump_card']}")  # fmt: skip
@@ -92,10 +93,9 @@ def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
                 yield f"  deck: {' '.join(event['deck'])}"
         elif kind == "action_taken":
             line = _action_line(event)
-            if "trick" in event:
-                trick_number += 1
+            if trick_number:
                 trick = event["trick"]
-                cards = ", ".join(f"seat {c['seat']} {c['card']}" for c in trick["cards"])
+                cards = trick_cards(trick, _seat)
                 line = f"  trick {trick_number}: {cards} -> seat {trick['winner']}"
             if line:
                 yield line
@@ -129,15 +129,10 @@ def _action_line(event: dict[str, Any]) -> str | None:
     kind = action["type"]
     if kind == "play":
         return None  # a lead is told with its trick, on the trick's line
+    line = f"  seat {seat} {action_phrase(action)}"
     if kind == "exchange_trump_jack":
-        return f"  seat {seat} exchanges the trump jack, takes {event.get('took')}"
-    if kind == "close_talon":
-        return f"  seat {seat} closes the talon"
-    if kind == "declare_marriage":
-        return f"  seat {seat} declares the marriage in {action['suit']}"
-    if kind == "claim":
-        return f"  seat {seat} claims 66"
-    return f"  seat {seat} accepts the last trick"
+        line += f", takes {event.get('took')}"
+    return line
 
 
 def parse(data: bytes, export_format: str) -> dict[str, Any]:

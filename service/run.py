@@ -25,32 +25,41 @@ from service.serving import gunicorn_command
 from service.supervisor import Supervisor
 from service.worker_commands import run_command_workers
 
+#: The run command's counts: option, environment variable, default, help.
+_COUNTS = (
+    ("--web-workers", "SCHNAPSEN_WEB_WORKERS", 2, "gunicorn (gevent) processes"),
+    (
+        "--web-connections",
+        "SCHNAPSEN_WEB_CONNECTIONS",
+        5000,
+        "connections one gunicorn (gevent) process holds at once",
+    ),
+    (
+        "--workers",
+        "SCHNAPSEN_QUEUE_WORKERS",
+        1,
+        "general RQ worker processes, plus one for bot opponents' moves alone (0: none)",
+    ),
+)
+
+
+def _env_int(variable: str, default: int) -> int:
+    """An option's default: the environment variable's number, else ``default``."""
+    return int(os.environ.get(variable, str(default)))
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schnapsen-serve", description=__doc__)
     parser.add_argument("--host", default=os.environ.get("SCHNAPSEN_HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("SCHNAPSEN_PORT", "8000")))
+    parser.add_argument("--port", type=int, default=_env_int("SCHNAPSEN_PORT", 8000))
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path(os.environ.get("SCHNAPSEN_DATA_DIR", "var")),
         help="where the embedded Redis keeps its data and the secret key is kept",
     )
-    parser.add_argument(
-        "--web-workers", type=int, default=int(os.environ.get("SCHNAPSEN_WEB_WORKERS", "2"))
-    )
-    parser.add_argument(
-        "--web-connections",
-        type=int,
-        default=int(os.environ.get("SCHNAPSEN_WEB_CONNECTIONS", "5000")),
-        help="connections one gunicorn (gevent) process holds at once",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=int(os.environ.get("SCHNAPSEN_QUEUE_WORKERS", "1")),
-        help="general RQ worker processes, plus one for bot opponents' moves alone (0: none)",
-    )
+    for option, variable, default, what in _COUNTS:
+        parser.add_argument(option, type=int, default=_env_int(variable, default), help=what)
     args = parser.parse_args(argv)
 
     args.data_dir.mkdir(parents=True, exist_ok=True)

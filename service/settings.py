@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+#: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
 DEFAULTS: dict[str, Any] = {
     # Where the event logs live; required (the run command starts an embedded Redis).
     "REDIS_URL": None,
@@ -122,3 +125,13 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         else:
             settings[key] = raw
     return settings
+
+
+def redis_url(settings: dict[str, Any]) -> str:
+    """The event log's Redis: ``REDIS_URL``, else ``DEFAULT_REDIS_URL``."""
+    return settings["REDIS_URL"] or DEFAULT_REDIS_URL
+
+
+def queue_redis_url(settings: dict[str, Any]) -> str:
+    """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's."""
+    return settings["QUEUE_REDIS_URL"] or redis_url(settings)

@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from service.embedded_redis import EmbeddedRedis
 from service.serving import gunicorn_command
 from service.worker_commands import worker_command
 from tests.processes import kill_tree
+from tests.waiting import wait_until
 
 SECRET = "test-secret-key"
 
@@ -95,15 +95,19 @@ class LiveServer:
         )
         self.process = subprocess.Popen(command, cwd=REPO, env=environment)
         # gunicorn binds before its workers accept: a slow boot shows as timeouts.
-        deadline = time.monotonic() + boot_seconds
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                if requests.get(f"{self.url}/healthz", timeout=2).ok:
-                    return
-            except requests.RequestException:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("gunicorn did not start")
+        try:
+            wait_until(self._up, boot_seconds, "gunicorn to serve /healthz")
+        except AssertionError:
+            self.stop()
+            raise RuntimeError("gunicorn did not start") from None
+
+    def _up(self) -> bool:
+        if self.process.poll() is not None:
+            raise RuntimeError("gunicorn exited while starting")
+        try:
+            return requests.get(f"{self.url}/healthz", timeout=2).ok
+        except requests.RequestException:
+            return False
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import requests
@@ -15,6 +14,7 @@ import requests
 from tests.conftest import REPO, free_port
 from tests.processes import alive, descendants
 from tests.test_readme import block
+from tests.waiting import wait_until
 
 
 class RunCommand:
@@ -37,15 +37,17 @@ class RunCommand:
                 stderr=errors,
             )
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{self.url}/healthz", timeout=2).ok:
-                    return
-            except requests.RequestException:
-                time.sleep(0.2)
-        self.process.kill()
-        raise AssertionError("the run command did not serve /healthz within 60 s")
+        try:
+            wait_until(self.healthy, 60, "the run command to serve /healthz")
+        except AssertionError:
+            self.process.kill()
+            raise
+
+    def healthy(self) -> bool:
+        try:
+            return requests.get(f"{self.url}/healthz", timeout=2).ok
+        except requests.RequestException:
+            return False
 
     def interrupt(self) -> None:
         """Ctrl-C: SIGINT to the command."""
@@ -71,8 +73,8 @@ def test_run_command_serves_a_game_keeps_its_data_and_leaves_no_orphans(tmp_path
         created = requests.post(f"{service.url}/v1/games", json={"seed": 4}).json()
     finally:
         service.interrupt()
-    time.sleep(0.5)
-    assert not [pid for pid in children if alive(pid)], "Ctrl-C left processes behind"
+    # Ctrl-C leaves no process behind (the timeout bounds a hang).
+    wait_until(lambda: not [pid for pid in children if alive(pid)], 30, "every child to exit")
     aof = [p.name for p in (data_dir / "redis").iterdir() if p.name.startswith("appendonly")]
     assert aof, "the embedded Redis keeps an append-only file"
 

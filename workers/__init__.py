@@ -1,5 +1,7 @@
 """Background workers on RQ: bot moves, the bot-move service, replay exports.
 
-``queues`` (names, enqueueing by dotted name) is all the API imports;
-``jobs`` holds the job functions; ``worker`` the command that runs them.
+The workers import ``service`` and never the reverse: queue names and the
+enqueue helpers live in ``service.queue_names`` and ``service.queues``.
+``jobs`` holds the job functions, ``runtime`` what they run on (built by
+``service.composition``), ``worker`` the command that runs them.
 """

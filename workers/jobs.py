@@ -15,9 +15,9 @@ from service.bots import get_bot
 from service.engine.actions import Action
 from service.engine.knowledge import SeatView
 from service.engine.position import view_from_position
+from service.queues import bot_seed
 from service.replay_export import CONTENT_TYPES, build
 from service.store import StoredExport
-from workers.queues import bot_seed
 from workers.runtime import runtime
 
 

@@ -1,18 +1,20 @@
-"""What a worker process needs, built once from the environment (see README's settings)."""
+"""What a worker process runs jobs on, built once from the environment (see README's settings).
+
+The service comes from the same composition root as the API's
+(``service.composition``), so a bot's move is dispatched and counted as a
+player's is. No Flask and no Prometheus are loaded here.
+"""
 
 from __future__ import annotations
 
 import functools
-import secrets
 from dataclasses import dataclass
 
 import redis
 
-from service.bots import LEVELS
 from service.commands import GameService
-from service.dispatch import BotDispatcher
-from service.observability import GameStats, ObservedDispatcher
-from service.settings import from_env
+from service.composition import build_services, secret_key
+from service.settings import from_env, queue_redis_url, redis_url
 from service.store import EventStore, ExportStore
 
 
@@ -30,20 +32,13 @@ class Runtime:
 @functools.cache
 def runtime() -> Runtime:
     settings = from_env()
-    log = redis.Redis.from_url(settings["REDIS_URL"] or "redis://127.0.0.1:6379/0")
-    queues = redis.Redis.from_url(
-        settings["QUEUE_REDIS_URL"] or settings["REDIS_URL"] or "redis://127.0.0.1:6379/0"
-    )
-    store = EventStore(log)
-    secret = (settings["SECRET_KEY"] or secrets.token_hex(32)).encode()
-    # After a bot's move: the next bot move if the bot is still to move, and the
-    # games-finished count when the bot's move ended the game.
-    hook = ObservedDispatcher(BotDispatcher(queues), GameStats(log))
-    games = GameService(store, secret, bot_levels=LEVELS, after_append=hook)
+    log = redis.Redis.from_url(redis_url(settings))
+    queues = redis.Redis.from_url(queue_redis_url(settings))
+    services = build_services(log, queues, secret_key(settings, warn=False))
     return Runtime(
-        games=games,
-        store=store,
-        exports=ExportStore(log),
+        games=services.games,
+        store=services.store,
+        exports=services.exports,
         bot_budget_ms=settings["BOT_BUDGET_MS"] or None,
         bot_delay_ms=settings["BOT_DELAY_MS"],
     )

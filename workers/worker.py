@@ -37,10 +37,10 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.observability import configure_logging
+from service.logs import configure_logging
 from service.queue_names import LEGACY_QUEUES, QUEUES
+from service.queues import queue
 from service.settings import from_env
-from workers.queues import queue
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15

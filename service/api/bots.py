@@ -26,7 +26,7 @@ from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
 from service.problems import Conflict, InvalidRequest, Problem
-from workers.queues import bot_seed, enqueue_decision, report
+from service.queues import bot_seed, enqueue_decision, report
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 

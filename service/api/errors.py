@@ -18,7 +18,8 @@ from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
 from schemas.problems import ProblemSchema
-from service.problems import Problem
+from service.engine.errors import ErrorCode
+from service.problems import IllegalAction, Problem, VersionConflict
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
@@ -39,6 +40,45 @@ _CODES_BY_STATUS = {
     500: "internal_error",
     503: "service_unavailable",
 }
+
+
+#: The engine's refusals as HTTP statuses: whose turn or which phase it is conflicts
+#: with the game's state (409); an action against the rules is unprocessable (422).
+ILLEGAL_ACTION_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.GAME_OVER: 409,
+    ErrorCode.GAME_WAITING: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.ABORT_NOT_ALLOWED: 409,
+    ErrorCode.NOT_WAITING: 409,
+    ErrorCode.TURN_NOT_TIMED_OUT: 409,
+    ErrorCode.NO_DEAL: 422,
+    ErrorCode.CARD_NOT_IN_HAND: 422,
+    ErrorCode.MUST_FOLLOW_SUIT: 422,
+    ErrorCode.MUST_BEAT: 422,
+    ErrorCode.MUST_TRUMP: 422,
+    ErrorCode.MUST_OVERTRUMP: 422,
+    ErrorCode.MUST_LEAD_MARRIAGE_CARD: 422,
+    ErrorCode.NOT_ON_LEAD: 422,
+    ErrorCode.EXCHANGE_NOT_ALLOWED: 422,
+    ErrorCode.CLOSE_NOT_ALLOWED: 422,
+    ErrorCode.MARRIAGE_NOT_ALLOWED: 422,
+    ErrorCode.CLAIM_NOT_ALLOWED: 422,
+    ErrorCode.ACCEPT_NOT_ALLOWED: 422,
+    ErrorCode.MUST_CLAIM_OR_ACCEPT: 422,
+    ErrorCode.INVALID_DECK: 422,
+    ErrorCode.INVALID_EVENT: 422,
+}
+#: Headers a refusal's answer carries, by its code: when to ask again.
+HEADERS_BY_CODE: dict[str, dict[str, str]] = {
+    "idempotency_in_progress": {"Retry-After": "1"},
+}
+
+
+def precondition_failed(conflict: VersionConflict) -> Problem:
+    """A stale version sent as ``If-Match`` is a failed precondition (412), not a conflict."""
+    return Problem(
+        conflict.detail, status=412, code=conflict.code, title=conflict.title, extra=conflict.extra
+    )
 
 
 def problem_response(
@@ -67,13 +107,16 @@ def problem_response(
 
 
 def handle_problem(problem: Problem) -> Response:
+    status = problem.status
+    if isinstance(problem, IllegalAction):
+        status = ILLEGAL_ACTION_STATUS[problem.error_code]
     return problem_response(
-        problem.status,
+        status,
         problem.code,
         problem.title,
         problem.detail,
         extra=problem.extra,
-        headers=problem.headers,
+        headers={**HEADERS_BY_CODE.get(problem.code, {}), **problem.headers},
     )
 
 

@@ -15,8 +15,8 @@ from service.api.games import games
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem, Unauthorized
+from service.queues import enqueue_export, report
 from service.replay_export import EXTENSIONS
-from workers.queues import enqueue_export, report
 
 blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
 

@@ -33,6 +33,7 @@ from schemas.games import (
 )
 from service.api import examples
 from service.api.callers import current_caller
+from service.api.errors import precondition_failed
 from service.api.operations import (
     ANYONE,
     BODY,
@@ -60,8 +61,8 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.live import END_EVENT, LogWatcher, OneRead, Recent, client_gone
-from service.observability import WAITING_REQUESTS
-from service.problems import Problem, Unauthorized
+from service.metrics import WAITING_REQUESTS
+from service.problems import Problem, Unauthorized, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +211,7 @@ def get_game(game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    current_app.extensions["schnapsen"]["dispatcher"].ensure_bot_moves(current)
+    current_app.extensions["schnapsen"]["seen"](current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}
@@ -255,14 +256,18 @@ def act(body: dict[str, Any], game_id: str):
             status=400,
             code="conflicting_versions",
         )
-    acted = games().act(
-        game_id,
-        bearer_token(request),
-        body,
-        expected_version=expected if expected is not None else header_version,
-        precondition=expected is None and header_version is not None,
-        idempotency_key=idempotency_key(request),
-    )
+    try:
+        acted = games().act(
+            game_id,
+            bearer_token(request),
+            body,
+            expected_version=expected if expected is not None else header_version,
+            idempotency_key=idempotency_key(request),
+        )
+    except VersionConflict as conflict:
+        if expected is None and header_version is not None:
+            raise precondition_failed(conflict) from None
+        raise
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"

@@ -7,8 +7,9 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
 from service.api.operations import NONE, SERVER, operation
-from service.observability import METRICS_CONTENT_TYPE, metrics_text, readiness
+from service.metrics import METRICS_CONTENT_TYPE, metrics_text
 from service.problems import Problem
+from service.readiness import readiness
 
 blp = Blueprint("meta", __name__, description="The API's description, health and metrics")
 

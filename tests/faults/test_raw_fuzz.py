@@ -37,8 +37,8 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.observability import GameStats
 from service.replay_export import CONTENT_TYPES, build
+from service.stats import GameStats
 from service.store import EventStore, ExportStore, StoredExport, keys
 from tests.api.helpers import Api, new_game, play_random_game, to_move_view
 from tests.conftest import SECRET, LiveServer

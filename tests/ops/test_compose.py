@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from tests.waiting import wait_until
 
 COMPOSE = REPO / "docker-compose.yml"
 
@@ -129,7 +130,6 @@ def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
 def test_the_image_starts_the_api_as_compose_would(tmp_path, redis_url):
     """The Dockerfile's CMD, run here by sh with the image's environment: /readyz answers."""
     import os
-    import time
 
     import requests
 
@@ -153,15 +153,16 @@ def test_the_image_starts_the_api_as_compose_would(tmp_path, redis_url):
     )
     process = subprocess.Popen(argv, cwd=REPO, env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        answer = None
-        while time.monotonic() < deadline and process.poll() is None:
+
+        def healthz() -> requests.Response | None:
+            assert process.poll() is None, "the image's command exited"
             try:
-                answer = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
+                return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
             except requests.RequestException:
-                time.sleep(0.2)
-        assert answer is not None and answer.status_code == 200
+                return None
+
+        answer = wait_until(healthz, 60, "the image's command to serve /healthz")
+        assert answer.status_code == 200
         ready = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
         assert ready.status_code in (200, 503)
         assert ready.json()["checks"]["redis"] == "ok"  # REDIS_URL reached the app

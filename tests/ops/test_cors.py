@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.app import create_app
-from service.observability import cors_origins
+from service.cors import cors_origins
 from service.settings import from_env
 from tests.conftest import SECRET
 

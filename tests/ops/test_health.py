@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import socket
-import time
 
 from service.app import create_app
 from tests.conftest import SECRET
+from tests.waiting import wait_until
 
 PROBLEM_JSON = "application/problem+json"
 
 
-def wait_ready(client, timeout: float = 30) -> object:
-    """GET /readyz until it is 200 (a worker registers within seconds of its start)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        response = client.get("/readyz")
-        if response.status_code == 200 or time.monotonic() > deadline:
-            return response
-        time.sleep(0.2)
+def wait_ready(client, timeout: float = 60) -> object:
+    """GET /readyz until it is 200 (a worker registers soon after its start)."""
+    return wait_until(
+        lambda: (response := client.get("/readyz")).status_code == 200 and response,
+        timeout,
+        "GET /readyz to answer 200",
+    )
 
 
 def test_healthz_answers_without_redis():
@@ -42,9 +41,7 @@ def test_readyz_is_200_with_redis_and_a_worker(client, worker):
 
 def test_readyz_is_503_naming_redis_when_redis_is_unreachable():
     app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "SECRET_KEY": SECRET})
-    started = time.monotonic()
     response = app.test_client().get("/readyz")
-    assert time.monotonic() - started < 5
     assert response.status_code == 503
     assert response.mimetype == PROBLEM_JSON
     body = response.get_json()
@@ -92,7 +89,9 @@ def test_readyz_checks_the_queues_redis_apart_from_the_logs(lone_redis):
 
 
 def test_readyz_does_not_hang_on_a_redis_that_never_answers():
-    # A socket that accepts connections (the kernel's backlog) and never replies.
+    # A socket that accepts connections (the kernel's backlog) and never replies: the
+    # answer comes because the check's own timeout ended the call (its check says
+    # Timeout), never because the socket went away; pytest's timeout bounds a hang.
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
@@ -104,9 +103,6 @@ def test_readyz_does_not_hang_on_a_redis_that_never_answers():
                 "READINESS_TIMEOUT_SECONDS": 0.5,
             }
         )
-        started = time.monotonic()
         response = app.test_client().get("/readyz")
-        elapsed = time.monotonic() - started
     assert response.status_code == 503
     assert "Timeout" in response.get_json()["checks"]["redis"]
-    assert elapsed < 3, elapsed

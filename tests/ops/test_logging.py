@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.observability import JsonFormatter
+from service.logs import JsonFormatter
 
 
 @pytest.fixture

@@ -5,15 +5,19 @@ from __future__ import annotations
 import random
 
 import pytest
+import redis
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.app import create_app
-from tests.api.helpers import Api, create, new_game, play_random_game
-from tests.conftest import SECRET, LiveServer
-from workers.queues import DECISIONS, EXPORTS, queue
+from service.engine import ActionTaken
+from service.queue_names import DECISIONS, EXPORTS
+from service.queues import queue
+from tests.api.helpers import Api, create, log_events, new_game, play_random_game
+from tests.conftest import SECRET, LiveServer, WorkerProcess
+from tests.workers.helpers import play_against_bot
 
 
 def scrape(client) -> dict[tuple[str, frozenset], float]:
@@ -115,8 +119,6 @@ def test_an_idempotent_replay_of_a_create_counts_one_game(client):
 
 
 def test_jobs_queued_failed_and_workers_are_read_from_redis(lone_redis, lone_app):
-    import redis
-
     connection = redis.Redis.from_url(lone_redis.url)
     client = lone_app.test_client()
     empty = scrape(client)
@@ -161,7 +163,31 @@ def test_multiprocess_mode_sums_every_gunicorn_process(redis_url, tmp_path):
         files = {path.name for path in folder.iterdir()}
     finally:
         server.stop()
-    # One counter file per gunicorn process, and the scrape sums them all.
-    assert len([name for name in files if name.startswith("counter_")]) >= 2, files
+    # Every gunicorn process writes its values to the folder (files named by pid; the
+    # actions counter no longer makes a counter file in each process at import, since it
+    # is counted in Redis), and the scrape sums them all.
+    assert len({name.removesuffix(".db").rsplit("_", 1)[-1] for name in files}) >= 2, files
     labels = {"method": "GET", "route": "/docs/init.js", "status": "200"}
     assert value(samples, "schnapsen_http_requests_total", **labels) == 40
+
+
+def test_a_bot_move_appended_by_a_worker_counts_like_a_players(lone_redis, lone_app):
+    """The API and the workers are built by one composition root: both count actions."""
+    client = lone_app.test_client()
+    before = scrape(client)
+    worker = WorkerProcess(lone_redis.url)
+    try:
+        game_id, final = play_against_bot(client, "random", seed=11)
+    finally:
+        worker.stop()
+    assert final["status"] == "finished"
+    actions = [
+        e
+        for e in log_events(redis.Redis.from_url(lone_redis.url), game_id)
+        if isinstance(e, ActionTaken)
+    ]
+    by_bot = [e for e in actions if e.seat == 1]
+    assert by_bot, "the bot never moved"
+    after = scrape(client)
+    name = "schnapsen_actions_appended_total"
+    assert value(after, name) - value(before, name) == len(actions)

@@ -16,11 +16,11 @@ from rq.serializers import JSONSerializer
 
 from service.embedded_redis import EmbeddedRedis
 from service.queue_names import LEGACY_QUEUES
+from service.queues import queue as rq_queue
 from service.worker_commands import run_command_workers
 from tests.conftest import LiveServer, WorkerProcess
 from tests.waiting import wait_until
 from tests.workers.helpers import auth
-from workers.queues import queue as rq_queue
 
 #: The README's example position: seat 0 leads the first trick.
 OPENING = {

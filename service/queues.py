@@ -1,8 +1,9 @@
-"""Job options, and enqueueing by dotted name on the queues of ``service.queue_names``.
+"""Enqueueing jobs by dotted name on the queues of ``service.queue_names``, and their reports.
 
-The API imports this module, never the job code: jobs are enqueued by their
-dotted names (``workers.jobs.bot_move``), with the JSON serializer, and take
-only ids and small JSON.
+Here in ``service``, so the API enqueues without importing the workers:
+jobs are named by their dotted names (``workers.jobs.bot_move``), sent with
+the JSON serializer, and take only ids and small JSON. The workers import
+this module too (``queue``, ``bot_seed``); never the other way round.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
+from rq.worker import Worker
 
-from service.queue_names import DECISIONS, EXPORTS, MOVES
+from service.queue_names import DECISIONS, EXPORTS, MOVES, QUEUES
 
 #: Per kind of job: (queue, timeout s, retry policy, result TTL s).
 BOT_MOVE_TIMEOUT = 20
@@ -154,6 +156,17 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
     if status == JobStatus.FAILED:
         return JobReport(job_id, kind, "failed", error=_last_line(job.exc_info))
     return JobReport(job_id, kind, str(status.value if hasattr(status, "value") else status))
+
+
+def live_workers(client: Redis) -> dict[str, int]:
+    """Per queue, the registered workers whose key has not expired (read-only)."""
+    keys = {name: sorted(Worker.all_keys(queue=queue(name, client))) for name in QUEUES}
+    with client.pipeline(transaction=False) as pipe:
+        for name in QUEUES:
+            for key in keys[name]:
+                pipe.exists(key)
+        alive = iter(pipe.execute())
+    return {name: sum(1 for _ in keys[name] if next(alive)) for name in QUEUES}
 
 
 def _last_line(text: str | None) -> str:

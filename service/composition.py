@@ -1,0 +1,71 @@
+"""The one composition root: the game service as the API and the workers both run it.
+
+``create_app`` and the workers' runtime each bring their own Redis clients
+(the API's give up within a request's budget, a worker's wait) and get the
+same store, counters, bot dispatcher and command service, with the same
+append listeners, from ``build_services``.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from redis import Redis
+
+from service.bot_levels import LEVELS
+from service.commands import AppendListener, Current, GameService
+from service.dispatch import BotDispatcher
+from service.stats import GameStats
+from service.store import EventStore, ExportStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What serving games needs, wired once."""
+
+    games: GameService
+    store: EventStore
+    exports: ExportStore
+    stats: GameStats
+    dispatcher: BotDispatcher
+
+    def seen(self, current: Current) -> None:
+        """A read path saw the game: ask again for a due bot move, and count a finish."""
+        try:
+            self.dispatcher.ensure_bot_moves(current)
+        finally:
+            self.stats.observe(current)
+
+
+def build_services(log_client: Redis, queue_client: Redis, secret: bytes) -> Services:
+    """The service on the log's Redis, enqueueing on the queues' Redis."""
+    store = EventStore(log_client)
+    stats = GameStats(log_client)
+    dispatcher = BotDispatcher(queue_client)
+    # After an append: the next bot move if a bot is to move, then the counters.
+    listeners: tuple[AppendListener, ...] = (dispatcher, stats)
+    games = GameService(store, secret, bot_levels=LEVELS, listeners=listeners)
+    return Services(games, store, ExportStore(log_client), stats, dispatcher)
+
+
+def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
+    """``SECRET_KEY``, else a random one that dies with the process.
+
+    The API warns: its tokens die with it. A worker issues no token, and
+    builds its service once per job, so it does not.
+    """
+    secret = settings["SECRET_KEY"]
+    if not secret:
+        if warn:
+            log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
+        secret = secrets.token_hex(32)
+    return secret.encode()
+
+
+__all__ = ["Services", "build_services", "secret_key"]
