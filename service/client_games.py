@@ -25,6 +25,11 @@ def index_key(client_id: str) -> str:
     return f"sch:{{client:{client_id}}}:games"
 
 
+#: Most index entries one listing request reads while filtering by status; a
+#: page may then hold fewer games than asked, with a cursor to go on.
+LIST_SCAN_LIMIT = 500
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """One game of a client's index: its id and when it was created (ms since the epoch)."""

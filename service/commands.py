@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from service import auth, dealing
-from service.client_games import ClientGames, Cursor, Listed
+from service.client_games import LIST_SCAN_LIMIT, ClientGames, Cursor, Listed
 from service.engine import (
     Aborted,
     Action,
@@ -130,11 +130,6 @@ class GamePage:
 
     games: list[tuple[Listed, Current]]
     next_cursor: Cursor | None
-
-
-#: Most index entries one listing request reads while filtering by status; a
-#: page may then hold fewer games than asked, with a cursor to go on.
-LIST_SCAN_LIMIT = 500
 
 
 class AppendListener(Protocol):
