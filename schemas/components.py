@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from marshmallow import fields, validate
 
-from service.bots import LEVELS
+from service.bot_levels import LEVELS
 from service.engine import Dealing, Variant
 from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
