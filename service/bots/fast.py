@@ -35,9 +35,9 @@ from service.engine.actions import (
     ActionType,
 )
 from service.engine.cards import DECK, SUITS, Card
+from service.engine.points import WINNING_POINTS, by_opponent, marriage_points, penalty
 from service.engine.state import (
     HAND_SIZE,
-    WINNING_POINTS,
     DealEndReason,
     DealResult,
     DealState,
@@ -134,13 +134,6 @@ _ENGINE_ACTIONS: tuple[Action, ...] = (
     engine_actions.CLAIM,
     ACCEPT_LAST_TRICK,
 )
-
-
-def by_opponent(opponent_points: int, opponent_tricks: int) -> int:
-    """R9a: 1 if the opponent has 33 or more, 2 if under 33 with a trick, 3 if trickless."""
-    if opponent_tricks == 0:
-        return 3
-    return 1 if opponent_points >= 33 else 2
 
 
 class FastDeal:
@@ -285,7 +278,7 @@ class FastDeal:
         """The engine's ``DealState`` of this deal (``deck`` is empty: not known here)."""
         trump = SUITS[self.trump]
         marriages = tuple(
-            Marriage(seat=seat, suit=SUITS[s], points=40 if s == self.trump else 20)
+            Marriage(seat=seat, suit=SUITS[s], points=marriage_points(s == self.trump))
             for seat, s in self.marriages
         )
         tricks = tuple(
@@ -453,7 +446,7 @@ class FastDeal:
             self.declared = -1
         elif action >= MARRIAGE and action < CLAIM:
             suit = action - MARRIAGE
-            self.marriage_points[seat] += 40 if suit == self.trump else 20
+            self.marriage_points[seat] += marriage_points(suit == self.trump)
             self.marriages.append((seat, suit))
             self.shown[seat] |= PAIR_MASK[suit]
             self.declared = suit
@@ -531,7 +524,7 @@ class FastDeal:
             return (claimant, self.closer_penalty(), CLOSER_OPPONENT_WENT_OUT, claimant)
         if closer == claimant:
             return (opponent, self.closer_penalty(), CLOSER_FALSE_CLAIM, claimant)
-        points = 3 if self.tricks_won[opponent] == 0 else 2
+        points = penalty(self.tricks_won[opponent])
         return (opponent, points, FALSE_CLAIM, claimant)
 
     def last_trick_result(self) -> FastResult:
@@ -543,7 +536,7 @@ class FastDeal:
     def closer_penalty(self) -> int:
         """R9b: 2 to the closer's opponent, or 3 if it had no trick at the close."""
         assert self.at_close is not None
-        return 3 if self.at_close[1] == 0 else 2
+        return penalty(self.at_close[1])
 
 
 def _fast_result(result: DealResult) -> FastResult:

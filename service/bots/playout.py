@@ -28,7 +28,7 @@ from service.bots.fast import (
     FastDeal,
     FastResult,
 )
-from service.engine.state import WINNING_POINTS
+from service.engine.points import WINNING_POINTS, marriage_points, penalty
 
 
 def shuffled_deck(random: Callable[[], float]) -> list[int]:
@@ -127,8 +127,7 @@ def random_playout(deal: FastDeal, random: Callable[[], float]) -> tuple[FastRes
                 deal.closed_by, deal.at_close = closed_by, at_close
                 if action == ACCEPT:
                     if closed_by >= 0:
-                        penalty = 3 if at_close[1] == 0 else 2
-                        return (1 - closed_by, penalty, CLOSER_RAN_OUT, -1), steps
+                        return (1 - closed_by, penalty(at_close[1]), CLOSER_RAN_OUT, -1), steps
                     return (last_winner, 1, LAST_TRICK, -1), steps
                 return deal.claim_result(seat), steps
             if action == EXCHANGE:
@@ -142,7 +141,7 @@ def random_playout(deal: FastDeal, random: Callable[[], float]) -> tuple[FastRes
                 at_close = (opp_points, tricks[opponent])
                 continue
             suit = action - MARRIAGE
-            marriage[seat] += 40 if suit == trump else 20
+            marriage[seat] += marriage_points(suit == trump)
             declared = suit
             if not head and tricks[seat] and points[seat] + marriage[seat] >= WINNING_POINTS:
                 deal.trick_points, deal.tricks_won, deal.marriage_points = points, tricks, marriage
@@ -190,6 +189,5 @@ def random_playout(deal: FastDeal, random: Callable[[], float]) -> tuple[FastRes
                 return deal.claim_result(winner), steps
             if not hands[0] and not hands[1]:
                 if closed_by >= 0:
-                    penalty = 3 if at_close[1] == 0 else 2
-                    return (1 - closed_by, penalty, CLOSER_RAN_OUT, -1), steps
+                    return (1 - closed_by, penalty(at_close[1]), CLOSER_RAN_OUT, -1), steps
                 return (winner, 1, LAST_TRICK, -1), steps

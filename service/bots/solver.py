@@ -33,10 +33,10 @@ from service.bots.fast import (
     SUIT,
     SUIT_MASK,
     FastDeal,
-    by_opponent,
 )
+from service.engine.points import LAST_TRICK_GAME_POINTS, by_opponent, marriage_points, penalty
+from service.engine.points import WINNING_POINTS as WIN
 
-WIN = 66
 #: Below every value: a deal is worth -3 to 3 game points, never 0.
 LOW = -4
 HIGH = 4
@@ -76,7 +76,7 @@ class EndgameSolver:
         )
         self.head = head
         self.closed_by = closed_by
-        self.penalty = 0 if at_close is None else (3 if at_close[1] == 0 else 2)
+        self.penalty = 0 if at_close is None else penalty(at_close[1])
         self.closer_win = 0 if at_close is None else by_opponent(*at_close)
         self.table: Table = {}
         self.nodes = 0
@@ -99,7 +99,7 @@ class EndgameSolver:
             and deal.closed_by == self.closed_by
             and (deal.at_close is None) == (self.penalty == 0)
             and (deal.at_close is None or by_opponent(*deal.at_close) == self.closer_win)
-            and (deal.at_close is None or (3 if deal.at_close[1] == 0 else 2) == self.penalty)
+            and (deal.at_close is None or penalty(deal.at_close[1]) == self.penalty)
         )
 
     # -- public entry points -------------------------------------------------------
@@ -161,13 +161,17 @@ class EndgameSolver:
         elif closer == seat:
             value = -self.penalty
         else:
-            value = -3 if other_tricks == 0 else -2
+            value = -penalty(other_tricks)
         return self.worth[seat][value + 3]
 
     def _ran_out(self, seat: int) -> int:
         """The value for the last trick's winner ``seat`` of accepting it (R8a, R9b)."""
         closer = self.closed_by
-        value = 1 if closer < 0 else (-self.penalty if closer == seat else self.penalty)
+        value = (
+            LAST_TRICK_GAME_POINTS
+            if closer < 0
+            else (-self.penalty if closer == seat else self.penalty)
+        )
         return self.worth[seat][value + 3]
 
     def _declared(
@@ -307,7 +311,7 @@ class EndgameSolver:
         if rank in (KING, QUEEN):
             pair = _PAIR[SUIT[card]]
             if hl & pair == pair:
-                ml += 40 if SUIT[card] == self.trump else 20
+                ml += marriage_points(SUIT[card] == self.trump)
                 if tl and pl + ml >= WIN:
                     # Going out right after the declaration (R7b; automatic when tracked).
                     return self._claim(seat, pl + ml, pf + mf if tf else pf, tf)

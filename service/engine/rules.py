@@ -20,8 +20,9 @@ from .actions import (
 )
 from .cards import Card, Rank, Suit, describe_cards, sort_cards
 from .errors import ErrorCode, IllegalActionError
+from .points import WINNING_POINTS, marriage_points
 from .scoring import claim_result, last_trick_result
-from .state import WINNING_POINTS, DealState, Marriage, Trick, Variant
+from .state import DealState, Marriage, Trick, Variant
 
 
 def deal_legal_actions(deal: DealState, variant: Variant) -> list[Action]:
@@ -143,7 +144,7 @@ def _declare_marriage(deal: DealState, variant: Variant, suit: Suit | None) -> D
             "R6c",
             deal,
         )
-    marriage = Marriage(seat=seat, suit=suit, points=40 if suit is deal.trump else 20)
+    marriage = Marriage(seat=seat, suit=suit, points=marriage_points(suit is deal.trump))
     deal = deal._replace(marriages=deal.marriages + (marriage,), declared=suit)
     if variant is Variant.TRACKED and deal.card_points(seat) >= WINNING_POINTS:
         deal = deal._replace(result=claim_result(deal, seat))  # R7e: going out is automatic

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from .state import WINNING_POINTS, DealEndReason, DealResult, DealState
-
-
-def by_opponent(opponent_points: int, opponent_tricks: int) -> int:
-    """R9a: 1 if the opponent has 33 or more, 2 if under 33 with a trick, 3 if trickless."""
-    if opponent_tricks == 0:
-        return 3
-    return 1 if opponent_points >= 33 else 2
+from .points import LAST_TRICK_GAME_POINTS, WINNING_POINTS, by_opponent, penalty
+from .state import DealEndReason, DealResult, DealState
 
 
 def claim_result(deal: DealState, claimant: int) -> DealResult:
@@ -33,7 +27,7 @@ def claim_result(deal: DealState, claimant: int) -> DealResult:
             deal, opponent, _closer_penalty(deal), DealEndReason.CLOSER_FALSE_CLAIM, claimant
         )
     # R9c (and R9d for the closer's opponent): 2, or 3 if the claimant's opponent is trickless.
-    points = 3 if deal.tricks_won(opponent) == 0 else 2
+    points = penalty(deal.tricks_won(opponent))
     return _result(deal, opponent, points, DealEndReason.FALSE_CLAIM, claimant)
 
 
@@ -45,13 +39,13 @@ def last_trick_result(deal: DealState) -> DealResult:
             deal, 1 - deal.closed_by, _closer_penalty(deal), DealEndReason.CLOSER_RAN_OUT
         )
     last_winner = deal.tricks[-1].winner
-    return _result(deal, last_winner, 1, DealEndReason.LAST_TRICK)
+    return _result(deal, last_winner, LAST_TRICK_GAME_POINTS, DealEndReason.LAST_TRICK)
 
 
 def _closer_penalty(deal: DealState) -> int:
     """R9b: 2 to the closer's opponent, or 3 if it had no trick at the close."""
     assert deal.at_close is not None
-    return 3 if deal.at_close[1] == 0 else 2
+    return penalty(deal.at_close[1])
 
 
 def _result(

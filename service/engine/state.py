@@ -12,11 +12,8 @@ from enum import Enum
 from typing import NamedTuple
 
 from .cards import Card, Rank, Suit
+from .points import START_GAME_POINTS, WINNING_POINTS  # noqa: F401  (the rules' numbers)
 
-#: Card points needed to go out (R7).
-WINNING_POINTS = 66
-#: Game points each seat starts with (R10a).
-START_GAME_POINTS = 7
 HAND_SIZE = 5
 
 
@@ -77,7 +74,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class Marriage:
-    """A declared King and Queen of one suit (R6c): 40 in trumps, else 20."""
+    """A declared King and Queen of one suit (R6c), worth ``points.marriage_points``."""
 
     seat: int
     suit: Suit
