@@ -228,6 +228,7 @@ class DealResultSchema(Schema):
 class MarriageSchema(Schema):
     seat = _seat()
     suit = fields.String()
+    points = fields.Integer(metadata=_doc("R6c: 20, or 40 in trumps"))
 
 
 class ExchangeSchema(Schema):
@@ -255,6 +256,11 @@ class DealViewSchema(Schema):
     tricks = fields.List(fields.Nested(TrickSchema))
     tricks_won = fields.List(fields.Integer())
     marriages = fields.List(fields.Nested(MarriageSchema))
+    marriage_points = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata=_doc("What a marriage in each suit is worth in this deal (R6c)"),
+    )
     declared_marriage = fields.String(allow_none=True)
     exchange = fields.Nested(ExchangeSchema, allow_none=True)
     card_points = fields.List(
@@ -329,6 +335,7 @@ class EventSchema(Schema):
     )
     action = fields.Nested(ActionOutSchema)
     took = _card()
+    marriage_points = fields.Integer(metadata=_doc("declare_marriage: what it is worth (R6c)"))
     trick = fields.Nested(TrickSchema)
     turn_up_drawn = fields.Nested(CardAtSeatSchema)
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))

@@ -308,9 +308,9 @@ class Game:
         seen = f" (seen: {show.cards(shown)})" if shown else ""
         self.say(f"{names[opp]}: {plural(deal['opponent_hand_size'], 'card')} in hand{seen}")
         for marriage in deal.get("marriages", []):
-            worth = 40 if marriage["suit"] == trump else 20
             self.say(
-                f"Marriage: {names[marriage['seat']]} {worth} in {show.suit(marriage['suit'])}"
+                f"Marriage: {names[marriage['seat']]} {marriage['points']} "
+                f"in {show.suit(marriage['suit'])}"
             )
         if deal["current_trick"]:
             lead = deal["current_trick"][0]
@@ -326,7 +326,7 @@ class Game:
         if kind == "close_talon":
             return "close the talon"
         if kind == "declare_marriage":
-            worth = 40 if action["suit"] == deal["trump_suit"] else 20
+            worth = deal["marriage_points"][action["suit"]]
             return f"declare the marriage in {self.show.suit(action['suit'])} ({worth})"
         if kind == "claim":
             return "claim 66 (go out)"

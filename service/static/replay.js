@@ -190,9 +190,8 @@ export function buildSteps(replay) {
       deal.closedBy = seat;
       deal.notes.push(actor);
     } else if (action.type === "declare_marriage") {
-      deal.marriages.push({ seat, suit: action.suit });
-      const worth = action.suit === deal.trumpSuit ? 40 : 20;
-      deal.notes.push(`${actor} (${worth})`);
+      deal.marriages.push({ seat, suit: action.suit, points: event.marriage_points });
+      deal.notes.push(`${actor} (${event.marriage_points})`);
     } else {
       deal.notes.push(actor);
     }
@@ -324,7 +323,7 @@ function render() {
     el("span", { class: `big ${suit.red ? "red" : "black"}` }, suit.symbol),
     el("span", { class: "small" }, suit.name),
     ...step.marriages.map((m) =>
-      el("div", { class: "small" }, `${names[m.seat]}: ${m.suit === step.trumpSuit ? 40 : 20} in ${suitLabel(m.suit)}`),
+      el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`),
     ),
   );
 
