@@ -26,7 +26,7 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
-from service.bots.fast import (
+from service.engine.core import (
     ACE,
     ALL_CARDS,
     CLAIM,

@@ -25,7 +25,7 @@ minimax over the engine's own rules:
 
 from __future__ import annotations
 
-from service.bots.fast import (
+from service.engine.core import (
     HIGHER,
     KING,
     POINTS,
@@ -34,8 +34,9 @@ from service.bots.fast import (
     SUIT_MASK,
     FastDeal,
 )
-from service.engine.points import LAST_TRICK_GAME_POINTS, by_opponent, marriage_points, penalty
+from service.engine.outcomes import claim_outcome, ran_out_outcome
 from service.engine.points import WINNING_POINTS as WIN
+from service.engine.points import by_opponent, marriage_points, penalty
 
 #: Below every value: a deal is worth -3 to 3 game points, never 0.
 LOW = -4
@@ -76,6 +77,7 @@ class EndgameSolver:
         )
         self.head = head
         self.closed_by = closed_by
+        self.at_close = at_close
         self.penalty = 0 if at_close is None else penalty(at_close[1])
         self.closer_win = 0 if at_close is None else by_opponent(*at_close)
         self.table: Table = {}
@@ -152,27 +154,15 @@ class EndgameSolver:
 
     def _claim(self, seat: int, points: int, other_points: int, other_tricks: int) -> int:
         """The claimant's value of a claim with ``points`` card points (R7c, R9)."""
-        closer = self.closed_by
-        if points >= WIN:
-            if closer < 0:
-                value = by_opponent(other_points, other_tricks)
-            else:
-                value = self.closer_win if closer == seat else self.penalty
-        elif closer == seat:
-            value = -self.penalty
-        else:
-            value = -penalty(other_tricks)
-        return self.worth[seat][value + 3]
+        winner, game_points, _ = claim_outcome(
+            seat, points, other_points, other_tricks, self.closed_by, self.at_close
+        )
+        return self.worth[seat][(game_points if winner == seat else -game_points) + 3]
 
     def _ran_out(self, seat: int) -> int:
         """The value for the last trick's winner ``seat`` of accepting it (R8a, R9b)."""
-        closer = self.closed_by
-        value = (
-            LAST_TRICK_GAME_POINTS
-            if closer < 0
-            else (-self.penalty if closer == seat else self.penalty)
-        )
-        return self.worth[seat][value + 3]
+        winner, game_points, _ = ran_out_outcome(seat, self.closed_by, self.at_close)
+        return self.worth[seat][(game_points if winner == seat else -game_points) + 3]
 
     def _declared(
         self,

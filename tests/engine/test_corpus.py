@@ -8,8 +8,8 @@ card points), and the core must offer the engine's legal actions at every step.
 
 from __future__ import annotations
 
-from service.bots.fast import FastDeal, action_of, engine_action
 from service.engine import Variant, apply, legal_actions
+from service.engine.core import FastDeal, action_of, engine_action
 from tests.data.corpus import DEALS, read_deals
 
 
