@@ -230,6 +230,7 @@ def core_playouts(head: bool, by_mask: bool, seed: int, seconds: float) -> Tally
     while True:
         deal = FastDeal.from_deck(shuffled_deck(draw), tally.deals & 1, head)
         apply = deal.apply
+        steps = 0
         if by_mask:
             legal_mask = deal.legal_mask
             while deal.result is None:
@@ -237,12 +238,14 @@ def core_playouts(head: bool, by_mask: bool, seed: int, seconds: float) -> Tally
                 for _ in range(int(draw() * mask.bit_count())):
                     mask &= mask - 1
                 apply((mask & -mask).bit_length() - 1)
-                tally.actions += 1
+                steps += 1
         else:
+            legal_actions = deal.legal_actions
             while deal.result is None:
-                legal = deal.legal_actions()
+                legal = legal_actions()
                 apply(legal[int(draw() * len(legal))])
-                tally.actions += 1
+                steps += 1
+        tally.actions += steps
         tally.deals += 1
         now = clock()
         if now >= end:
@@ -277,7 +280,7 @@ def print_fast_section(seed: int, seconds: float, warmup: float) -> None:
 
 # -- against a baseline revision ------------------------------------------------------
 
-_FIGURE = re.compile(r"^(?P<label>[^:(]+): (?P<rate>[\d,]+) (?:deals|games)/s", re.M)
+_FIGURE = re.compile(r"^(?P<label>[^:\n]+): (?P<rate>[\d,]+) (?:deals|games)/s", re.M)
 
 
 def run_figures(root: Path, args: argparse.Namespace) -> dict[str, float]:

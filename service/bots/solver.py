@@ -26,7 +26,6 @@ minimax over the engine's own rules:
 from __future__ import annotations
 
 from service.engine.core import (
-    HIGHER,
     KING,
     POINTS,
     QUEEN,
@@ -34,6 +33,7 @@ from service.engine.core import (
     SUIT_MASK,
     FastDeal,
 )
+from service.engine.masks import BEATS, follow_mask
 from service.engine.outcomes import claim_outcome, ran_out_outcome
 from service.engine.points import WINNING_POINTS as WIN
 from service.engine.points import by_opponent, marriage_points, penalty
@@ -85,6 +85,7 @@ class EndgameSolver:
         self.answers = 0
         trump_mask = SUIT_MASK[trump]
         self.trump_mask = trump_mask
+        self.beats = BEATS[trump]
         # Leads are tried in this order: trumps first, then by card points.
         self.lead_order = sorted(range(20), key=lambda c: (not trump_mask >> c & 1, -POINTS[c]))
 
@@ -325,9 +326,8 @@ class EndgameSolver:
         """The leader's value once ``card`` is led: the follower answers (R5)."""
         self.answers += 1
         hl &= ~(1 << card)
-        suit_mask = SUIT_MASK[SUIT[card]]
-        same = hf & suit_mask
-        options = ((same & HIGHER[card]) or same) if same else ((hf & self.trump_mask) or hf)
+        options = follow_mask(hf, card, self.trump, True)  # R5: play is strict here
+        beats = self.beats[card]
         head = self.head
         lead_points = POINTS[card]
         other = 1 - seat
@@ -338,7 +338,7 @@ class EndgameSolver:
             follow = low.bit_length() - 1
             rest = hf ^ low
             points = lead_points + POINTS[follow]
-            if (follow < card) if same else (self.trump_mask >> follow & 1):
+            if beats & low:
                 # The follower wins the trick and leads the next one.
                 npf = pf + points
                 if head:

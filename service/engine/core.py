@@ -32,6 +32,7 @@ from .masks import (
     ACCEPT,
     ACE,
     ALL_CARDS,
+    BEATS,
     CLAIM,
     CLOSE,
     EXCHANGE,
@@ -49,7 +50,6 @@ from .masks import (
     bits,
     draws,
     follow_mask,
-    follower_wins,
     lead_mask,
 )
 from .outcomes import DealEndReason, claim_outcome, ran_out_outcome
@@ -449,9 +449,43 @@ class FastDeal:
         )
 
     def apply(self, action: int) -> None:
-        """Take ``action`` for the seat to move (assumed legal: check with ``legal_mask``)."""
-        if self.lead >= 0:
-            self._follow(action)
+        """Take ``action`` for the seat to move (assumed legal: check with ``legal_mask``).
+
+        One method for both seats, the follower's branch first: it is half of
+        every deal's actions and the search's hottest line.
+        """
+        lead = self.lead
+        if lead >= 0:
+            # The follower plays ``action``: the trick is complete (R2).
+            leader = self.leader
+            follower = 1 - leader
+            hands = self.hands
+            hands[follower] &= ~(1 << action)
+            self.played |= 1 << action
+            winner = follower if BEATS[self.trump][lead] >> action & 1 else leader
+            self.trick_points[winner] += POINTS[lead] + POINTS[action]
+            self.tricks_won[winner] += 1
+            self.tricks.append((leader, lead, action, winner))
+            self.leader = winner
+            self.lead = -1
+            self.declared = -1
+            if self.closed_by < 0 and self.drawn_by < 0:
+                loser = 1 - winner
+                first, second, exhausted = draws(self.talon, self.talon_pos, self.turn_up)
+                hands[winner] |= 1 << first
+                hands[loser] |= 1 << second
+                if exhausted:
+                    self.shown[loser] |= 1 << second  # R11b: the last trump card drawn is public
+                    self.talon_pos += 1
+                    self.drawn_by = loser
+                else:
+                    self.talon_pos += 2
+            if not self.head:
+                # R7e, R8b: going out is automatic; else the last trick settles the deal.
+                if self.card_points(winner) >= WINNING_POINTS:
+                    self.result = self.claim_result(winner)
+                elif not hands[0] and not hands[1]:
+                    self.result = self.last_trick_result()
             return
         seat = self.leader
         if action < 20:
@@ -485,38 +519,6 @@ class FastDeal:
             self.at_close = (self.card_points(opponent), self.tricks_won[opponent])
         else:
             raise ValueError(f"not an action: {action!r}")
-
-    def _follow(self, card: int) -> None:
-        leader = self.leader
-        follower = 1 - leader
-        lead = self.lead
-        hands = self.hands
-        hands[follower] &= ~(1 << card)
-        self.played |= 1 << card
-        winner = follower if follower_wins(lead, card, self.trump) else leader
-        self.trick_points[winner] += POINTS[lead] + POINTS[card]
-        self.tricks_won[winner] += 1
-        self.tricks.append((leader, lead, card, winner))
-        self.leader = winner
-        self.lead = -1
-        self.declared = -1
-        if self.closed_by < 0 and self.drawn_by < 0:
-            loser = 1 - winner
-            first, second, exhausted = draws(self.talon, self.talon_pos, self.turn_up)
-            hands[winner] |= 1 << first
-            hands[loser] |= 1 << second
-            if exhausted:
-                self.shown[loser] |= 1 << second  # R11b: the last trump card drawn is public
-                self.talon_pos += 1
-                self.drawn_by = loser
-            else:
-                self.talon_pos += 2
-        if not self.head:
-            # R7e, R8b: going out is automatic; else the last trick settles the deal.
-            if self.card_points(winner) >= WINNING_POINTS:
-                self.result = self.claim_result(winner)
-            elif not hands[0] and not hands[1]:
-                self.result = self.last_trick_result()
 
     # -- the end of the deal (R8, R9: ``outcomes``) ----------------------------------
 

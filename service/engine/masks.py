@@ -108,11 +108,21 @@ def follow_mask(hand: int, lead: int, trump: int, strict: bool) -> int:
     return (hand & SUIT_MASK[trump]) or hand
 
 
+def _beaten_by(lead: int, trump: int) -> int:
+    """R2b: the higher cards of the suit led win, and every trump if a plain suit was led."""
+    return HIGHER[lead] | (SUIT_MASK[trump] if SUIT[lead] != trump else 0)
+
+
+#: ``BEATS[trump][lead]``: the mask of the cards that, played second, take the trick (R2b).
+#: A table, not a function: the search looks it up once per trick or per answer.
+BEATS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_beaten_by(lead, trump) for lead in range(20)) for trump in range(4)
+)
+
+
 def follower_wins(lead: int, follow: int, trump: int) -> bool:
     """R2b: the higher card of the suit led wins, unless a trump is played."""
-    if SUIT[follow] == SUIT[lead]:
-        return follow < lead
-    return SUIT[follow] == trump
+    return bool(BEATS[trump][lead] >> follow & 1)
 
 
 Drawn = TypeVar("Drawn")

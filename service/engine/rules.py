@@ -21,7 +21,7 @@ from .actions import (
 from .cards import Card, Rank, Suit, describe_cards, sort_cards
 from .core import actions_in, hand_mask
 from .errors import ErrorCode, IllegalActionError
-from .masks import draws, follow_mask, follower_wins, lead_mask
+from .masks import BEATS, draws, follow_mask, lead_mask
 from .points import WINNING_POINTS, marriage_points
 from .scoring import claim_result, last_trick_result
 from .state import DealState, Marriage, Trick, Variant
@@ -233,7 +233,7 @@ def _follow(deal: DealState, variant: Variant, card: Card | None) -> DealState:
         allowed = follow_options(deal, hand)
         if card not in allowed:
             raise _strict_play_error(deal, lead, card, allowed)
-    winner = follower if follower_wins(lead.order, card.order, trump.number) else leader
+    winner = follower if BEATS[trump.number][lead.order] & card.bit else leader
     loser = 1 - winner
     hands = list(deal.hands)
     hands[follower] = _remove(hand, card)
