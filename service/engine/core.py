@@ -16,6 +16,7 @@ corpus (tests/data) replays through both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from . import actions as engine_actions
 from .actions import (
@@ -83,6 +84,8 @@ __all__ = [
     "mask_of",
 ]
 
+T = TypeVar("T")
+
 #: A finished deal: (winner, game points 1-3, reason, claimant or -1).
 FastResult = tuple[int, int, DealEndReason, int]
 
@@ -139,11 +142,16 @@ ENGINE_ACTIONS: tuple[Action, ...] = (
 )
 
 
-def _chunk(base: int, width: int) -> tuple[tuple[Action, ...], ...]:
-    return tuple(tuple(ENGINE_ACTIONS[base + c] for c in bits(m)) for m in range(1 << width))
+def _chunk(base: int, width: int, of: Sequence[T]) -> tuple[tuple[T, ...], ...]:
+    """For each ``width``-bit mask, the items of ``of`` its bits name, from bit ``base`` on."""
+    return tuple(tuple(of[base + c] for c in bits(m)) for m in range(1 << width))
 
 
-_LOW, _MIDDLE, _HIGH = _chunk(0, 10), _chunk(10, 10), _chunk(20, 8)
+#: Ten bits at a time: a mask's actions (or action ints) in three look-ups.
+_LOW, _MIDDLE, _HIGH = (_chunk(b, w, ENGINE_ACTIONS) for b, w in ((0, 10), (10, 10), (20, 8)))
+_LOW_CODES, _MIDDLE_CODES, _HIGH_CODES = (
+    _chunk(b, w, range(28)) for b, w in ((0, 10), (10, 10), (20, 8))
+)
 
 
 def actions_in(mask: int) -> list[Action]:
@@ -437,7 +445,12 @@ class FastDeal:
 
     def legal_actions(self) -> list[int]:
         """The legal action ints of the seat to move, in the engine's order."""
-        return bits(self.legal_mask())
+        mask = self.legal_mask()
+        return [
+            *_LOW_CODES[mask & 1023],
+            *_MIDDLE_CODES[mask >> 10 & 1023],
+            *_HIGH_CODES[mask >> 20],
+        ]
 
     def follow_options(self) -> int:
         """The mask of cards the follower may play (R4a, R5a, R5b)."""
