@@ -371,4 +371,11 @@ class ReplaySchema(Schema):
     complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
     events = fields.List(fields.Nested(EventSchema))
     deals = fields.List(fields.Nested(ReplayDealSchema))
+    steps = fields.List(
+        fields.Dict(),
+        metadata=_doc(
+            "The replay's frames as the caller may see them (service/engine/frames.py): "
+            "each deal's start, each trick before the draw, each deal's end, now, the game's end"
+        ),
+    )
     state = fields.Nested(GameViewSchema)
