@@ -495,7 +495,8 @@ class FastDeal:
                     self.talon_pos += 2
             if not self.head:
                 # R7e, R8b: going out is automatic; else the last trick settles the deal.
-                if self.card_points(winner) >= WINNING_POINTS:
+                # (``card_points`` of a seat that has just won a trick: its marriages count.)
+                if self.trick_points[winner] + self.marriage_points[winner] >= WINNING_POINTS:
                     self.result = self.claim_result(winner)
                 elif not hands[0] and not hands[1]:
                     self.result = self.last_trick_result()
