@@ -20,7 +20,6 @@ from typing import Any
 from service import auth, dealing
 from service.engine import (
     Action,
-    ActionTaken,
     Card,
     Dealing,
     DealStarted,
@@ -30,7 +29,7 @@ from service.engine import (
     IllegalActionError,
     SeatTaken,
     Variant,
-    apply,
+    decide,
     legal_actions,
     replay,
     start_deal,
@@ -314,8 +313,11 @@ class GameService:
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
         """The engine's verdict: the next state and the events to append, or a 4xx."""
+        seed = int(current.seats["seed"]) if "seed" in current.seats else None
         try:
-            state = apply(current.state, action, seat)
+            decided = decide(
+                current.state, seat, action, lambda number: self._deck(seed, number), _nonce
+            )
         except IllegalActionError as error:
             status = 409 if error.code in _STATE_CONFLICTS else 422
             before = current.state
@@ -330,13 +332,7 @@ class GameService:
                     "to_move": before.to_move,
                 },
             ) from None
-        events: list[Event] = [ActionTaken(seat, action)]
-        if state.awaiting_deal:
-            seed = int(current.seats["seed"]) if "seed" in current.seats else None
-            state = start_deal(state, self._deck(seed, len(state.results) + 1))
-            deal = state.deal
-            events.append(DealStarted(deal.number, deal.dealer, deal.deck, _nonce()))
-        return state, events
+        return decided.state, list(decided.events)
 
     def play_bot(
         self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]
