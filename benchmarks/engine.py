@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/engine.py [--seconds S] [--warmup W] [--seed N]
+    python benchmarks/engine.py [--seconds S] [--warmup W] [--seed N] [--baseline REV]
 
 Everything goes through the public API only (``new_game``, ``take_seat``,
 ``start_deal``, ``legal_actions``, ``apply``), in one process, one core.
@@ -11,6 +11,11 @@ wall time (``--seconds``, default 3) after a short warm-up, divided by the
 time they took. The time includes shuffling each deck (``random.sample``) and
 choosing each action (``random.Random.choice`` over ``legal_actions``), so it
 is what a random playout costs, for example in a bot's Monte Carlo search.
+
+``--baseline REV`` also runs this benchmark as it was at git revision REV (its
+own engine, from ``git archive``, in a subprocess) before and after this
+checkout's run, and prints both with their ratios: the machine is shared,
+so only figures of one run are compared.
 """
 
 from __future__ import annotations
@@ -19,7 +24,11 @@ import argparse
 import os
 import platform
 import random
+import re
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,9 +37,6 @@ from pathlib import Path
 # not (and wherever) the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The bots' fast representation, measured in its own section below.
-from service.bots.fast import FastDeal  # noqa: E402
-from service.bots.playout import random_playout, shuffled_deck  # noqa: E402
 from service.engine import (  # noqa: E402
     DECK,
     GameState,
@@ -42,6 +48,9 @@ from service.engine import (  # noqa: E402
     take_seat,
 )
 from service.engine.actions import CLAIM, Action  # noqa: E402
+
+# The search core, measured in its own section below.
+from service.engine.core import FastDeal  # noqa: E402
 
 Policy = Callable[[random.Random, list[Action]], Action]
 
@@ -144,7 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--warmup", type=float, default=0.5, help="warm-up per measurement")
     parser.add_argument("--seed", type=int, default=2024, help="seed of the random play")
+    parser.add_argument(
+        "--baseline", help="also run this benchmark at git revision REV, before and after"
+    )
     args = parser.parse_args(argv)
+    if args.baseline:
+        return compare(args)
 
     print("Schnapsen engine benchmark (benchmarks/engine.py)")
     print(
@@ -189,14 +203,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-# -- the bots' fast representation ---------------------------------------------------
+# -- the search core ----------------------------------------------------------------
 
 
-def fast_playouts(head: bool, fused: bool, seed: int, seconds: float) -> Tally:
-    """Uniformly random deals with ``service.bots.fast``: fresh shuffled deck to the result.
+def shuffled_deck(random: Callable[[], float]) -> list[int]:
+    """A uniformly shuffled deck of card indices (Fisher-Yates on ``random()``)."""
+    deck = list(range(20))
+    for i in range(19, 0, -1):
+        j = int(random() * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
-    ``fused``: the one-loop ``random_playout``; otherwise step by step through
-    ``FastDeal.legal_actions`` and ``FastDeal.apply`` (the search's interface).
+
+def core_playouts(head: bool, by_mask: bool, seed: int, seconds: float) -> Tally:
+    """Uniformly random deals on the search core: fresh shuffled deck to the result.
+
+    ``by_mask``: step by step over ``FastDeal.legal_mask`` (the k-th set bit is
+    the k-th legal action); otherwise over ``FastDeal.legal_actions``. Both
+    choose the same actions from the same random numbers.
     """
     draw = random.Random(seed).random
     tally = Tally()
@@ -205,14 +229,23 @@ def fast_playouts(head: bool, fused: bool, seed: int, seconds: float) -> Tally:
     end = begin + seconds
     while True:
         deal = FastDeal.from_deck(shuffled_deck(draw), tally.deals & 1, head)
-        if fused:
-            _, steps = random_playout(deal, draw)
-            tally.actions += steps
-        else:
+        apply = deal.apply
+        steps = 0
+        if by_mask:
+            legal_mask = deal.legal_mask
             while deal.result is None:
-                legal = deal.legal_actions()
-                deal.apply(legal[int(draw() * len(legal))])
-                tally.actions += 1
+                mask = legal_mask()
+                for _ in range(int(draw() * mask.bit_count())):
+                    mask &= mask - 1
+                apply((mask & -mask).bit_length() - 1)
+                steps += 1
+        else:
+            legal_actions = deal.legal_actions
+            while deal.result is None:
+                legal = legal_actions()
+                apply(legal[int(draw() * len(legal))])
+                steps += 1
+        tally.actions += steps
         tally.deals += 1
         now = clock()
         if now >= end:
@@ -222,8 +255,8 @@ def fast_playouts(head: bool, fused: bool, seed: int, seconds: float) -> Tally:
 
 def print_fast_section(seed: int, seconds: float, warmup: float) -> None:
     print(
-        "Bots' fast representation (service/bots/fast.py, fused loop in service/bots/playout.py: "
-        "cards as ints, hands as bit masks)"
+        "Search core (service/engine/core.py on the rules of service/engine/masks.py: "
+        "cards as ints, hands as bit masks, apply in place)"
     )
     print(
         "Method: one process, one core; a fresh deck shuffled by Fisher-Yates on random(), "
@@ -231,18 +264,86 @@ def print_fast_section(seed: int, seconds: float, warmup: float) -> None:
         "R9 scoring) to the deal's result; shuffling and choosing included."
     )
     runs = [
-        ("fast, head variant, uniform random, fused playout loop", True, True),
-        ("fast, tracked variant, uniform random, fused playout loop", False, True),
-        ("fast, head variant, uniform random, legal_actions + apply per step", True, False),
+        ("core, head variant, uniform random, legal_mask + apply per step", True, True),
+        ("core, tracked variant, uniform random, legal_mask + apply per step", False, True),
+        ("core, head variant, uniform random, legal_actions + apply per step", True, False),
     ]
-    for label, head, fused in runs:
-        fast_playouts(head, fused, seed, warmup)
-        tally = fast_playouts(head, fused, seed, seconds)
+    for label, head, by_mask in runs:
+        core_playouts(head, by_mask, seed, warmup)
+        tally = core_playouts(head, by_mask, seed, seconds)
         print(
             f"{label}: {tally.deals / tally.seconds:,.0f} deals/s "
             f"({tally.actions / tally.deals:.1f} actions/deal, "
             f"{tally.actions / tally.seconds:,.0f} actions/s)"
         )
+
+
+# -- against a baseline revision ------------------------------------------------------
+
+_FIGURE = re.compile(r"^(?P<label>[^:\n]+): (?P<rate>[\d,]+) (?:deals|games)/s", re.M)
+
+
+def run_figures(root: Path, args: argparse.Namespace) -> dict[str, float]:
+    """Run ``benchmarks/engine.py`` of the tree at ``root`` and read its figures."""
+    command = [sys.executable, str(root / "benchmarks" / "engine.py")]
+    command += ["--seconds", str(args.seconds), "--warmup", str(args.warmup)]
+    command += ["--seed", str(args.seed)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=root).stdout
+    return {m["label"]: float(m["rate"].replace(",", "")) for m in _FIGURE.finditer(out)}
+
+
+#: This checkout's figure -> the baseline's figure it must reach (the public API's
+#: own lines, and the search core against the old fused playout loop).
+PAIRS = [
+    ("head variant, uniform random", "head variant, uniform random"),
+    ("tracked variant, uniform random", "tracked variant, uniform random"),
+    ("head variant, full-length (never claims)", "head variant, full-length (never claims)"),
+    (
+        "head variant, whole games to 7, uniform random",
+        "head variant, whole games to 7, uniform random",
+    ),
+    (
+        "core, head variant, uniform random, legal_mask + apply per step",
+        "fast, head variant, uniform random, fused playout loop",
+    ),
+    (
+        "core, tracked variant, uniform random, legal_mask + apply per step",
+        "fast, tracked variant, uniform random, fused playout loop",
+    ),
+    (
+        "core, head variant, uniform random, legal_actions + apply per step",
+        "fast, head variant, uniform random, legal_actions + apply per step",
+    ),
+]
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Baseline, this checkout, baseline, this checkout: each figure's mean, and the ratio."""
+    here = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", args.baseline, "service", "benchmarks"],
+            check=True,
+            capture_output=True,
+            cwd=here,
+        ).stdout
+        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        old_root = Path(tmp)
+        runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+        for _ in range(2):
+            runs["old"].append(run_figures(old_root, args))
+            runs["new"].append(run_figures(here, args))
+    print(f"Same run, interleaved (baseline, this checkout, twice); baseline = {args.baseline}")
+    print(f"{'figure (this checkout | baseline)':<72} {'baseline':>10} {'now':>10} {'ratio':>6}")
+    for new_label, old_label in PAIRS:
+        old = sum(r.get(old_label, 0.0) for r in runs["old"]) / 2
+        new = sum(r.get(new_label, 0.0) for r in runs["new"]) / 2
+        ratio = new / old if old else float("nan")
+        print(f"{new_label:<72} {old:>10,.0f} {new:>10,.0f} {ratio:>6.2f}")
+        if new_label != old_label:
+            print(f"  (baseline: {old_label})")
+    return 0
 
 
 if __name__ == "__main__":

@@ -299,6 +299,7 @@ class DealResultSchema(Schema):
 class MarriageSchema(Schema):
     seat = _seat()
     suit = SuitField()
+    points = fields.Integer(metadata=_doc("R6c: 20, or 40 in trumps"))
 
 
 @answer()
@@ -334,6 +335,11 @@ class DealViewSchema(Schema):
     tricks = fields.List(fields.Nested(TrickSchema))
     tricks_won = fields.List(fields.Integer())
     marriages = fields.List(fields.Nested(MarriageSchema))
+    marriage_points = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata=_doc("What a marriage in each suit is worth in this deal (R6c)"),
+    )
     declared_marriage = SuitField(allow_none=True)
     exchange = fields.Nested(ExchangeSchema, allow_none=True)
     card_points = fields.List(
@@ -468,6 +474,7 @@ class EventSchema(Schema):
     )
     action = fields.Nested(ActionOutSchema)
     took = _card()
+    marriage_points = fields.Integer(metadata=_doc("declare_marriage: what it is worth (R6c)"))
     trick = fields.Nested(TrickSchema)
     turn_up_drawn = fields.Nested(CardAtSeatSchema)
     drew = fields.List(_card(), metadata=_doc("The caller's own drawn card"))
@@ -517,6 +524,13 @@ class ReplaySchema(Schema):
     complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
     events = fields.List(fields.Nested(EventSchema))
     deals = fields.List(fields.Nested(ReplayDealSchema))
+    steps = fields.List(
+        fields.Dict(),
+        metadata=_doc(
+            "The replay's frames as the caller may see them (service/engine/frames.py): "
+            "each deal's start, each trick before the draw, each deal's end, now, the game's end"
+        ),
+    )
     state = fields.Nested(GameViewSchema)
 
 

@@ -23,7 +23,6 @@ from service.client_games import LIST_SCAN_LIMIT, ClientGames, Cursor, Listed
 from service.engine import (
     Aborted,
     Action,
-    ActionTaken,
     Card,
     Dealing,
     DealStarted,
@@ -35,7 +34,7 @@ from service.engine import (
     SeatTaken,
     TimeoutClaimed,
     Variant,
-    apply,
+    decide,
     legal_actions,
     replay,
     start_deal,
@@ -342,8 +341,11 @@ class GameService:
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[GameState, list[Event]]:
         """The engine's verdict: the next state and the events to append, or a refusal."""
+        seed = int(current.seats["seed"]) if "seed" in current.seats else None
         try:
-            state = apply(current.state, action, seat)
+            decided = decide(
+                current.state, seat, action, lambda number: self._deck(seed, number), _nonce
+            )
         except IllegalActionError as error:
             before = current.state
             allowed = legal_actions(before) if before.to_move == seat else []
@@ -356,13 +358,7 @@ class GameService:
                     "to_move": before.to_move,
                 },
             ) from None
-        events: list[Event] = [ActionTaken(seat, action)]
-        if state.awaiting_deal:
-            seed = int(current.seats["seed"]) if "seed" in current.seats else None
-            state = start_deal(state, self._deck(seed, len(state.results) + 1))
-            deal = state.deal
-            events.append(DealStarted(deal.number, deal.dealer, deal.deck, _nonce()))
-        return state, events
+        return decided.state, list(decided.events)
 
     def play_bot(
         self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]

@@ -181,9 +181,9 @@ def table_lines(view: dict[str, Any], names: Sequence[str], show: Cards) -> list
     seen = f" (seen: {show.cards(shown)})" if shown else ""
     lines.append(f"{names[opp]}: {plural(deal['opponent_hand_size'], 'card')} in hand{seen}")
     for marriage in deal.get("marriages", []):
-        worth = 40 if marriage["suit"] == trump else 20
         lines.append(
-            f"Marriage: {names[marriage['seat']]} {worth} in {show.suit(marriage['suit'])}"
+            f"Marriage: {names[marriage['seat']]} {marriage['points']} "
+            f"in {show.suit(marriage['suit'])}"
         )
     if deal["current_trick"]:
         lead = deal["current_trick"][0]
@@ -199,8 +199,7 @@ def move_text(action: dict[str, Any], deal: dict[str, Any], show: Cards) -> str:
     if kind == "exchange_trump_jack":
         return f"{text} for {show.card(deal['trump_card'])}"
     if kind == "declare_marriage":
-        worth = 40 if action["suit"] == deal["trump_suit"] else 20
-        return f"{text} ({worth})"
+        return f"{text} ({deal['marriage_points'][action['suit']]})"
     if kind == "claim":
         return f"{text} (go out)"
     return text

@@ -11,7 +11,7 @@
   solving (``solver.py``) once the talon is closed or exhausted, heuristic
   playouts while it is open, within a time budget per move.
 
-Search runs on ``fast.py``, a bitmask twin of the engine's deal.
+Search runs on the engine's search core (``service.engine.core``): the same rules on bit masks.
 """
 
 from __future__ import annotations

@@ -37,10 +37,10 @@ import random
 import time
 
 from service.bots.base import Decision
-from service.bots.fast import FastDeal, action_of, engine_action
 from service.bots.heuristic import heuristic_action
 from service.bots.sampling import WorldSampler
 from service.bots.solver import EndgameSolver
+from service.engine.core import FastDeal, action_of, engine_action
 from service.engine.knowledge import SeatView
 
 #: The default time budget per move, in milliseconds.

@@ -26,7 +26,7 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
-from service.bots.fast import (
+from service.engine.core import (
     ACE,
     ALL_CARDS,
     CLAIM,
@@ -45,8 +45,8 @@ from service.bots.fast import (
     engine_action,
 )
 from service.engine.knowledge import SeatView
-
-WIN = 66
+from service.engine.points import WINNING_POINTS as WIN
+from service.engine.points import marriage_points
 
 
 class Sight:
@@ -207,7 +207,7 @@ def _should_close(deal: FastDeal, sight: Sight) -> bool:
     estimate = sight.my_points + sight.my_pending
     for s in range(4):
         if hand & PAIR_MASK[s] == PAIR_MASK[s]:
-            estimate += 40 if s == trump else 20
+            estimate += marriage_points(s == trump)
     opponent = sight.opponent_may_hold & ~(1 << deal.turn_up)
     opponent_trumps = (opponent & sight.trump_mask).bit_count()
     top_trumps = 0

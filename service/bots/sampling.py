@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from itertools import combinations
 from math import comb
 
-from service.bots.fast import HIGHER, SUIT, SUIT_MASK, FastDeal, cards_in, mask_of
 from service.engine.cards import SUITS
+from service.engine.core import HIGHER, SUIT, SUIT_MASK, FastDeal, cards_in, mask_of
 from service.engine.knowledge import SeatView
 from service.engine.state import HAND_SIZE
 

@@ -25,18 +25,19 @@ minimax over the engine's own rules:
 
 from __future__ import annotations
 
-from service.bots.fast import (
-    HIGHER,
+from service.engine.core import (
     KING,
     POINTS,
     QUEEN,
     SUIT,
     SUIT_MASK,
     FastDeal,
-    by_opponent,
 )
+from service.engine.masks import BEATS, follow_mask
+from service.engine.outcomes import claim_outcome, ran_out_outcome
+from service.engine.points import WINNING_POINTS as WIN
+from service.engine.points import by_opponent, marriage_points, penalty
 
-WIN = 66
 #: Below every value: a deal is worth -3 to 3 game points, never 0.
 LOW = -4
 HIGH = 4
@@ -76,13 +77,15 @@ class EndgameSolver:
         )
         self.head = head
         self.closed_by = closed_by
-        self.penalty = 0 if at_close is None else (3 if at_close[1] == 0 else 2)
+        self.at_close = at_close
+        self.penalty = 0 if at_close is None else penalty(at_close[1])
         self.closer_win = 0 if at_close is None else by_opponent(*at_close)
         self.table: Table = {}
         self.nodes = 0
         self.answers = 0
         trump_mask = SUIT_MASK[trump]
         self.trump_mask = trump_mask
+        self.beats = BEATS[trump]
         # Leads are tried in this order: trumps first, then by card points.
         self.lead_order = sorted(range(20), key=lambda c: (not trump_mask >> c & 1, -POINTS[c]))
 
@@ -99,7 +102,7 @@ class EndgameSolver:
             and deal.closed_by == self.closed_by
             and (deal.at_close is None) == (self.penalty == 0)
             and (deal.at_close is None or by_opponent(*deal.at_close) == self.closer_win)
-            and (deal.at_close is None or (3 if deal.at_close[1] == 0 else 2) == self.penalty)
+            and (deal.at_close is None or penalty(deal.at_close[1]) == self.penalty)
         )
 
     # -- public entry points -------------------------------------------------------
@@ -152,23 +155,15 @@ class EndgameSolver:
 
     def _claim(self, seat: int, points: int, other_points: int, other_tricks: int) -> int:
         """The claimant's value of a claim with ``points`` card points (R7c, R9)."""
-        closer = self.closed_by
-        if points >= WIN:
-            if closer < 0:
-                value = by_opponent(other_points, other_tricks)
-            else:
-                value = self.closer_win if closer == seat else self.penalty
-        elif closer == seat:
-            value = -self.penalty
-        else:
-            value = -3 if other_tricks == 0 else -2
-        return self.worth[seat][value + 3]
+        winner, game_points, _ = claim_outcome(
+            seat, points, other_points, other_tricks, self.closed_by, self.at_close
+        )
+        return self.worth[seat][(game_points if winner == seat else -game_points) + 3]
 
     def _ran_out(self, seat: int) -> int:
         """The value for the last trick's winner ``seat`` of accepting it (R8a, R9b)."""
-        closer = self.closed_by
-        value = 1 if closer < 0 else (-self.penalty if closer == seat else self.penalty)
-        return self.worth[seat][value + 3]
+        winner, game_points, _ = ran_out_outcome(seat, self.closed_by, self.at_close)
+        return self.worth[seat][(game_points if winner == seat else -game_points) + 3]
 
     def _declared(
         self,
@@ -307,7 +302,7 @@ class EndgameSolver:
         if rank in (KING, QUEEN):
             pair = _PAIR[SUIT[card]]
             if hl & pair == pair:
-                ml += 40 if SUIT[card] == self.trump else 20
+                ml += marriage_points(SUIT[card] == self.trump)
                 if tl and pl + ml >= WIN:
                     # Going out right after the declaration (R7b; automatic when tracked).
                     return self._claim(seat, pl + ml, pf + mf if tf else pf, tf)
@@ -331,9 +326,8 @@ class EndgameSolver:
         """The leader's value once ``card`` is led: the follower answers (R5)."""
         self.answers += 1
         hl &= ~(1 << card)
-        suit_mask = SUIT_MASK[SUIT[card]]
-        same = hf & suit_mask
-        options = ((same & HIGHER[card]) or same) if same else ((hf & self.trump_mask) or hf)
+        options = follow_mask(hf, card, self.trump, True)  # R5: play is strict here
+        beats = self.beats[card]
         head = self.head
         lead_points = POINTS[card]
         other = 1 - seat
@@ -344,7 +338,7 @@ class EndgameSolver:
             follow = low.bit_length() - 1
             rest = hf ^ low
             points = lead_points + POINTS[follow]
-            if (follow < card) if same else (self.trump_mask >> follow & 1):
+            if beats & low:
                 # The follower wins the trick and leads the next one.
                 npf = pf + points
                 if head:

@@ -10,6 +10,7 @@ shown to a viewer only through ``observation.observe`` (RULES.md R11).
 
 from .actions import Action, ActionType
 from .cards import DECK, Card, Rank, Suit
+from .decide import Decision, decide
 from .errors import EngineError, ErrorCode, IllegalActionError, InvalidDeckError, InvalidEventError
 from .events import (
     EVENT_SCHEMA,
@@ -54,6 +55,7 @@ __all__ = [
     "Dealing",
     "DealResult",
     "DealStarted",
+    "Decision",
     "DealState",
     "EngineError",
     "ErrorCode",
@@ -76,6 +78,7 @@ __all__ = [
     "Variant",
     "apply",
     "apply_event",
+    "decide",
     "event_from_dict",
     "event_to_dict",
     "legal_actions",

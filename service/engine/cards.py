@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import Enum
 
+from .masks import follower_wins
+
 
 class Suit(Enum):
     """The four suits; the value is the one-letter notation."""
@@ -21,6 +23,10 @@ class Suit(Enum):
     DIAMONDS = "D"
     HEARTS = "H"
     SPADES = "S"
+
+    def __init__(self, code: str) -> None:
+        #: The suit's index in the search core's card numbering (``masks``).
+        self.number: int = "CDHS".index(code)
 
     def __str__(self) -> str:
         return self.value
@@ -98,6 +104,8 @@ class Card(Enum):
         self.strength: int = len(RANKS) - 1 - RANKS.index(self.rank)
         # Position in the canonical order (clubs ace first), for sorting.
         self.order: int = SUITS.index(self.suit) * len(RANKS) + RANKS.index(self.rank)
+        #: The card's bit in a hand mask (``masks``).
+        self.bit: int = 1 << self.order
 
     def __str__(self) -> str:
         return self.value
@@ -122,9 +130,7 @@ class Card(Enum):
 
     def beats(self, other: Card, trump: Suit) -> bool:
         """Whether this card, played second, takes a trick led with ``other`` (R2b)."""
-        if self.suit is other.suit:
-            return self.strength > other.strength
-        return self.suit is trump
+        return follower_wins(other.order, self.order, trump.number)
 
     __hash__ = object.__hash__
 

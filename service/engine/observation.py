@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import format_cards
+from .cards import SUITS, format_cards
 from .events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken, TimeoutClaimed
 from .game import legal_actions
+from .points import marriage_points
 from .state import DealResult, DealState, GameState, Trick, Variant
 
 Viewer = int | None
@@ -71,7 +72,12 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         ),
         "tricks": [trick_to_dict(trick) for trick in deal.tricks],
         "tricks_won": [deal.tricks_won(0), deal.tricks_won(1)],
-        "marriages": [{"seat": m.seat, "suit": m.suit.value} for m in deal.marriages],
+        "marriages": [
+            {"seat": m.seat, "suit": m.suit.value, "points": m.points} for m in deal.marriages
+        ],
+        # R6c: what a marriage in each suit is worth in this deal, so that no
+        # client needs to know that trumps count double.
+        "marriage_points": {suit.value: marriage_points(suit is deal.trump) for suit in SUITS},
         "declared_marriage": _code(deal.declared),
         "exchange": (
             None
@@ -186,6 +192,8 @@ def _observe_action(
     }
     old, new = before.deal, after.deal
     assert old is not None and new is not None
+    if len(new.marriages) > len(old.marriages):
+        data["marriage_points"] = new.marriages[-1].points  # R6c, R6e: public
     if new.exchanged_by is not None and old.exchanged_by is None:
         data["took"] = _code(new.exchanged_card)  # R11a: the card the exchanger took
     if len(new.tricks) > len(old.tricks):

@@ -29,6 +29,7 @@ from typing import Any
 from .cards import Card, Rank, Suit, format_cards
 from .knowledge import SeatView
 from .observation import trick_to_dict
+from .points import marriage_points
 from .state import Marriage, Trick, Variant
 
 POSITION_SCHEMA = 1
@@ -349,7 +350,7 @@ def _marriages(
             raise PositionError(f"{field}.suit", "must be one of C, D, H, S") from None
         if any(m.suit is suit for m in marriages):
             raise PositionError(field, f"the {suit.word} marriage is declared twice")
-        marriage = Marriage(declarer, suit, 40 if suit is trump else 20)
+        marriage = Marriage(declarer, suit, marriage_points(suit is trump))
         for card in marriage.cards:
             led_by_other = any(
                 card in (t.lead, t.follow) and t.card_of(declarer) is not card for t in tricks

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .events import Event, apply_event, replay
+from .frames import replay_frames
 from .observation import Viewer, deck_revealed, observe, observe_event, result_to_dict
 from .state import GameState
 
@@ -90,5 +91,6 @@ def replay_record(
         "complete": latest.over,
         "events": feed,
         "deals": deals,
+        "steps": replay_frames(shown, viewer, latest),
         "state": observe(latest, viewer),
     }

@@ -4,24 +4,27 @@
 game-level wrappers in ``game.py`` add seats, turns and the match score. Every
 refusal is an ``IllegalActionError`` whose message starts with the rule of
 RULES.md it enforces.
+
+Which actions are legal, who wins a trick and who draws what are decided by
+the search core's functions (``masks``) on this deal's cards as bit masks,
+and how a deal ends by ``outcomes``: this module reads an immutable deal into
+them, explains refusals, and builds the next immutable deal.
 """
 
 from __future__ import annotations
 
 from .actions import (
-    ACCEPT_LAST_TRICK,
-    CLAIM,
-    CLOSE_TALON,
-    DECLARE_MARRIAGE,
-    EXCHANGE_TRUMP_JACK,
     PLAY,
     Action,
     ActionType,
 )
 from .cards import Card, Rank, Suit, describe_cards, sort_cards
+from .core import actions_in, hand_mask
 from .errors import ErrorCode, IllegalActionError
+from .masks import BEATS, draws, follow_mask, lead_mask
+from .points import WINNING_POINTS, marriage_points
 from .scoring import claim_result, last_trick_result
-from .state import WINNING_POINTS, DealState, Marriage, Trick, Variant
+from .state import DealState, Marriage, Trick, Variant
 
 
 def deal_legal_actions(deal: DealState, variant: Variant) -> list[Action]:
@@ -34,26 +37,17 @@ def deal_legal_actions(deal: DealState, variant: Variant) -> list[Action]:
         return []
     if deal.lead_card is not None:
         return [PLAY[card] for card in follow_options(deal, deal.hands[1 - deal.leader])]
-    hand = deal.hands[deal.leader]
-    head = variant is Variant.HEAD
-    if deal.declared is not None:
-        actions = [PLAY[card] for card in hand if card.suit is deal.declared and _is_royal(card)]
-        if head:
-            actions.append(CLAIM)
-        return actions
-    if not hand:  # R8a: the last trick is done and its winner chooses (head counting only)
-        return [CLAIM, ACCEPT_LAST_TRICK]
-    actions = [PLAY[card] for card in hand]
-    if deal.closed_by is None and deal.turn_up_drawn_by is None:
-        if _trump_jack(deal) in hand:
-            actions.append(EXCHANGE_TRUMP_JACK)
-        actions.append(CLOSE_TALON)
-    for card in hand:
-        if card.rank is Rank.KING and Card.of(Rank.QUEEN, card.suit) in hand:
-            actions.append(DECLARE_MARRIAGE[card.suit])
-    if head and deal.tricks:
-        actions.append(CLAIM)
-    return actions
+    declared = deal.declared
+    return actions_in(
+        lead_mask(
+            hand_mask(deal.hands[deal.leader]),
+            deal.trump.number,
+            deal.closed_by is None and deal.turn_up_drawn_by is None,
+            -1 if declared is None else declared.number,
+            variant is Variant.HEAD,
+            bool(deal.tricks),
+        )
+    )
 
 
 def follow_options(deal: DealState, hand: tuple[Card, ...]) -> tuple[Card, ...] | list[Card]:
@@ -62,12 +56,8 @@ def follow_options(deal: DealState, hand: tuple[Card, ...]) -> tuple[Card, ...] 
         return hand
     lead = deal.lead_card
     assert lead is not None
-    same_suit = [card for card in hand if card.suit is lead.suit]
-    if same_suit:
-        higher = [card for card in same_suit if card.strength > lead.strength]
-        return higher or same_suit
-    trumps = [card for card in hand if card.suit is deal.trump]
-    return trumps or hand
+    allowed = follow_mask(hand_mask(hand), lead.order, deal.trump.number, True)
+    return [card for card in hand if card.bit & allowed]
 
 
 def play_action(deal: DealState, variant: Variant, action: Action) -> DealState:
@@ -143,7 +133,7 @@ def _declare_marriage(deal: DealState, variant: Variant, suit: Suit | None) -> D
             "R6c",
             deal,
         )
-    marriage = Marriage(seat=seat, suit=suit, points=40 if suit is deal.trump else 20)
+    marriage = Marriage(seat=seat, suit=suit, points=marriage_points(suit is deal.trump))
     deal = deal._replace(marriages=deal.marriages + (marriage,), declared=suit)
     if variant is Variant.TRACKED and deal.card_points(seat) >= WINNING_POINTS:
         deal = deal._replace(result=claim_result(deal, seat))  # R7e: going out is automatic
@@ -243,7 +233,7 @@ def _follow(deal: DealState, variant: Variant, card: Card | None) -> DealState:
         allowed = follow_options(deal, hand)
         if card not in allowed:
             raise _strict_play_error(deal, lead, card, allowed)
-    winner = follower if card.beats(lead, trump) else leader
+    winner = follower if BEATS[trump.number][lead.order] & card.bit else leader
     loser = 1 - winner
     hands = list(deal.hands)
     hands[follower] = _remove(hand, card)
@@ -256,15 +246,14 @@ def _follow(deal: DealState, variant: Variant, card: Card | None) -> DealState:
     talon = deal.talon
     turn_up_drawn_by = deal.turn_up_drawn_by
     if deal.closed_by is None and turn_up_drawn_by is None:
-        # R3a, R3b: the winner draws first; the trump card is the last card drawn.
-        hands[winner] = _with_card(hands[winner], talon[0])
-        if len(talon) > 1:
-            hands[loser] = _with_card(hands[loser], talon[1])
-            talon = talon[2:]
-        else:
-            hands[loser] = _with_card(hands[loser], deal.turn_up)
+        first, second, exhausted = draws(talon, 0, deal.turn_up)
+        hands[winner] = _with_card(hands[winner], first)
+        hands[loser] = _with_card(hands[loser], second)
+        if exhausted:
             talon = ()
             turn_up_drawn_by = loser
+        else:
+            talon = talon[2:]
     # Built field by field rather than with _replace: this is the engine's
     # hottest line (one per trick, millions in a bot's search).
     deal = DealState(

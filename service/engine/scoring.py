@@ -1,57 +1,36 @@
-"""Scoring a finished deal in game points (RULES.md R8 and R9)."""
+"""Scoring a finished deal in game points (RULES.md R8 and R9), for the immutable face.
+
+The rules themselves are ``outcomes.claim_outcome`` and ``outcomes.ran_out_outcome``
+(shared with the search core); this module reads a ``DealState`` into them and
+builds the ``DealResult`` that events and views carry.
+"""
 
 from __future__ import annotations
 
-from .state import WINNING_POINTS, DealEndReason, DealResult, DealState
-
-
-def by_opponent(opponent_points: int, opponent_tricks: int) -> int:
-    """R9a: 1 if the opponent has 33 or more, 2 if under 33 with a trick, 3 if trickless."""
-    if opponent_tricks == 0:
-        return 3
-    return 1 if opponent_points >= 33 else 2
+from .outcomes import DealEndReason, claim_outcome, ran_out_outcome
+from .state import DealResult, DealState
 
 
 def claim_result(deal: DealState, claimant: int) -> DealResult:
     """The result of ``claimant`` going out, by a claim or automatically (R7c, R9)."""
     opponent = 1 - claimant
-    closer = deal.closed_by
-    if deal.card_points(claimant) >= WINNING_POINTS:
-        if closer is None:
-            points = by_opponent(deal.card_points(opponent), deal.tricks_won(opponent))
-            return _result(deal, claimant, points, DealEndReason.WENT_OUT, claimant)
-        if closer == claimant:
-            # R9b: judged by the opponent's state frozen at the close.
-            assert deal.at_close is not None
-            points = by_opponent(*deal.at_close)
-            return _result(deal, claimant, points, DealEndReason.CLOSER_WENT_OUT, claimant)
-        return _result(
-            deal, claimant, _closer_penalty(deal), DealEndReason.CLOSER_OPPONENT_WENT_OUT, claimant
-        )
-    if closer == claimant:
-        return _result(
-            deal, opponent, _closer_penalty(deal), DealEndReason.CLOSER_FALSE_CLAIM, claimant
-        )
-    # R9c (and R9d for the closer's opponent): 2, or 3 if the claimant's opponent is trickless.
-    points = 3 if deal.tricks_won(opponent) == 0 else 2
-    return _result(deal, opponent, points, DealEndReason.FALSE_CLAIM, claimant)
+    winner, points, reason = claim_outcome(
+        claimant,
+        deal.card_points(claimant),
+        deal.card_points(opponent),
+        deal.tricks_won(opponent),
+        -1 if deal.closed_by is None else deal.closed_by,
+        deal.at_close,
+    )
+    return _result(deal, winner, points, reason, claimant)
 
 
 def last_trick_result(deal: DealState) -> DealResult:
     """The cards ran out and nobody went out (R8a): accept the last trick."""
-    if deal.closed_by is not None:
-        # R9b: the closer never went out; the opponent wins 2 or 3.
-        return _result(
-            deal, 1 - deal.closed_by, _closer_penalty(deal), DealEndReason.CLOSER_RAN_OUT
-        )
-    last_winner = deal.tricks[-1].winner
-    return _result(deal, last_winner, 1, DealEndReason.LAST_TRICK)
-
-
-def _closer_penalty(deal: DealState) -> int:
-    """R9b: 2 to the closer's opponent, or 3 if it had no trick at the close."""
-    assert deal.at_close is not None
-    return 3 if deal.at_close[1] == 0 else 2
+    winner, points, reason = ran_out_outcome(
+        deal.tricks[-1].winner, -1 if deal.closed_by is None else deal.closed_by, deal.at_close
+    )
+    return _result(deal, winner, points, reason)
 
 
 def _result(

@@ -12,11 +12,9 @@ from enum import Enum
 from typing import NamedTuple
 
 from .cards import Card, Rank, Suit
+from .outcomes import DealEndReason  # noqa: F401  (part of the state's vocabulary)
+from .points import START_GAME_POINTS, WINNING_POINTS  # noqa: F401  (the rules' numbers)
 
-#: Card points needed to go out (R7).
-WINNING_POINTS = 66
-#: Game points each seat starts with (R10a).
-START_GAME_POINTS = 7
 HAND_SIZE = 5
 
 
@@ -40,20 +38,6 @@ class Dealing(Enum):
     RANDOM = "random"  # every deck shuffled by the server; nobody knows them
     SEEDED = "seeded"  # every deck follows the creator's seed
     FIXED = "fixed"  # the creator gave the first deal's exact order (later ones: seed or chance)
-
-    __hash__ = object.__hash__
-
-
-class DealEndReason(Enum):
-    """Why a deal ended; decides its game points by R8 and R9."""
-
-    WENT_OUT = "went_out"  # R9a: a claim with 66 or more, nobody closed
-    FALSE_CLAIM = "false_claim"  # R9c / R9d: a claim without 66
-    LAST_TRICK = "last_trick"  # R8a: cards ran out, unclosed: 1 to the last trick's winner
-    CLOSER_WENT_OUT = "closer_went_out"  # R9b: judged by the opponent at the close
-    CLOSER_FALSE_CLAIM = "closer_false_claim"  # R9b: the closer claimed without 66
-    CLOSER_RAN_OUT = "closer_ran_out"  # R9b: the cards ran out before the closer went out
-    CLOSER_OPPONENT_WENT_OUT = "closer_opponent_went_out"  # R9b: the opponent went out first
 
     __hash__ = object.__hash__
 
@@ -96,7 +80,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class Marriage:
-    """A declared King and Queen of one suit (R6c): 40 in trumps, else 20."""
+    """A declared King and Queen of one suit (R6c), worth ``points.marriage_points``."""
 
     seat: int
     suit: Suit

@@ -333,7 +333,7 @@ function buttonLabel(action, deal) {
     case "close_talon":
       return ["Close the talon"];
     case "declare_marriage":
-      return ["Marriage ", suit(action.suit), action.suit === deal.trump_suit ? " (40)" : " (20)"];
+      return ["Marriage ", suit(action.suit), ` (${deal.marriage_points[action.suit]})`];
     case "claim":
       return ["Claim 66 (go out)"];
     case "accept_last_trick":
@@ -432,7 +432,7 @@ function renderTrump(deal) {
     el("span", { class: "small" }, suit.name),
   ];
   for (const m of deal.marriages) {
-    lines.push(el("div", { class: "small" }, `${names[m.seat]}: ${m.suit === deal.trump_suit ? 40 : 20} in ${suitLabel(m.suit)}`));
+    lines.push(el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`));
   }
   if (deal.exchange) {
     lines.push(el("div", { class: "small" }, `${names[deal.exchange.seat]} exchanged the jack`));

@@ -1,8 +1,8 @@
 // The replay viewer: /replay/?game=<id> steps through a game trick by trick.
 //
 // It reads GET /v1/games/{id}/replay once (with this tab's seat token when it
-// has one) and follows the hands itself: from each deal's deck once the game
-// is over (every card shown), else from the viewer's own hand and draws.
+// has one) and renders the frames the server built for this viewer: the
+// engine deals, draws and scores; this page only draws what it is sent.
 
 import {
   REASONS,
@@ -33,200 +33,68 @@ function showProblem(text) {
   $("problem").textContent = text || "";
 }
 
-// -- following a game ---------------------------------------------------------
+// -- the frames the server sends ---------------------------------------------------
 
-/** A deal being followed: hands (lists, or null when unseen), counts, the stock. */
-class DealTrack {
-  constructor(event, deck, viewer) {
-    this.number = event.number;
-    this.dealer = event.dealer;
-    this.trumpCard = event.trump_card;
-    this.trumpSuit = event.trump_card[1];
-    this.closedBy = null;
-    this.tricks = [];
-    this.tricksWon = [0, 0];
-    this.marriages = [];
-    this.lead = null;
-    this.notes = [];
-    this.hands = [null, null];
-    const nonDealer = 1 - event.dealer;
-    if (deck) {
-      this.hands[nonDealer] = deck.slice(0, 5);
-      this.hands[event.dealer] = deck.slice(5, 10);
-      this.talon = deck.slice(11); // drawn from the front; the trump card comes last
-    } else {
-      this.talon = null;
-      if (viewer !== null && viewer !== undefined) this.hands[viewer] = [...event.hand];
-    }
-    this.counts = [5, 5];
-    this.drawn = 0; // cards taken from the stock (talon and trump card)
-    this.complete = Boolean(deck);
-    this.problems = [];
+/** What happened since the last frame, as lines: the server sends the facts. */
+function noteLines(frame, who, you) {
+  const lines = frame.notes.map((note) => {
+    const actor = `${who(note.seat)} ${actionText(note.action, you(note.seat))}`;
+    if (note.took) return `${actor}, ${you(note.seat) ? "take" : "takes"} ${cardLabel(note.took)}`;
+    if (note.marriage_points) return `${actor} (${note.marriage_points})`;
+    return actor;
+  });
+  const seen = frame.draws.filter((d) => d.card);
+  if (seen.length) {
+    lines.push(seen.map((d) => `${who(d.seat)} ${you(d.seat) ? "draw" : "draws"} ${cardLabel(d.card)}`).join(" \u00b7 "));
+  } else if (frame.draws.length) {
+    lines.push("Both draw a card");
   }
+  return lines;
+}
 
-  get talonSize() {
-    return 9 - Math.min(9, this.drawn);
-  }
-
-  remove(seat, card) {
-    this.counts[seat] -= 1;
-    const hand = this.hands[seat];
-    if (!hand) return;
-    const at = hand.indexOf(card);
-    if (at < 0) this.problems.push(`deal ${this.number}: seat ${seat} played ${card}, not in its hand`);
-    else hand.splice(at, 1);
-  }
-
-  add(seat, card) {
-    this.counts[seat] += 1;
-    if (this.hands[seat] && card) this.hands[seat].push(card);
-  }
-
-  /** After a trick: winner draws, then loser; the trump card is the last card. */
-  draw(winner, event, viewer) {
-    if (this.closedBy !== null || this.drawn >= 10) return [];
-    const own = [...(event.drew || [])]; // the viewer's own draw, when no deck is shown
-    const draws = [];
-    for (const seat of [winner, 1 - winner]) {
-      let card = null;
-      if (this.drawn === 9) {
-        card = this.trumpCard; // public: the face-up card (the jack after an exchange)
-        this.trumpCard = null;
-      } else if (this.talon) {
-        card = this.talon[this.drawn];
-      } else if (seat === viewer) {
-        card = own.shift() || null;
-      }
-      this.drawn += 1;
-      this.add(seat, card);
-      draws.push({ seat, card });
-    }
-    return draws;
-  }
-
-  snapshot(kind, extra = {}) {
-    return {
-      kind,
-      deal: this.number,
-      dealer: this.dealer,
-      hands: this.hands.map((h) => (h ? [...h] : null)),
-      counts: [...this.counts],
-      trumpCard: this.trumpCard,
-      trumpSuit: this.trumpSuit,
-      talonSize: this.talonSize,
-      closedBy: this.closedBy,
-      tricksWon: [...this.tricksWon],
-      tricks: this.tricks.map((t) => ({ ...t })),
-      marriages: [...this.marriages],
-      notes: this.notes.splice(0),
-      complete: this.complete,
-      ...extra,
-    };
+function captionOf(frame, who, you) {
+  switch (frame.kind) {
+    case "deal":
+      return `Deal ${frame.deal}: ${who(frame.dealer)} ${you(frame.dealer) ? "deal" : "deals"}, ` +
+        `${who(1 - frame.dealer)} ${you(1 - frame.dealer) ? "lead" : "leads"}`;
+    case "trick":
+      return `Trick ${frame.trick.number}: ${who(frame.trick.winner)} ${you(frame.trick.winner) ? "win" : "wins"}`;
+    case "result":
+      return `Deal ${frame.result.number} is over`;
+    case "game":
+      return ""; // the final panel says it
+    default:
+      return "Now";
   }
 }
 
-/** The steps of a replay: each deal's start, each trick, each deal's end, the game's end. */
+/** The steps of a replay, from the frames the server built (service/engine/frames.py). */
 export function buildSteps(replay) {
-  const viewer = replay.state.seat;
-  const decks = new Map(replay.deals.map((d) => [d.number, d.deck]));
-  const out = [];
-  const gamePoints = [7, 7];
-  const results = [];
-  const tracks = [];
-  let deal = null;
   const who = (seat) => names[seat];
   const you = (seat) => names[seat] === "You";
-
-  for (const event of replay.events) {
-    if (event.type === "deal_started") {
-      deal = new DealTrack(event, event.deck || decks.get(event.number), viewer);
-      tracks.push(deal);
-      out.push(
-        deal.snapshot("deal", {
-          gamePoints: [...gamePoints],
-          results: [...results],
-          caption: `Deal ${event.number}: ${who(event.dealer)} ${you(event.dealer) ? "deal" : "deals"}, ` +
-            `${who(1 - event.dealer)} ${you(1 - event.dealer) ? "lead" : "leads"}`,
-        }),
-      );
-      continue;
-    }
-    if (event.type !== "action_taken" || !deal) continue;
-    const { seat, action } = event;
-    const actor = `${who(seat)} ${actionText(action, you(seat))}`;
-    if (action.type === "play") {
-      deal.remove(seat, action.card);
-      if (!event.trick) {
-        deal.lead = { seat, card: action.card };
-      } else {
-        const trick = { ...event.trick, number: deal.tricks.length + 1 };
-        deal.tricks.push(trick);
-        deal.tricksWon[trick.winner] += 1;
-        deal.lead = null;
-        const snap = deal.snapshot("trick", {
-          trick,
-          gamePoints: [...gamePoints],
-          results: [...results],
-          caption: `Trick ${trick.number}: ${who(trick.winner)} ${you(trick.winner) ? "win" : "wins"}`,
-        });
-        const draws = deal.draw(trick.winner, event, viewer);
-        const seen = draws.filter((d) => d.card);
-        if (seen.length) {
-          snap.notes.push(
-            seen.map((d) => `${who(d.seat)} ${you(d.seat) ? "draw" : "draws"} ${cardLabel(d.card)}`).join(" \u00b7 "),
-          );
-        } else if (draws.length) {
-          snap.notes.push("Both draw a card");
-        }
-        out.push(snap);
-      }
-    } else if (action.type === "exchange_trump_jack") {
-      const jack = `J${deal.trumpSuit}`;
-      deal.remove(seat, jack);
-      deal.add(seat, event.took || deal.trumpCard);
-      deal.trumpCard = jack;
-      deal.notes.push(`${actor}, ${you(seat) ? "take" : "takes"} ${cardLabel(event.took || jack)}`);
-    } else if (action.type === "close_talon") {
-      deal.closedBy = seat;
-      deal.notes.push(actor);
-    } else if (action.type === "declare_marriage") {
-      deal.marriages.push({ seat, suit: action.suit });
-      const worth = action.suit === deal.trumpSuit ? 40 : 20;
-      deal.notes.push(`${actor} (${worth})`);
-    } else {
-      deal.notes.push(actor);
-    }
-    if (event.deal_result) {
-      const result = event.deal_result;
-      gamePoints[result.winner] = Math.max(0, gamePoints[result.winner] - result.game_points);
-      results.push(result);
-      out.push(
-        deal.snapshot("result", {
-          result,
-          lead: deal.lead,
-          gamePoints: [...gamePoints],
-          results: [...results],
-          caption: `Deal ${result.number} is over`,
-        }),
-      );
-    }
-  }
-  if (deal && (deal.lead || deal.notes.length) && !out[out.length - 1].result) {
-    // a running game: where it stands now
-    out.push(deal.snapshot("now", { lead: deal.lead, gamePoints: [...gamePoints], results: [...results], caption: "Now" }));
-  }
-  if (replay.state.winner !== null && replay.state.winner !== undefined) {
-    const last = out[out.length - 1];
-    out.push({ ...last, kind: "game", notes: [], gamePoints: [...replay.state.game_points], results: [...results] });
-  }
-  const problems = tracks.flatMap((t) => t.problems);
-  const now = replay.state.deal;
-  if (deal && now && deal.hands[viewer] && now.number === deal.number) {
-    const mine = [...deal.hands[viewer]].sort().join(" ");
-    const theirs = [...now.hand].sort().join(" ");
-    if (mine !== theirs) problems.push(`deal ${deal.number}: followed hand ${mine}, the server says ${theirs}`);
-  }
-  return { steps: out, problems };
+  const steps = replay.steps.map((frame) => ({
+    kind: frame.kind,
+    deal: frame.deal,
+    dealer: frame.dealer,
+    hands: frame.hands,
+    counts: frame.counts,
+    trumpCard: frame.trump_card,
+    trumpSuit: frame.trump_suit,
+    talonSize: frame.talon_size,
+    closedBy: frame.closed_by,
+    tricksWon: frame.tricks_won,
+    tricks: frame.tricks,
+    marriages: frame.marriages,
+    notes: frame.kind === "game" ? [] : noteLines(frame, who, you),
+    complete: frame.complete,
+    lead: frame.lead,
+    trick: frame.trick,
+    result: frame.result,
+    gamePoints: frame.game_points,
+    results: frame.results,
+    caption: captionOf(frame, who, you),
+  }));
+  return { steps, problems: [] };
 }
 
 // -- drawing ------------------------------------------------------------------
@@ -324,7 +192,7 @@ function render() {
     el("span", { class: `big ${suit.red ? "red" : "black"}` }, suit.symbol),
     el("span", { class: "small" }, suit.name),
     ...step.marriages.map((m) =>
-      el("div", { class: "small" }, `${names[m.seat]}: ${m.suit === step.trumpSuit ? 40 : 20} in ${suitLabel(m.suit)}`),
+      el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`),
     ),
   );
 

@@ -9,10 +9,10 @@ import pytest
 
 from service.bots import LEVELS, get_bot
 from service.bots.expert import ExpertBot, Search
-from service.bots.fast import FastDeal, action_of
 from service.bots.solver import EndgameSolver
 from service.engine import GameState, legal_actions
 from service.engine.actions import CLAIM
+from service.engine.core import FastDeal, action_of
 from service.engine.knowledge import seat_view
 from tests.bots.helpers import sampled_states
 

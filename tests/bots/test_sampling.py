@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from service.bots.fast import mask_of
 from service.bots.sampling import WorldSampler, opponent_voids
 from service.engine import Variant
+from service.engine.core import mask_of
 from service.engine.knowledge import seat_view
 from tests.bots.helpers import random_states
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 
-from service.bots.fast import FastDeal, action_of
 from service.bots.solver import EndgameSolver
 from service.engine import DECK, ActionType, Variant, new_game, start_deal, take_seat
 from service.engine.cards import sort_cards
+from service.engine.core import FastDeal, action_of
 from service.engine.rules import deal_legal_actions, play_action
 from service.engine.state import DealState
 

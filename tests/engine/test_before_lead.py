@@ -310,7 +310,7 @@ def test_r6e_declared_marriage_is_shown_to_the_opponent():
     state = play(before, "marry H")
     for viewer in (1, None):
         view = observe(state, viewer)["deal"]
-        assert view["marriages"] == [{"seat": 0, "suit": "H"}]
+        assert view["marriages"] == [{"seat": 0, "suit": "H", "points": 40}]
         assert view["declared_marriage"] == "H"
         assert view["revealed_cards"][0] == ["KH", "QH"]
     state = play(state, "KH")

@@ -202,7 +202,9 @@ def test_r11c_spectator_sees_public_facts():
     state = play(start(E2_DEAL), *E2_TO_CLOSE, "marry H")
     deal = observe(state, None)["deal"]
     assert deal["closed_by"] == 0
-    assert deal["marriages"] == [{"seat": 0, "suit": "H"}]
+    assert deal["marriages"] == [{"seat": 0, "suit": "H", "points": 40}]  # hearts are trumps
+    # R6c: the view says what a marriage is worth, so no client re-implements it.
+    assert deal["marriage_points"] == {"C": 20, "D": 20, "H": 40, "S": 20}
     assert deal["revealed_cards"] == [["KH", "QH"], []]
     assert deal["hand_sizes"] == [5, 5]
     assert deal["tricks_won"] == [1, 2]
@@ -273,3 +275,15 @@ def test_r11d_replay_record_at_a_running_version_reveals_nothing_new():
         assert record["state"]["deal"]["hand"] == (
             [] if viewer is None else codes(state_at(events, running).deal.hands[viewer])
         )
+
+
+def test_r6e_a_declared_marriage_is_public_with_its_points_in_the_feed():
+    """R6c, R6e: every viewer's feed says what a declared marriage is worth (40 in trumps)."""
+    events = game_events([E2_DEAL], [(*E2_TO_CLOSE, "marry H")])
+    for viewer in (0, 1, None):
+        declared = [
+            item
+            for item in visible_events(events, viewer)
+            if item.get("action", {}).get("type") == "declare_marriage"
+        ]
+        assert [item["marriage_points"] for item in declared] == [40]

@@ -1,31 +1,25 @@
-"""A fast deal for search: cards as ints, hands as bitmasks, actions as ints.
+"""The search core: one deal as small ints, changed in place, for bots that search.
 
 The engine's ``DealState`` is clean and immutable but costs microseconds per
 action; a bot that searches plays millions of actions. ``FastDeal`` is the
-same deal (every rule of RULES.md: open and strict play, drawing, closing,
-the trump jack exchange, marriages, claims in the head variant, automatic
-going out in the tracked variant, the last trick, R9 scoring with the
-closer's frozen ``at_close``) as a mutable object of small ints:
+same deal as a mutable object of small ints (cards as indices, hands as bit
+masks, actions as ints: see ``masks``), with ``apply`` in place and a cheap
+``copy``. It keeps no rules of its own: legal actions, the trick's winner
+and drawing come from ``masks``, the end of a deal and its game points from
+``outcomes``, the numbers from ``points``; the engine's immutable face uses
+the same functions, so the two cannot drift apart.
 
-- a card is its canonical index 0..19 (``Card.order``): ``suit * 5 + rank``,
-  rank 0 the ace ... 4 the jack, so a lower index in a suit is a stronger card;
-- a hand is a 20-bit mask, bit ``c`` set when card ``c`` is held;
-- an action is an int: 0..19 play that card, then ``EXCHANGE``, ``CLOSE``,
-  ``MARRIAGE + suit``, ``CLAIM``, ``ACCEPT``. Sorting them gives the engine's
-  order of ``deal_legal_actions``.
-
-``FastDeal.from_engine`` and ``FastDeal.to_engine`` convert, and the tests
-compare legal actions and results with the engine over many random deals.
-``playout.random_playout`` is the same rules in one fused loop, for the
-random-play figure that ``benchmarks/engine.py`` prints beside the engine's.
+``FastDeal.from_engine`` and ``FastDeal.to_engine`` convert; the recorded
+corpus (tests/data) replays through both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
-from service.engine import actions as engine_actions
-from service.engine.actions import (
+from . import actions as engine_actions
+from .actions import (
     ACCEPT_LAST_TRICK,
     CLOSE_TALON,
     DECLARE_MARRIAGE,
@@ -34,52 +28,69 @@ from service.engine.actions import (
     Action,
     ActionType,
 )
-from service.engine.cards import DECK, SUITS, Card
-from service.engine.state import (
-    HAND_SIZE,
-    WINNING_POINTS,
-    DealEndReason,
-    DealResult,
-    DealState,
-    Marriage,
-    Trick,
-    Variant,
+from .cards import DECK, SUITS, Card
+from .masks import (
+    ACCEPT,
+    ACE,
+    ALL_CARDS,
+    BEATS,
+    CLAIM,
+    CLOSE,
+    EXCHANGE,
+    HIGHER,
+    JACK,
+    KING,
+    KINGS_MASK,
+    MARRIAGE,
+    PAIR_MASK,
+    POINTS,
+    QUEEN,
+    SUIT,
+    SUIT_MASK,
+    TEN,
+    bits,
+    draws,
+    follow_mask,
+    lead_mask,
 )
+from .outcomes import DealEndReason, claim_outcome, ran_out_outcome
+from .points import WINNING_POINTS, marriage_points
+from .state import HAND_SIZE, DealResult, DealState, Marriage, Trick, Variant
 
-# -- cards -------------------------------------------------------------------
+__all__ = [
+    "ACCEPT",
+    "ACE",
+    "ALL_CARDS",
+    "CLAIM",
+    "CLOSE",
+    "EXCHANGE",
+    "HIGHER",
+    "JACK",
+    "KING",
+    "KINGS_MASK",
+    "MARRIAGE",
+    "PAIR_MASK",
+    "POINTS",
+    "QUEEN",
+    "SUIT",
+    "SUIT_MASK",
+    "TEN",
+    "FastDeal",
+    "FastResult",
+    "action_of",
+    "card_of",
+    "cards_in",
+    "engine_action",
+    "mask_of",
+]
 
-ACE, TEN, KING, QUEEN, JACK = range(5)
-#: Card points by card index.
-POINTS: tuple[int, ...] = tuple((11, 10, 4, 3, 2)[c % 5] for c in range(20))
-#: Suit index (0 clubs, 1 diamonds, 2 hearts, 3 spades) by card index.
-SUIT: tuple[int, ...] = tuple(c // 5 for c in range(20))
-#: All five cards of a suit, by suit index.
-SUIT_MASK: tuple[int, ...] = tuple(0b11111 << (5 * s) for s in range(4))
-#: The cards of the same suit that beat card ``c`` (R5a "a higher card").
-HIGHER: tuple[int, ...] = tuple(((1 << (c % 5)) - 1) << (5 * (c // 5)) for c in range(20))
-ALL_CARDS = (1 << 20) - 1
-#: Every King.
-KINGS_MASK = sum(1 << (5 * s + 2) for s in range(4))
-#: Bit masks of the King and Queen of each suit: a marriage.
-PAIR_MASK: tuple[int, ...] = tuple((1 << (5 * s + KING)) | (1 << (5 * s + QUEEN)) for s in range(4))
+T = TypeVar("T")
 
-# -- actions -----------------------------------------------------------------
+#: A finished deal: (winner, game points 1-3, reason, claimant or -1).
+FastResult = tuple[int, int, DealEndReason, int]
 
-EXCHANGE = 20
-CLOSE = 21
-MARRIAGE = 22  # + suit index: 22..25
-CLAIM = 26
-ACCEPT = 27
-
-# -- results -----------------------------------------------------------------
-
-#: The engine's reasons, by the small int a fast result carries.
-REASONS: tuple[DealEndReason, ...] = tuple(DealEndReason)
-WENT_OUT, FALSE_CLAIM, LAST_TRICK, CLOSER_WENT_OUT, CLOSER_FALSE_CLAIM = range(5)
-CLOSER_RAN_OUT, CLOSER_OPPONENT_WENT_OUT = 5, 6
-
-#: A finished deal: (winner, game points 1-3, reason index into REASONS, claimant or -1).
-FastResult = tuple[int, int, int, int]
+#: Card indices of a mask, ascending (the canonical order).
+cards_in = bits
 
 
 def card_of(index: int) -> Card:
@@ -91,18 +102,12 @@ def mask_of(cards: Sequence[Card]) -> int:
     """The bit mask of a set of engine cards."""
     mask = 0
     for card in cards:
-        mask |= 1 << card.order
+        mask |= card.bit
     return mask
 
 
-def cards_in(mask: int) -> list[int]:
-    """Card indices of a mask, ascending (the canonical order)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+#: The bit mask of a hand.
+hand_mask = mask_of
 
 
 def action_of(action: Action) -> int:
@@ -117,7 +122,7 @@ def action_of(action: Action) -> int:
 
 def engine_action(code: int) -> Action:
     """The engine action of an action int."""
-    return _ENGINE_ACTIONS[code]
+    return ENGINE_ACTIONS[code]
 
 
 _SIMPLE_CODES = {
@@ -126,7 +131,8 @@ _SIMPLE_CODES = {
     ActionType.CLAIM: CLAIM,
     ActionType.ACCEPT_LAST_TRICK: ACCEPT,
 }
-_ENGINE_ACTIONS: tuple[Action, ...] = (
+#: The engine's action of each action int.
+ENGINE_ACTIONS: tuple[Action, ...] = (
     *(PLAY[card] for card in DECK),
     EXCHANGE_TRUMP_JACK,
     CLOSE_TALON,
@@ -136,11 +142,25 @@ _ENGINE_ACTIONS: tuple[Action, ...] = (
 )
 
 
-def by_opponent(opponent_points: int, opponent_tricks: int) -> int:
-    """R9a: 1 if the opponent has 33 or more, 2 if under 33 with a trick, 3 if trickless."""
-    if opponent_tricks == 0:
-        return 3
-    return 1 if opponent_points >= 33 else 2
+def _chunk(base: int, width: int, of: Sequence[T]) -> tuple[tuple[T, ...], ...]:
+    """For each ``width``-bit mask, the items of ``of`` its bits name, from bit ``base`` on."""
+    return tuple(tuple(of[base + c] for c in bits(m)) for m in range(1 << width))
+
+
+#: Ten bits at a time: a mask's actions (or action ints) in three look-ups.
+_LOW, _MIDDLE, _HIGH = (_chunk(b, w, ENGINE_ACTIONS) for b, w in ((0, 10), (10, 10), (20, 8)))
+_LOW_CODES, _MIDDLE_CODES, _HIGH_CODES = (
+    _chunk(b, w, range(28)) for b, w in ((0, 10), (10, 10), (20, 8))
+)
+
+
+def actions_in(mask: int) -> list[Action]:
+    """The engine's actions of a mask of action bits, in the engine's order.
+
+    Three table look-ups of ten bits each: the engine's immutable face lists
+    its legal actions this way, one per request and millions in a search.
+    """
+    return [*_LOW[mask & 1023], *_MIDDLE[mask >> 10 & 1023], *_HIGH[mask >> 20]]
 
 
 class FastDeal:
@@ -285,7 +305,7 @@ class FastDeal:
         """The engine's ``DealState`` of this deal (``deck`` is empty: not known here)."""
         trump = SUITS[self.trump]
         marriages = tuple(
-            Marriage(seat=seat, suit=SUITS[s], points=40 if s == self.trump else 20)
+            Marriage(seat=seat, suit=SUITS[s], points=marriage_points(s == self.trump))
             for seat, s in self.marriages
         )
         tricks = tuple(
@@ -330,7 +350,7 @@ class FastDeal:
             dealer=self.dealer,
             winner=winner,
             game_points=game_points,
-            reason=REASONS[reason],
+            reason=reason,
             card_points=(self.card_points(0), self.card_points(1)),
             tricks_won=(self.tricks_won[0], self.tricks_won[1]),
             claimed_by=None if claimant < 0 else claimant,
@@ -403,47 +423,83 @@ class FastDeal:
 
     # -- rules ---------------------------------------------------------------
 
+    def legal_mask(self) -> int:
+        """The legal actions of the seat to move as a mask of action bits (``masks``)."""
+        if self.result is not None:
+            return 0
+        if self.lead >= 0:
+            return follow_mask(
+                self.hands[1 - self.leader],
+                self.lead,
+                self.trump,
+                self.closed_by >= 0 or self.drawn_by >= 0,
+            )
+        return lead_mask(
+            self.hands[self.leader],
+            self.trump,
+            self.closed_by < 0 and self.drawn_by < 0,
+            self.declared,
+            self.head,
+            bool(self.tricks),
+        )
+
     def legal_actions(self) -> list[int]:
         """The legal action ints of the seat to move, in the engine's order."""
-        if self.result is not None:
-            return []
-        if self.lead >= 0:
-            return cards_in(self.follow_options())
-        hand = self.hands[self.leader]
-        if self.declared >= 0:
-            actions = cards_in(hand & PAIR_MASK[self.declared])
-            if self.head:
-                actions.append(CLAIM)
-            return actions
-        if not hand:
-            return [CLAIM, ACCEPT]
-        actions = cards_in(hand)
-        if self.closed_by < 0 and self.drawn_by < 0:
-            if hand >> (5 * self.trump + JACK) & 1:
-                actions.append(EXCHANGE)
-            actions.append(CLOSE)
-        for s in range(4):
-            if hand & PAIR_MASK[s] == PAIR_MASK[s]:
-                actions.append(MARRIAGE + s)
-        if self.head and self.tricks:
-            actions.append(CLAIM)
-        return actions
+        mask = self.legal_mask()
+        return [
+            *_LOW_CODES[mask & 1023],
+            *_MIDDLE_CODES[mask >> 10 & 1023],
+            *_HIGH_CODES[mask >> 20],
+        ]
 
     def follow_options(self) -> int:
         """The mask of cards the follower may play (R4a, R5a, R5b)."""
-        hand = self.hands[1 - self.leader]
-        if self.closed_by < 0 and self.drawn_by < 0:
-            return hand
-        lead = self.lead
-        same = hand & SUIT_MASK[SUIT[lead]]
-        if same:
-            return (same & HIGHER[lead]) or same
-        return (hand & SUIT_MASK[self.trump]) or hand
+        return follow_mask(
+            self.hands[1 - self.leader],
+            self.lead,
+            self.trump,
+            self.closed_by >= 0 or self.drawn_by >= 0,
+        )
 
     def apply(self, action: int) -> None:
-        """Take ``action`` for the seat to move (assumed legal: check with ``legal_actions``)."""
-        if self.lead >= 0:
-            self._follow(action)
+        """Take ``action`` for the seat to move (assumed legal: check with ``legal_mask``).
+
+        One method for both seats, the follower's branch first: it is half of
+        every deal's actions and the search's hottest line.
+        """
+        lead = self.lead
+        if lead >= 0:
+            # The follower plays ``action``: the trick is complete (R2).
+            leader = self.leader
+            follower = 1 - leader
+            hands = self.hands
+            hands[follower] &= ~(1 << action)
+            self.played |= 1 << action
+            winner = follower if BEATS[self.trump][lead] >> action & 1 else leader
+            self.trick_points[winner] += POINTS[lead] + POINTS[action]
+            self.tricks_won[winner] += 1
+            self.tricks.append((leader, lead, action, winner))
+            self.leader = winner
+            self.lead = -1
+            self.declared = -1
+            if self.closed_by < 0 and self.drawn_by < 0:
+                loser = 1 - winner
+                first, second, exhausted = draws(self.talon, self.talon_pos, self.turn_up)
+                hands[winner] |= 1 << first
+                hands[loser] |= 1 << second
+                if exhausted:
+                    self.shown[loser] |= 1 << second  # R11b: the last trump card drawn is public
+                    self.talon_pos += 1
+                    self.drawn_by = loser
+                else:
+                    self.talon_pos += 2
+            if not self.head:
+                # R7e, R8b: going out is automatic; else the last trick settles the deal.
+                # (``card_points`` of a seat that has just won a trick: its marriages count.)
+                if self.trick_points[winner] + self.marriage_points[winner] >= WINNING_POINTS:
+                    self.result = self.claim_result(winner)
+                elif not hands[0] and not hands[1]:
+                    self.result = self.last_trick_result()
             return
         seat = self.leader
         if action < 20:
@@ -453,12 +509,12 @@ class FastDeal:
             self.declared = -1
         elif action >= MARRIAGE and action < CLAIM:
             suit = action - MARRIAGE
-            self.marriage_points[seat] += 40 if suit == self.trump else 20
+            self.marriage_points[seat] += marriage_points(suit == self.trump)
             self.marriages.append((seat, suit))
             self.shown[seat] |= PAIR_MASK[suit]
             self.declared = suit
             if not self.head and self.card_points(seat) >= WINNING_POINTS:
-                self.result = self.claim_result(seat)
+                self.result = self.claim_result(seat)  # R7e: going out is automatic
         elif action == CLAIM:
             self.result = self.claim_result(seat)
         elif action == ACCEPT:
@@ -478,74 +534,27 @@ class FastDeal:
         else:
             raise ValueError(f"not an action: {action!r}")
 
-    def _follow(self, card: int) -> None:
-        leader = self.leader
-        follower = 1 - leader
-        lead = self.lead
-        hands = self.hands
-        hands[follower] &= ~(1 << card)
-        self.played |= 1 << card
-        if SUIT[card] == SUIT[lead]:
-            winner = follower if card < lead else leader
-        else:
-            winner = follower if SUIT[card] == self.trump else leader
-        self.trick_points[winner] += POINTS[lead] + POINTS[card]
-        self.tricks_won[winner] += 1
-        self.tricks.append((leader, lead, card, winner))
-        self.leader = winner
-        self.lead = -1
-        self.declared = -1
-        if self.closed_by < 0 and self.drawn_by < 0:
-            # R3a, R3b: the winner draws first; the trump card is the last card drawn.
-            loser = 1 - winner
-            pos = self.talon_pos
-            hands[winner] |= 1 << self.talon[pos]
-            if pos + 1 < len(self.talon):
-                hands[loser] |= 1 << self.talon[pos + 1]
-                self.talon_pos = pos + 2
-            else:
-                hands[loser] |= 1 << self.turn_up
-                self.shown[loser] |= 1 << self.turn_up
-                self.talon_pos = pos + 1
-                self.drawn_by = loser
-        if not self.head:
-            # R7e, R8b: going out is automatic; else the last trick settles the deal.
-            if self.card_points(winner) >= WINNING_POINTS:
-                self.result = self.claim_result(winner)
-            elif not hands[0] and not hands[1]:
-                self.result = self.last_trick_result()
-
-    # -- scoring (R8, R9) ----------------------------------------------------
+    # -- the end of the deal (R8, R9: ``outcomes``) ----------------------------------
 
     def claim_result(self, claimant: int) -> FastResult:
         """The result of ``claimant`` going out, by a claim or automatically (R7c, R9)."""
         opponent = 1 - claimant
-        closer = self.closed_by
-        if self.card_points(claimant) >= WINNING_POINTS:
-            if closer < 0:
-                points = by_opponent(self.card_points(opponent), self.tricks_won[opponent])
-                return (claimant, points, WENT_OUT, claimant)
-            if closer == claimant:
-                assert self.at_close is not None
-                return (claimant, by_opponent(*self.at_close), CLOSER_WENT_OUT, claimant)
-            return (claimant, self.closer_penalty(), CLOSER_OPPONENT_WENT_OUT, claimant)
-        if closer == claimant:
-            return (opponent, self.closer_penalty(), CLOSER_FALSE_CLAIM, claimant)
-        points = 3 if self.tricks_won[opponent] == 0 else 2
-        return (opponent, points, FALSE_CLAIM, claimant)
+        winner, points, reason = claim_outcome(
+            claimant,
+            self.card_points(claimant),
+            self.card_points(opponent),
+            self.tricks_won[opponent],
+            self.closed_by,
+            self.at_close,
+        )
+        return (winner, points, reason, claimant)
 
     def last_trick_result(self) -> FastResult:
         """The cards ran out and nobody went out (R8a)."""
-        if self.closed_by >= 0:
-            return (1 - self.closed_by, self.closer_penalty(), CLOSER_RAN_OUT, -1)
-        return (self.tricks[-1][3], 1, LAST_TRICK, -1)
-
-    def closer_penalty(self) -> int:
-        """R9b: 2 to the closer's opponent, or 3 if it had no trick at the close."""
-        assert self.at_close is not None
-        return 3 if self.at_close[1] == 0 else 2
+        winner, points, reason = ran_out_outcome(self.tricks[-1][3], self.closed_by, self.at_close)
+        return (winner, points, reason, -1)
 
 
 def _fast_result(result: DealResult) -> FastResult:
     claimant = -1 if result.claimed_by is None else result.claimed_by
-    return (result.winner, result.game_points, REASONS.index(result.reason), claimant)
+    return (result.winner, result.game_points, result.reason, claimant)

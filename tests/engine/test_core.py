@@ -1,4 +1,4 @@
-"""The fast deal agrees with the engine, action by action, over many random deals."""
+"""The search core (``service.engine.core``) agrees with the engine, action by action, over many random deals."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from service.bots.fast import FastDeal, action_of, engine_action
-from service.bots.playout import random_playout, shuffled_deck
 from service.engine import DECK, Variant, new_game, start_deal, take_seat
+from service.engine.core import FastDeal, action_of, engine_action
 from service.engine.rules import deal_legal_actions, play_action
 from service.engine.state import DealState
 from tests.bots.helpers import patient_choice
@@ -67,19 +66,13 @@ def test_action_codes_round_trip():
         assert action_of(engine_action(code)) == code
 
 
-@pytest.mark.parametrize("head", [True, False])
-def test_fused_random_playout_plays_exactly_like_step_by_step_uniform_play(head):
-    """The benchmark's fused loop is uniform random play over ``legal_actions``."""
-    for seed in range(2_000):
-        deck = shuffled_deck(random.Random(seed).random)
-        fused = random.Random(seed)
-        result, steps = random_playout(FastDeal.from_deck(deck, seed % 2, head), fused.random)
-        stepwise = random.Random(seed)
-        deal = FastDeal.from_deck(deck, seed % 2, head)
-        count = 0
+def test_legal_mask_is_the_legal_actions():
+    """The search steps over ``legal_mask``; it names exactly ``legal_actions``."""
+    rng = random.Random("mask")
+    for number in range(500):
+        deal = FastDeal.from_engine(fresh_deal(rng, number % 2), Variant.HEAD)
         while deal.result is None:
+            mask = deal.legal_mask()
             legal = deal.legal_actions()
-            deal.apply(legal[int(stepwise.random() * len(legal))])
-            count += 1
-        assert result == deal.result
-        assert steps == count
+            assert sum(1 << code for code in legal) == mask
+            deal.apply(rng.choice(legal))
