@@ -258,6 +258,8 @@ def test_r3a_each_open_trick_draws_two_cards():
 
 
 def test_r3b_trump_card_goes_to_loser_of_fifth_trick():
+    """R3b: the trump card is drawn last, by the loser of that trick; the talon is then
+    exhausted, five tricks after an unclosed start."""
     state = play(start(FULL_DEAL), *FULL_DEAL_OPEN)  # seat 0 wins the fifth trick
     deal = state.deal
     assert deal.talon == ()

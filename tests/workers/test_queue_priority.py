@@ -14,6 +14,7 @@ import requests
 from rq import Worker
 from rq.serializers import JSONSerializer
 
+from service.api.examples import POSITION
 from service.embedded_redis import EmbeddedRedis
 from service.queue_names import LEGACY_QUEUES
 from service.queues import queue as rq_queue
@@ -22,16 +23,8 @@ from tests.conftest import LiveServer, WorkerProcess
 from tests.waiting import wait_until
 from tests.workers.helpers import auth
 
-#: The README's example position: seat 0 leads the first trick.
-OPENING = {
-    "seat": 0,
-    "dealer": 1,
-    "hand": ["AS", "TS", "KH", "QH", "JD"],
-    "trump_card": "QC",
-    "talon_size": 9,
-    "tricks": [],
-    "current_trick": [],
-}
+#: The spec's example position (the README's too): seat 0 leads the first trick.
+OPENING = POSITION
 UNFINISHED = ("queued", "started", "scheduled", "deferred")
 
 
