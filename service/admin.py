@@ -17,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-import redis
-
 from service.clients import ClientApp, ClientRegistry, UnknownClient
+from service.redis_clients import connect
 
 
 def redis_url() -> str | None:
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr
         )
         return 2
-    registry = ClientRegistry(redis.Redis.from_url(url, socket_timeout=10))
+    registry = ClientRegistry(connect(url, socket_timeout=10))
     if args.command == "create":
         app, key = registry.create(args.name)
         if args.json:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis
 from flask import Flask
 from flask.sessions import SessionInterface
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -32,6 +32,7 @@ from service.live import LogWatcher, OneRead, Recent
 from service.logs import configure_logging
 from service.problems import Problem
 from service.readiness import quick_client
+from service.redis_clients import AnyRedis, NodeRotation, QueuesNotConfigured, connect, is_cluster
 from service.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 
 log = logging.getLogger(__name__)
@@ -103,19 +104,32 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     job_wait = app.config["JOB_WAIT_MAX_SECONDS"] + timeout + 1
     log_url, queue_url = redis_url(app.config), queue_redis_url(app.config)
     client = _redis(log_url, timeout, pool_size)
-    queue_client = (
-        _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
-    )
-    queue_waiting_client = _redis(queue_url, job_wait, pool_size)
+    if queue_url is None:  # the log is on a Redis Cluster: RQ has no Redis (see /readyz)
+        log.error(QueuesNotConfigured.MESSAGE)
+        queue_client = queue_waiting_client = _no_queues()
+    else:
+        queue_client = (
+            _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
+        )
+        queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
-    services = build_services(client, queue_client, secret_key(app.config))
+    services = build_services(
+        client,
+        queue_client,
+        secret_key(app.config),
+        replica_acks=app.config["REPLICA_ACKS"],
+        replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
+    )
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
     quick_log = quick_client(log_url, ready_timeout)
-    quick_queues = (
-        quick_client(queue_url, ready_timeout) if app.config["QUEUE_REDIS_URL"] else quick_log
-    )
+    if queue_url is None:
+        quick_queues = _no_queues()
+    elif app.config["QUEUE_REDIS_URL"]:
+        quick_queues = quick_client(queue_url, ready_timeout)
+    else:
+        quick_queues = quick_log
     # Request ids, JSON request logs and request metrics: before every other hook.
     request_ids.init_app(app)
     metrics.init_app(app, quick_log, quick_queues, services.stats)
@@ -165,7 +179,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "clients": ClientRegistry(client),
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
-        "watcher": LogWatcher(lambda: _listener(log_url, timeout)),
+        "watcher": LogWatcher(_listener(log_url, timeout)),
         # Games at recent versions, shared by the waiters of a game (service.live).
         "recent": Recent(),
         "one_read": OneRead(),
@@ -191,14 +205,32 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _listener(url: str, connect_timeout: float) -> redis.Redis:
-    """The watcher's client: it blocks on its subscription, so no read timeout."""
-    return redis.Redis.from_url(
-        url, socket_connect_timeout=connect_timeout, health_check_interval=30
-    )
+def _listener(url: str, connect_timeout: float) -> Callable[[], redis.Redis]:
+    """How the watcher connects: it blocks on its subscription, so no read timeout.
+
+    On a Redis Cluster a classic PUBLISH reaches every node, so it subscribes on
+    any node, and on the next one when that one dies.
+    """
+    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+    if is_cluster(url):
+        return NodeRotation(url, **options)
+    return lambda: redis.Redis.from_url(url, **options)
 
 
-def _redis(url: str, socket_timeout: float, pool_size: int) -> redis.Redis:
+class _RefusingPool(redis.ConnectionPool):
+    """A pool that never connects: the queues' Redis is not configured."""
+
+    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        raise QueuesNotConfigured()
+
+
+def _no_queues() -> redis.Redis:
+    """The queue client when RQ has no Redis: every call fails with ``QueuesNotConfigured``
+    (a ConnectionError: 503 ``store_unavailable``), and /readyz names ``queue_redis``."""
+    return redis.Redis(connection_pool=_RefusingPool())
+
+
+def _redis(url: str, socket_timeout: float, pool_size: int) -> AnyRedis:
     """A client whose every call gives up after ``socket_timeout`` seconds.
 
     At most ``pool_size`` connections per process: under gevent thousands of
@@ -207,15 +239,23 @@ def _redis(url: str, socket_timeout: float, pool_size: int) -> redis.Redis:
     opening a connection each.
     One retry, at once and only for a lost connection (a Redis restart leaves
     pooled connections dead); never for a timeout, which would double the wait.
+    On a Redis Cluster the pool is per node, and the cluster client tries a
+    command up to three times, reading the slots again after a node failed
+    (a failover takes ``cluster-node-timeout`` and an election).
     """
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=pool_size,
+    options: dict[str, Any] = {
+        "connection_pool_class": redis.BlockingConnectionPool,
+        "max_connections": pool_size,
         # A busy process's requests queue for a connection a little longer than a call lasts.
-        timeout=POOL_WAIT_FACTOR * socket_timeout,
-        socket_connect_timeout=socket_timeout,
-        socket_timeout=socket_timeout,
-        retry=Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
-        health_check_interval=30,
-    )
-    return redis.Redis(connection_pool=pool)
+        "timeout": POOL_WAIT_FACTOR * socket_timeout,
+        "socket_connect_timeout": socket_timeout,
+        "socket_timeout": socket_timeout,
+        "health_check_interval": 30,
+    }
+    if is_cluster(url):
+        options["retry"] = Retry(ExponentialBackoff(cap=0.5, base=0.05), 3)
+    else:
+        options["retry"] = Retry(
+            NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)
+        )
+    return connect(url, **options)

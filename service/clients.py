@@ -62,7 +62,8 @@ class ClientRegistry:
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         app = ClientApp(id="cl_" + secrets.token_hex(6), name=name, created=round(time.time(), 3))
         fingerprint = _fingerprint(key)
-        with self.redis.pipeline() as pipe:  # MULTI/EXEC: both or neither
+        # MULTI/EXEC: both or neither (one slot, {clients}, so a cluster runs it too).
+        with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(
                 _record_key(fingerprint),
                 mapping={"id": app.id, "name": name, "created": app.created, "revoked": 0},

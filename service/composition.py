@@ -19,6 +19,7 @@ from redis import Redis
 from service.bot_levels import LEVELS
 from service.commands import AppendListener, Current, GameService
 from service.dispatch import BotDispatcher
+from service.redis_clients import AnyRedis
 from service.stats import GameStats
 from service.store import EventStore, ExportStore
 
@@ -43,9 +44,21 @@ class Services:
             self.stats.observe(current)
 
 
-def build_services(log_client: Redis, queue_client: Redis, secret: bytes) -> Services:
-    """The service on the log's Redis, enqueueing on the queues' Redis."""
-    store = EventStore(log_client)
+def build_services(
+    log_client: AnyRedis,
+    queue_client: Redis,
+    secret: bytes,
+    *,
+    replica_acks: int = 0,
+    replica_ack_timeout_ms: int = 1000,
+) -> Services:
+    """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
+
+    With ``replica_acks``, an append is acknowledged once that many replicas have it.
+    """
+    store = EventStore(
+        log_client, replica_acks=replica_acks, replica_ack_timeout_ms=replica_ack_timeout_ms
+    )
     stats = GameStats(log_client)
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.

@@ -1,7 +1,9 @@
 """Readiness (GET /readyz): the log's Redis and the queues' Redis answer, a worker serves each queue.
 
 Each check waits at most ``READINESS_TIMEOUT_SECONDS`` on its own
-short-timeout client (``quick_client``), so readiness never hangs.
+short-timeout client (``quick_client``), so readiness never hangs. On a Redis
+Cluster the log's check pings every primary; with the log on a cluster and no
+``QUEUE_REDIS_URL``, ``queue_redis`` is missing (RQ does not run on a cluster).
 """
 
 from __future__ import annotations
@@ -10,20 +12,19 @@ from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from service.queues import live_workers
+from service.redis_clients import AnyRedis, QueuesNotConfigured, connect, is_cluster
 
 
-def quick_client(url: str, timeout: float) -> redis.Redis:
+def quick_client(url: str, timeout: float) -> AnyRedis:
     """A Redis client that gives up after ``timeout`` seconds, without retries."""
-    return redis.Redis.from_url(
-        url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 0),
-        retry_on_timeout=False,
-    )
+    options: dict[str, Any] = {"retry": Retry(NoBackoff(), 0)}
+    if not is_cluster(url):  # a cluster client retries nothing with no retries left
+        options["retry_on_timeout"] = False
+    return connect(url, socket_timeout=timeout, socket_connect_timeout=timeout, **options)
 
 
 def readiness(log_client: redis.Redis, queue_client: redis.Redis) -> tuple[dict[str, Any], list]:
@@ -53,9 +54,14 @@ def readiness(log_client: redis.Redis, queue_client: redis.Redis) -> tuple[dict[
     return checks, missing
 
 
-def _ping(client: redis.Redis) -> str:
+def _ping(client: AnyRedis) -> str:
     try:
-        client.ping()
+        if isinstance(client, RedisCluster):
+            client.ping(target_nodes=RedisCluster.PRIMARIES)
+        else:
+            client.ping()
+    except QueuesNotConfigured as error:
+        return f"missing: {error}"
     except redis.RedisError as error:
         return f"unreachable: {error.__class__.__name__}: {error}"
     return "ok"

@@ -9,14 +9,24 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from service.redis_clients import is_cluster
+
 #: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 DEFAULTS: dict[str, Any] = {
     # Where the event logs live; required (the run command starts an embedded Redis).
+    # redis+cluster://host:port[,host:port...] names a Redis Cluster (service.redis_clients).
     "REDIS_URL": None,
-    # Where the RQ queues live; defaults to REDIS_URL (RQ does not run on Redis Cluster).
+    # Where the RQ queues live; defaults to REDIS_URL. RQ does not run on Redis Cluster:
+    # with a cluster REDIS_URL this must name a plain Redis (else /readyz says so).
     "QUEUE_REDIS_URL": None,
+    # Replicas that must have an append (Redis WAIT) before it is acknowledged; 0: none,
+    # and an acknowledged append may be lost when its primary dies (replication is
+    # asynchronous). See README "Scaling out".
+    "REPLICA_ACKS": 0,
+    # How long an append waits for those replicas, in ms; fewer in time: 503, not acknowledged.
+    "REPLICA_ACK_TIMEOUT_MS": 1000,
     # Signs seat tokens and invites; set it in production (see README).
     "SECRET_KEY": None,
     # Largest request body accepted, in bytes (larger: 413).
@@ -79,6 +89,8 @@ DEFAULTS: dict[str, Any] = {
 ENVIRONMENT = {
     "REDIS_URL": "REDIS_URL",
     "QUEUE_REDIS_URL": "QUEUE_REDIS_URL",
+    "REPLICA_ACKS": "SCHNAPSEN_REPLICA_ACKS",
+    "REPLICA_ACK_TIMEOUT_MS": "SCHNAPSEN_REPLICA_ACK_TIMEOUT_MS",
     "SECRET_KEY": "SCHNAPSEN_SECRET_KEY",
     "MAX_CONTENT_LENGTH": "SCHNAPSEN_MAX_BODY_BYTES",
     "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
@@ -132,6 +144,13 @@ def redis_url(settings: dict[str, Any]) -> str:
     return settings["REDIS_URL"] or DEFAULT_REDIS_URL
 
 
-def queue_redis_url(settings: dict[str, Any]) -> str:
-    """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's."""
-    return settings["QUEUE_REDIS_URL"] or redis_url(settings)
+def queue_redis_url(settings: dict[str, Any]) -> str | None:
+    """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's when that is no cluster.
+
+    None: the log is on a Redis Cluster and no plain Redis is named for RQ.
+    """
+    if settings["QUEUE_REDIS_URL"]:
+        return settings["QUEUE_REDIS_URL"]
+    if is_cluster(redis_url(settings)):
+        return None
+    return redis_url(settings)

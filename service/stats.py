@@ -60,9 +60,11 @@ class GameStats:
 
     def counts(self, client: redis.Redis | None = None) -> tuple[int, int, int]:
         """Games created, games finished, actions appended."""
-        created, finished, actions = (client or self.client).mget(
-            self.CREATED, self.FINISHED, self.ACTIONS
-        )
+        # Three GETs, not one MGET: on a Redis Cluster the three keys are in three slots.
+        with (client or self.client).pipeline(transaction=False) as pipe:
+            for key in (self.CREATED, self.FINISHED, self.ACTIONS):
+                pipe.get(key)
+            created, finished, actions = pipe.execute()
         return int(created or 0), int(finished or 0), int(actions or 0)
 
     def _count(self, key: str, amount: int, what: str, current: Current) -> None:

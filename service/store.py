@@ -16,6 +16,13 @@ Redis Cluster slot and one Lua script can touch them atomically:
 Appending is one Lua script that checks the expected version (and the
 idempotency key) and adds every event of a command, or nothing. There is no
 WATCH and no read-modify-write across round trips.
+
+On a Redis Cluster (``service.redis_clients``) each script runs on the
+primary of its game's slot. With ``replica_acks`` (``SCHNAPSEN_REPLICA_ACKS``)
+an append is acknowledged only after ``WAIT`` counted that many replicas with
+it, sent on the script's own connection (``WAIT`` counts the writes of its
+connection); a retry answered from the idempotency record waits the same way,
+so no acknowledged append lives on its primary alone.
 """
 
 from __future__ import annotations
@@ -29,8 +36,15 @@ from typing import Any
 import redis
 
 from service.engine.events import Event, event_from_dict, event_to_dict
+from service.redis_clients import AnyRedis, primary_of, refresh
 
 PREFIX = "sch"
+#: What a node answers for a slot it does not serve (now): the script did not run.
+_REDIRECTED = (
+    redis.exceptions.AskError,  # MovedError too
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+)
 #: How long an idempotency key is remembered (seconds).
 IDEMPOTENCY_TTL = 24 * 3600
 
@@ -76,6 +90,12 @@ end
 -- Wake the waiters of this game in every server process (service.live).
 redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)
 return {'ok', tostring(version)}
+"""
+
+_TOUCH = """
+-- KEYS: idem. ARGV: ttl. A write for WAIT to count: the record a retry found is
+-- kept longer, and a replica that has this write has everything written before it.
+return redis.call('EXPIRE', KEYS[1], ARGV[1])
 """
 
 _LOAD = """
@@ -146,6 +166,20 @@ class TurnClock:
         return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
 
 
+class NotReplicated(redis.exceptions.ConnectionError):
+    """``WAIT`` counted fewer replicas with an append than asked for, within its timeout.
+
+    The append may or may not survive a failover, so it is not acknowledged:
+    the API answers 503 and a retry with the same Idempotency-Key finds it, or
+    appends it, exactly once.
+    """
+
+    def __init__(self, game_id: str, asked: int, acked: int):
+        super().__init__(f"{acked} of {asked} replicas confirmed the append to game {game_id}")
+        self.asked = asked
+        self.acked = acked
+
+
 class StaleVersionError(Exception):
     """The log moved on: it is at ``actual``, not at the version the writer expected."""
 
@@ -198,9 +232,15 @@ def keys(game_id: str) -> dict[str, str]:
 class EventStore:
     """The per-game event logs, their seat records and snapshot caches in Redis."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(
+        self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 1000
+    ):
         self.redis = client
+        #: Replicas that must have an append before it is acknowledged (0: none asked).
+        self.replica_acks = replica_acks
+        self.replica_ack_timeout_ms = replica_ack_timeout_ms
         self._append = client.register_script(_APPEND)
+        self._touch = client.register_script(_TOUCH)
         self._load = client.register_script(_LOAD)
         self._clock = client.register_script(_CLOCK)
 
@@ -230,26 +270,69 @@ class EventStore:
         seat_fields = [item for pair in (seats or {}).items() for item in pair]
         payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
         snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
-        status, value = self._append(
-            keys=[k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]],
-            args=[
-                expected_version,
-                idempotency_key or "",
-                fingerprint,
-                IDEMPOTENCY_TTL,
-                snapshot_json,
-                int(deal_start),
-                len(seat_fields) // 2,
-                *seat_fields,
-                *payloads,
-            ],
-        )
+        script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
+        script_args = [
+            expected_version,
+            idempotency_key or "",
+            fingerprint,
+            IDEMPOTENCY_TTL,
+            snapshot_json,
+            int(deal_start),
+            len(seat_fields) // 2,
+            *seat_fields,
+            *payloads,
+        ]
+        if self.replica_acks:
+            (status, value), acked = self._replicated(self._append, script_keys, script_args)
+        else:
+            status, value = self._append(keys=script_keys, args=script_args)
+            acked = 0
         status = status.decode()
         if status == "duplicate":
-            return _duplicate(value)
+            return self._confirmed(game_id, _duplicate(value))
         if status == "stale":
             raise StaleVersionError(expected_version, int(value))
+        if acked < self.replica_acks:
+            raise NotReplicated(game_id, self.replica_acks, acked)
         return int(value)
+
+    def _replicated(
+        self, script: Any, script_keys: list[str], script_args: list[Any]
+    ) -> tuple[Any, int]:
+        """Run ``script`` then ``WAIT`` on one connection to the primary of its keys.
+
+        Returns the script's answer and the replicas ``WAIT`` counted. A node
+        that answers MOVED (its slot moved in a failover) makes the cluster's
+        slots be read again, and the script runs once more on the new primary.
+        A lost connection is not retried here (the script may have run): the
+        caller's retry with its Idempotency-Key finds out.
+        """
+        for attempt in (1, 2):
+            node = primary_of(self.redis, script_keys[0])
+            try:
+                with node.pipeline(transaction=False) as pipe:
+                    script(keys=script_keys, args=script_args, client=pipe)
+                    pipe.execute_command("WAIT", self.replica_acks, self.replica_ack_timeout_ms)
+                    answer, acked = pipe.execute()
+                return answer, int(acked)
+            except _REDIRECTED as error:
+                refresh(self.redis)
+                if attempt == 2:
+                    raise redis.exceptions.ConnectionError(f"the slot moved: {error}") from error
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                refresh(self.redis)
+                raise
+        raise AssertionError("unreachable")
+
+    def _confirmed(self, game_id: str, duplicate: Duplicate) -> Duplicate:
+        """An idempotency record found, answered only once ``replica_acks`` replicas have it."""
+        if self.replica_acks:
+            _touched, acked = self._replicated(
+                self._touch, [keys(game_id)["idem"]], [IDEMPOTENCY_TTL]
+            )
+            if acked < self.replica_acks:
+                raise NotReplicated(game_id, self.replica_acks, acked)
+        return duplicate
 
     def claim_create_key(self, idempotency_key: str, game_id: str) -> str | None:
         """Bind a create request's Idempotency-Key to ``game_id``.
@@ -291,7 +374,7 @@ class EventStore:
             snapshot=json.loads(snap) if snap else None,
             events=[_parse_raw(entry) for entry in entries],
             seats={seats[i].decode(): seats[i + 1].decode() for i in range(0, len(seats), 2)},
-            duplicate=_duplicate(duplicate) if duplicate else None,
+            duplicate=self._confirmed(game_id, _duplicate(duplicate)) if duplicate else None,
         )
 
     def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
@@ -311,7 +394,7 @@ class EventStore:
 
     def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
         raw = self.redis.hget(keys(game_id)["idem"], idempotency_key)
-        return None if raw is None else _duplicate(raw)
+        return None if raw is None else self._confirmed(game_id, _duplicate(raw))
 
 
 def _duplicate(raw: bytes) -> Duplicate:
@@ -369,7 +452,7 @@ class StoredExport:
 class ExportStore:
     """Built exports in Redis (``sch:export:{<id>}``), kept for ``EXPORT_TTL``."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: AnyRedis):
         self.redis = client
 
     def save(self, export: StoredExport) -> None:

@@ -14,6 +14,7 @@ import redis
 
 from service.commands import GameService
 from service.composition import build_services, secret_key
+from service.redis_clients import QueuesNotConfigured, connect
 from service.settings import from_env, queue_redis_url, redis_url
 from service.store import EventStore, ExportStore
 
@@ -32,9 +33,18 @@ class Runtime:
 @functools.cache
 def runtime() -> Runtime:
     settings = from_env()
-    log = redis.Redis.from_url(redis_url(settings))
-    queues = redis.Redis.from_url(queue_redis_url(settings))
-    services = build_services(log, queues, secret_key(settings, warn=False))
+    queue_url = queue_redis_url(settings)
+    if queue_url is None:
+        raise QueuesNotConfigured()
+    log = connect(redis_url(settings))
+    queues = redis.Redis.from_url(queue_url)
+    services = build_services(
+        log,
+        queues,
+        secret_key(settings, warn=False),
+        replica_acks=settings["REPLICA_ACKS"],
+        replica_ack_timeout_ms=settings["REPLICA_ACK_TIMEOUT_MS"],
+    )
     return Runtime(
         games=services.games,
         store=services.store,

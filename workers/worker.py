@@ -40,7 +40,8 @@ from rq.serializers import JSONSerializer
 from service.logs import configure_logging
 from service.queue_names import LEGACY_QUEUES, QUEUES
 from service.queues import queue
-from service.settings import from_env
+from service.redis_clients import QueuesNotConfigured
+from service.settings import from_env, queue_redis_url
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -89,9 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     settings = from_env()
-    url = settings["QUEUE_REDIS_URL"] or settings["REDIS_URL"]
-    if not url:
+    if not settings["REDIS_URL"] and not settings["QUEUE_REDIS_URL"]:
         print("set REDIS_URL (and QUEUE_REDIS_URL if the queues live elsewhere)", file=sys.stderr)
+        return 2
+    url = queue_redis_url(settings)
+    if url is None:  # the log is on a Redis Cluster, where RQ does not run
+        print(QueuesNotConfigured.MESSAGE, file=sys.stderr)
         return 2
     connection = redis.Redis.from_url(url)
     queues = [queue(name.strip(), connection) for name in args.queues.split(",") if name.strip()]

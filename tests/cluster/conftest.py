@@ -1,0 +1,88 @@
+"""One local topology for every cluster test: a Redis Cluster, a Redis for the queues,
+three API replicas and two RQ workers, all real processes (no Docker).
+
+- the event log: a Redis Cluster of 3 primaries and 3 replicas on loopback ports
+  (``service.embedded_cluster``; ``cluster-node-timeout`` 1 s, so a replica takes
+  over within seconds of its primary's death);
+- the queues: a plain Redis of their own (RQ does not run on a cluster);
+- 3 API replicas: separate gunicorn instances on separate ports, with replica acks
+  on (``SCHNAPSEN_REPLICA_ACKS=1``), as a load balancer would spread them;
+- 2 RQ workers on every queue.
+
+Started once per session (it takes seconds): the failover drill kills a primary
+and starts it again as a replica, so the topology is whole for whoever comes after.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import redis
+from redis.cluster import RedisCluster
+
+from service.embedded_cluster import LocalCluster
+from service.embedded_redis import EmbeddedRedis
+from service.redis_clients import connect
+from tests.conftest import LiveServer, WorkerProcess
+
+API_REPLICAS = 3
+WORKERS = 2
+#: Every API replica and worker of the topology runs with these.
+SETTINGS = {
+    "SCHNAPSEN_REPLICA_ACKS": "1",
+    "SCHNAPSEN_REPLICA_ACK_TIMEOUT_MS": "1000",
+    "SCHNAPSEN_LOG_LEVEL": "WARNING",
+}
+
+
+@dataclass
+class Topology:
+    """The processes of one local deployment and clients to look at them."""
+
+    cluster: LocalCluster
+    queues: EmbeddedRedis
+    servers: list[LiveServer]
+    workers: list[WorkerProcess]
+    log: RedisCluster
+    _turn: itertools.count = field(default_factory=itertools.count)
+
+    @property
+    def urls(self) -> list[str]:
+        return [server.url for server in self.servers]
+
+    def next_url(self) -> str:
+        """The API replicas in turn, as a round-robin load balancer sends requests."""
+        return self.urls[next(self._turn) % len(self.urls)]
+
+
+@pytest.fixture(scope="session")
+def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
+    folder = tmp_path_factory.mktemp("cluster")
+    cluster = LocalCluster(folder / "log", node_timeout_ms=1000).start()
+    queues = EmbeddedRedis(folder / "queues").start()
+    servers: list[LiveServer] = []
+    workers: list[WorkerProcess] = []
+    env = dict(SETTINGS, QUEUE_REDIS_URL=queues.url)
+    try:
+        for _ in range(API_REPLICAS):
+            servers.append(LiveServer(cluster.url, workers=1, env=env))
+        for _ in range(WORKERS):
+            workers.append(WorkerProcess(cluster.url, **env))
+        log = connect(cluster.url, socket_timeout=5)
+        assert isinstance(log, RedisCluster)
+        yield Topology(cluster, queues, servers, workers, log)
+    finally:
+        for worker in workers:
+            worker.stop()
+        for server in servers:
+            server.stop()
+        queues.stop()
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def queue_client(topology: Topology) -> redis.Redis:
+    return redis.Redis.from_url(topology.queues.url)
