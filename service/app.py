@@ -190,6 +190,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
+    # A Redis Cluster while a replica takes over a dead primary's slots: CLUSTERDOWN,
+    # TRYAGAIN, or no node known for a slot yet.
+    @app.errorhandler(redis.exceptions.ClusterError)
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.RedisClusterException)
     def _redis_down(error: Exception):
         # Returned, not raised: Flask does not handle errors raised by error handlers.
         log.error("redis unavailable: %s", error)

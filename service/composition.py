@@ -50,7 +50,7 @@ def build_services(
     secret: bytes,
     *,
     replica_acks: int = 0,
-    replica_ack_timeout_ms: int = 1000,
+    replica_ack_timeout_ms: int = 500,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 

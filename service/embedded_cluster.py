@@ -153,6 +153,8 @@ class LocalCluster:
             "--cluster-enabled", "yes",
             "--cluster-config-file", str(folder / "nodes.conf"),
             "--cluster-node-timeout", str(self.node_timeout_ms),
+            # The slots of live primaries stay served while a dead one's replica takes over.
+            "--cluster-require-full-coverage", "no",
             "--appendonly", "no",
             "--save", "",
             "--maxmemory-policy", "noeviction",

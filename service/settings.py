@@ -25,8 +25,9 @@ DEFAULTS: dict[str, Any] = {
     # and an acknowledged append may be lost when its primary dies (replication is
     # asynchronous). See README "Scaling out".
     "REPLICA_ACKS": 0,
-    # How long an append waits for those replicas, in ms; fewer in time: 503, not acknowledged.
-    "REPLICA_ACK_TIMEOUT_MS": 1000,
+    # How long an append waits for those replicas, in ms (keep it below REDIS_TIMEOUT_SECONDS);
+    # fewer in time: 503, not acknowledged.
+    "REPLICA_ACK_TIMEOUT_MS": 500,
     # Signs seat tokens and invites; set it in production (see README).
     "SECRET_KEY": None,
     # Largest request body accepted, in bytes (larger: 413).

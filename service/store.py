@@ -233,7 +233,7 @@ class EventStore:
     """The per-game event logs, their seat records and snapshot caches in Redis."""
 
     def __init__(
-        self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 1000
+        self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 500
     ):
         self.redis = client
         #: Replicas that must have an append before it is acknowledged (0: none asked).

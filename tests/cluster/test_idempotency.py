@@ -1,0 +1,68 @@
+"""Idempotent retries sent to different API replicas: one append, the same answer.
+
+A create's key is bound in a key of its own (``sch:create:<digest>``, one
+slot of its own), an action's key in the game's idempotency hash (the game's
+slot), so whichever replica a retry reaches finds the record the first request
+left.
+"""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from service.store import EventStore
+from tests.cluster.play import auth, new_human_game, view
+
+pytestmark = pytest.mark.cluster
+
+
+def test_a_create_retried_on_every_replica_creates_one_game(topology):
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    answers = [requests.post(f"{url}/v1/games", json={}, headers=key, timeout=10)
+               for url in topology.urls]  # fmt: skip
+    assert {a.status_code for a in answers} == {201}
+    assert len({a.json()["game_id"] for a in answers}) == 1
+    assert len({a.json()["token"] for a in answers}) == 1
+    assert [a.headers.get("Idempotent-Replayed") for a in answers][1:] == ["true", "true"]
+
+
+def test_an_action_retried_on_other_replicas_is_appended_once(topology):
+    session = requests.Session()
+    game = new_human_game(topology.next_url, session)
+    seen = view(topology.next_url, session, game, 0)
+    seat = seen["to_move"]
+    action = view(topology.next_url, session, game, seat)["deal"]["legal_actions"][0]
+    headers = {**auth(game.tokens[seat]), "Idempotency-Key": str(uuid.uuid4())}
+    url = f"/v1/games/{game.game_id}/actions"
+    answers = [requests.post(base + url, json=action, headers=headers, timeout=10)
+               for base in topology.urls]  # fmt: skip
+    assert {a.status_code for a in answers} == {200}
+    assert len({a.json()["version"] for a in answers}) == 1
+    assert [a.headers.get("Idempotent-Replayed") for a in answers] == [None, "true", "true"]
+    assert EventStore(topology.log).head(game.game_id) == answers[0].json()["version"]
+
+
+def test_concurrent_retries_on_three_replicas_append_once(topology):
+    """The same request at the same moment on every replica: one append, three equal answers."""
+    session = requests.Session()
+    for _ in range(10):
+        game = new_human_game(topology.next_url, session)
+        seen = view(topology.next_url, session, game, 0)
+        seat = seen["to_move"]
+        action = view(topology.next_url, session, game, seat)["deal"]["legal_actions"][0]
+        headers = {**auth(game.tokens[seat]), "Idempotency-Key": str(uuid.uuid4())}
+        url = f"/v1/games/{game.game_id}/actions"
+        with ThreadPoolExecutor(3) as pool:
+            sent = [pool.submit(requests.post, base + url, json=action, headers=headers,
+                                timeout=10) for base in topology.urls]  # fmt: skip
+            answers = [future.result() for future in sent]
+        assert {a.status_code for a in answers} == {200}, [a.text for a in answers]
+        versions = {a.json()["version"] for a in answers}
+        assert len(versions) == 1
+        assert EventStore(topology.log).head(game.game_id) == versions.pop()
+        replayed = [a.headers.get("Idempotent-Replayed") for a in answers]
+        assert replayed.count(None) == 1, replayed
