@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import redis
@@ -29,10 +29,11 @@ from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
 from service.live import LogWatcher, OneRead, Recent
+from service.live_cluster import ShardedLogWatcher
 from service.logs import configure_logging
 from service.problems import Problem
 from service.readiness import quick_client
-from service.redis_clients import AnyRedis, NodeRotation, QueuesNotConfigured, connect, is_cluster
+from service.redis_clients import AnyRedis, QueuesNotConfigured, connect, is_cluster
 from service.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 
 log = logging.getLogger(__name__)
@@ -179,7 +180,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "clients": ClientRegistry(client),
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
-        "watcher": LogWatcher(_listener(log_url, timeout)),
+        "watcher": _watcher(log_url, timeout),
         # Games at recent versions, shared by the waiters of a game (service.live).
         "recent": Recent(),
         "one_read": OneRead(),
@@ -210,16 +211,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _listener(url: str, connect_timeout: float) -> Callable[[], redis.Redis]:
-    """How the watcher connects: it blocks on its subscription, so no read timeout.
-
-    On a Redis Cluster a classic PUBLISH reaches every node, so it subscribes on
-    any node, and on the next one when that one dies.
-    """
-    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+def _watcher(url: str, connect_timeout: float) -> LogWatcher:
+    """The process's watcher: one subscription (it blocks on it, so no read timeout), or on
+    a Redis Cluster a shard subscription per watched game (service.live_cluster)."""
     if is_cluster(url):
-        return NodeRotation(url, **options)
-    return lambda: redis.Redis.from_url(url, **options)
+        return ShardedLogWatcher(
+            lambda: connect(url, socket_connect_timeout=connect_timeout, socket_timeout=5)
+        )
+    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+    return LogWatcher(lambda: redis.Redis.from_url(url, **options))
 
 
 class _RefusingPool(redis.ConnectionPool):

@@ -17,8 +17,6 @@ plain Redis of their own (``QUEUE_REDIS_URL``).
 from __future__ import annotations
 
 import contextlib
-import itertools
-import threading
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -125,41 +123,9 @@ def refresh(client: AnyRedis) -> None:
             client.nodes_manager.initialize()
 
 
-class NodeRotation:
-    """Plain clients of a cluster's nodes in turn, for a subscription that must survive a node.
-
-    A classic PUBLISH on a Redis Cluster reaches the subscribers of every node,
-    so the live-update listener (``service.live``) may subscribe on any one; when
-    that node dies it subscribes on the next one the cluster lists.
-    """
-
-    def __init__(self, url: str, **options: Any):
-        self._url = url
-        self._options = options
-        self._lock = threading.Lock()
-        self._cluster: RedisCluster | None = None
-        self._turn = itertools.count()
-
-    def __call__(self) -> redis.Redis:
-        with self._lock:
-            if self._cluster is None:
-                cluster = connect(self._url, socket_connect_timeout=2, socket_timeout=2)
-                assert isinstance(cluster, RedisCluster)
-                self._cluster = cluster
-            else:
-                # When no node answers, the nodes known before are tried in turn.
-                with contextlib.suppress(redis.RedisError, RedisClusterException):
-                    self._cluster.nodes_manager.initialize()
-            nodes = sorted(self._cluster.get_nodes(), key=lambda node: node.name)
-            node = nodes[next(self._turn) % len(nodes)]
-        options = {k: v for k, v in self._options.items() if k not in ("max_connections",)}
-        return redis.Redis(host=node.host, port=node.port, **options)
-
-
 __all__ = [
     "CLUSTER_SCHEMES",
     "AnyRedis",
-    "NodeRotation",
     "QueuesNotConfigured",
     "connect",
     "is_cluster",

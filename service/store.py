@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from service.engine.events import Event, event_from_dict, event_to_dict
 from service.redis_clients import AnyRedis, primary_of, refresh
@@ -88,9 +89,20 @@ if ARGV[5] ~= '' then
   end
 end
 -- Wake the waiters of this game in every server process (service.live).
-redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)
+__PUBLISH__
 return {'ok', tostring(version)}
 """
+
+#: How the append script announces an append: on one Redis, on the channel every
+#: process listens to (service.live); on a cluster, on the game's shard channel
+#: (sharded pub/sub, heard only on the game's shard: service.live_cluster).
+_PUBLISH = (
+    "redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)"
+)
+_SPUBLISH = (
+    "local game = string.match(KEYS[1], '{(.-)}')\n"
+    "redis.call('SPUBLISH', 'sch:{' .. game .. '}:appended', game .. ' ' .. version)"
+)
 
 _TOUCH = """
 -- KEYS: idem. ARGV: ttl. A write for WAIT to count: the record a retry found is
@@ -239,7 +251,10 @@ class EventStore:
         #: Replicas that must have an append before it is acknowledged (0: none asked).
         self.replica_acks = replica_acks
         self.replica_ack_timeout_ms = replica_ack_timeout_ms
-        self._append = client.register_script(_APPEND)
+        sharded = isinstance(client, RedisCluster)
+        self._append = client.register_script(
+            _APPEND.replace("__PUBLISH__", _SPUBLISH if sharded else _PUBLISH)
+        )
         self._touch = client.register_script(_TOUCH)
         self._load = client.register_script(_LOAD)
         self._clock = client.register_script(_CLOCK)

@@ -30,6 +30,7 @@ import requests
 from service.engine import ActionTaken
 from service.store import EventStore, keys
 from tests.cluster.play import HumanGame, auth, new_human_game, play_one, send, view
+from tests.cluster.test_games import shard_subscribers
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
@@ -85,7 +86,26 @@ def compare(store: EventStore, clients: list[Client]) -> tuple[int, int, int, in
     return acknowledged, appended, lost, doubled
 
 
+def long_poll(url: str, game: HumanGame, seat: int, after: int, answer: dict) -> None:
+    answer["reply"] = requests.get(f"{url}/v1/games/{game.game_id}/events",
+                                   params={"after": after, "wait": 30},
+                                   headers=auth(game.tokens[seat]), timeout=60)  # fmt: skip
+
+
 def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsys):
+    """Also: a long-poll waiting on a game of the killed primary is subscribed again on
+    the promoted one, and wakes for the next action there."""
+    session = requests.Session()
+    watched = new_human_game(topology.next_url, session)
+    seen = view(topology.next_url, session, watched, 0)
+    victim = topology.cluster.node_of(keys(watched.game_id)["log"])
+    polled: dict = {}
+    poller = threading.Thread(target=long_poll, args=(topology.urls[0], watched,
+                                                      1 - seen["to_move"], seen["version"], polled))  # fmt: skip
+    poller.start()
+    wait_until(lambda: shard_subscribers(topology, watched.game_id) == 1, 20,
+               "the long-poll's shard subscription")  # fmt: skip
+
     clients = [Client(seed) for seed in range(CLIENTS)]
     stop = threading.Event()
     threads = [threading.Thread(target=run_client, args=(topology, c, stop)) for c in clients]
@@ -95,8 +115,7 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
         wait_until(lambda: all(c.acknowledged >= ACTIONS_BEFORE or c.error for c in clients),
                    60, "every client to play before the kill")  # fmt: skip
         assert not [c.error for c in clients if c.error]
-        playing = clients[0].games[-1].game_id
-        victim = topology.cluster.node_of(keys(playing)["log"])
+        playing = watched.game_id
         before = [c.acknowledged for c in clients]
         victim.kill()  # kill -9, while the clients play
         wait_until(
@@ -105,12 +124,19 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
         promoted = topology.cluster.node_of(keys(playing)["log"])
         assert promoted.port != victim.port
         # Every API replica reads the games of the promoted primary, without a restart.
-        game = clients[0].games[-1]
         for url in topology.urls:
-            assert view(lambda url=url: url, requests.Session(), game, 0)["game_id"] == playing
+            assert view(lambda url=url: url, requests.Session(), watched, 0)["game_id"] == playing
+        # The long-poll's process subscribed again, on the promoted primary.
+        wait_until(lambda: shard_subscribers(topology, playing) == 1, 30,
+                   "the long-poll's subscription on the promoted primary")  # fmt: skip
         # The killed node comes back and rejoins as the promoted primary's replica.
         topology.cluster.restart(victim)
         assert topology.cluster.roles()[victim.port] == "slave"
+        # The watched game's next action, through another replica, wakes the long-poll.
+        assert play_one(lambda: topology.urls[1], session, watched, random.Random(1))
+        poller.join(60)
+        assert polled["reply"].status_code == 200
+        assert polled["reply"].json()["events"], "the long-poll answered without the action"
         wait_until(
             lambda: all(c.acknowledged >= b + ACTIONS_AFTER or c.error
                         for c, b in zip(clients, before, strict=True)),

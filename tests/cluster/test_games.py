@@ -17,9 +17,11 @@ import requests
 
 from service.app import create_app
 from service.engine import ActionTaken
+from service.live_cluster import channel
 from service.store import EventStore, keys
 from tests.cluster.play import auth, new_human_game, play_one, view
 from tests.conftest import SECRET
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
 
@@ -54,8 +56,16 @@ def test_whole_games_across_replicas_end_and_replay_the_same_on_every_replica(to
     assert len(nodes) > 1
 
 
+def shard_subscribers(topology, game_id: str) -> int:
+    """Subscribers of the game's shard channel on the primary that holds its slot."""
+    primary = topology.cluster.node_of(keys(game_id)["log"])
+    _channel, count = primary.client().execute_command("PUBSUB", "SHARDNUMSUB", channel(game_id))
+    return int(count)
+
+
 def test_a_long_poll_on_one_replica_wakes_for_an_action_through_another(topology):
-    """The waiting seat long-polls replica 0; the seat to move acts through replica 1."""
+    """The waiting seat long-polls replica 0, whose process holds a shard subscription
+    to the game's channel on the game's primary; the seat to move acts through replica 1."""
     session = requests.Session()
     first, second = topology.urls[0], topology.urls[1]
     game = new_human_game(lambda: first, session)
@@ -72,8 +82,11 @@ def test_a_long_poll_on_one_replica_wakes_for_an_action_through_another(topology
             timeout=40,
         )
 
+    assert shard_subscribers(topology, game.game_id) == 0
     polling = threading.Thread(target=wait)
     polling.start()
+    wait_until(lambda: shard_subscribers(topology, game.game_id) == 1, 20,
+               "replica 0 to subscribe to the game's shard channel")  # fmt: skip
     mine = view(lambda: second, session, game, mover)
     acted = session.post(
         f"{second}/v1/games/{game.game_id}/actions",

@@ -1,0 +1,299 @@
+"""Waiting for a game's next event on a Redis Cluster: a shard subscription per watched game.
+
+On one Redis the append script PUBLISHes every append on one channel and one
+subscription per process hears them all (``service.live``). A classic PUBLISH
+on a cluster is sent to every node, so its cost grows with the cluster; the
+append script there SPUBLISHes on the game's own shard channel instead,
+``sch:{<game_id>}:appended`` (sharded pub/sub, Redis 7), which lives in the
+game's slot and is heard only on the shard that holds it.
+
+``ShardedLogWatcher`` keeps ``LogWatcher``'s contract with one change of means:
+
+- the first waiter of a game SSUBSCRIBEs the game's channel, on the primary
+  that holds its slot, and waits for the confirmation before it reads the
+  version ("check after subscribing"); later waiters of the game find the
+  subscription in place (a channel nobody waits on is dropped after
+  ``IDLE_SECONDS``, so a game's waiters that come and go cost no round trip);
+- one listener thread (a greenlet under gevent) per primary the process
+  subscribes on; requests only send (``SSUBSCRIBE``), the listener only reads;
+- when a primary is lost (killed, failed over) or moves a slot away
+  (``SUNSUBSCRIBE`` from the server, ``MOVED``), its games are subscribed again
+  on the primary that serves them now, and then their waiters are woken to
+  look again, so nothing appended meanwhile is missed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import redis
+from redis.cluster import RedisCluster
+
+from service.live import LogWatcher, Waiter
+
+log = logging.getLogger(__name__)
+
+#: A channel without waiters is unsubscribed after this many seconds.
+IDLE_SECONDS = 10.0
+#: A first waiter waits at most this long for its subscription's confirmation.
+CONFIRM_SECONDS = 2.0
+#: A listener looks for idle channels at least this often.
+LISTEN_SECONDS = 1.0
+
+
+def channel(game_id: str) -> str:
+    """The shard channel of a game's appends (in the game's slot)."""
+    return f"sch:{{{game_id}}}:appended"
+
+
+def _game_of(name: bytes | str) -> str:
+    text = name.decode() if isinstance(name, bytes) else name
+    return text.partition("{")[2].partition("}")[0]
+
+
+@dataclass(eq=False)
+class _Subscription:
+    """A game's shard subscription on one primary."""
+
+    game_id: str
+    confirmed: threading.Event = field(default_factory=threading.Event)
+    #: When its last waiter left (None: it has waiters).
+    idle_since: float | None = None
+
+
+class _Shard:
+    """The subscription connection of this process to one primary, and its listener."""
+
+    def __init__(self, watcher: ShardedLogWatcher, name: str, host: str, port: int):
+        self.watcher = watcher
+        self.name = name
+        client = redis.Redis(
+            host=host, port=port, socket_connect_timeout=2, health_check_interval=0
+        )
+        self.pubsub = client.pubsub()
+        #: Sends and the decisions they carry out happen under it, in order.
+        self.send_lock = threading.Lock()
+        self.subscriptions: dict[str, _Subscription] = {}
+        #: Games unsubscribed by us whose SUNSUBSCRIBE is not confirmed yet.
+        self.leaving: set[str] = set()
+        self.lost = False
+        threading.Thread(target=self._listen, name=f"shard-watcher {name}", daemon=True).start()
+
+    def subscribe(self, game_id: str) -> _Subscription:
+        """The game's subscription here (sent now if it is new)."""
+        with self.send_lock:
+            if self.lost:
+                raise redis.exceptions.ConnectionError(f"the subscription to {self.name} is lost")
+            found = self.subscriptions.get(game_id)
+            if found is None:
+                found = self.subscriptions[game_id] = _Subscription(game_id)
+                self.pubsub.ssubscribe(channel(game_id))
+            found.idle_since = None
+            return found
+
+    def idle(self, game_id: str) -> None:
+        with self.send_lock:
+            found = self.subscriptions.get(game_id)
+            if found is not None:
+                found.idle_since = time.monotonic()
+
+    def _drop_idle(self) -> None:
+        now = time.monotonic()
+        with self.send_lock:
+            idle = [
+                game_id
+                for game_id, found in self.subscriptions.items()
+                if found.idle_since is not None and now - found.idle_since > IDLE_SECONDS
+            ]
+            for game_id in idle:
+                del self.subscriptions[game_id]
+            self.leaving.update(idle)
+            if idle:
+                self.pubsub.sunsubscribe(*[channel(game_id) for game_id in idle])
+        self.watcher.forget(idle)
+
+    def _listen(self) -> None:
+        try:
+            while True:
+                message = self.pubsub.get_sharded_message(timeout=LISTEN_SECONDS)
+                if message is None:
+                    self._drop_idle()
+                    continue
+                kind = message["type"]
+                game_id = _game_of(message["channel"])
+                if kind == "smessage":
+                    _game, _, version = message["data"].decode().partition(" ")
+                    self.watcher.notify(game_id, int(version))
+                elif kind == "ssubscribe":
+                    with self.send_lock:
+                        found = self.subscriptions.get(game_id)
+                    if found is not None:
+                        found.confirmed.set()
+                elif kind == "sunsubscribe":
+                    with self.send_lock:
+                        asked = game_id in self.leaving
+                        self.leaving.discard(game_id)
+                        found = None if asked else self.subscriptions.pop(game_id, None)
+                    if found is not None:  # not asked for: the slot moved away from here
+                        threading.Thread(
+                            target=self.watcher.resubscribe, args=(self, [game_id]), daemon=True
+                        ).start()
+        except redis.exceptions.ResponseError as error:  # MOVED: a slot is served elsewhere
+            self._lose(error)
+        except (redis.exceptions.RedisError, OSError) as error:
+            self._lose(error)
+
+    def _lose(self, error: BaseException) -> None:
+        with self.send_lock:
+            self.lost = True
+            games = list(self.subscriptions)
+            self.subscriptions.clear()
+        log.warning("shard watcher lost %s (%s); resubscribing %d games", self.name, error,
+                    len(games))  # fmt: skip
+        with contextlib.suppress(Exception):  # the connection is gone already
+            self.pubsub.reset()
+        self.watcher.resubscribe(self, games)
+
+
+class ShardedLogWatcher(LogWatcher):
+    """``LogWatcher`` on a Redis Cluster: a shard subscription per watched game."""
+
+    def __init__(self, cluster: Callable[[], RedisCluster]):
+        super().__init__(lambda: redis.Redis())  # never called: no classic subscription
+        self._cluster_factory = cluster
+        self._cluster: RedisCluster | None = None
+        self._shards: dict[str, _Shard] = {}
+        #: Per game, the shard that holds its subscription.
+        self._placed: dict[str, _Shard] = {}
+        self._place_lock = threading.Lock()
+
+    @contextmanager
+    def watch(self, game_id: str, after: int, client: object | None = None) -> Iterator[Waiter]:
+        self._ensure_listening()
+        waiter = Waiter(game_id, after, client)  # type: ignore[arg-type]
+        with self._lock:
+            self._waiters.setdefault(game_id, set()).add(waiter)
+        try:
+            try:
+                subscription = self._subscribe(game_id)
+                subscription.confirmed.wait(CONFIRM_SECONDS)
+            except (redis.exceptions.RedisError, OSError) as error:
+                # No subscription now: the waiter reads the version and waits; the
+                # resubscription wakes it (or its wait ends).
+                log.warning("could not subscribe to game %s (%s)", game_id, error)
+            yield waiter
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(game_id)
+                if waiting is not None:
+                    waiting.discard(waiter)
+                    if not waiting:
+                        del self._waiters[game_id]
+                last = game_id not in self._waiters
+            if last:
+                shard = self._placed.get(game_id)
+                if shard is not None:
+                    shard.idle(game_id)
+
+    def announced(self, game_id: str) -> int | None:
+        """Only a game whose subscription is confirmed has its announcements here."""
+        shard = self._placed.get(game_id)
+        found = shard.subscriptions.get(game_id) if shard is not None else None
+        if found is None or not found.confirmed.is_set():
+            return None
+        return super().announced(game_id)
+
+    def _ensure_listening(self) -> None:
+        """After a fork: no shard of the parent's is ours; start the closed-client sweep."""
+        if self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._shards.clear()
+            self._placed.clear()
+            self._cluster = None
+            self._subscribed.set()
+            threading.Thread(target=self._sweep, name="closed-clients", daemon=True).start()
+
+    def _subscribe(self, game_id: str) -> _Subscription:
+        """The game's subscription on the primary of its slot (made now if needed)."""
+        with self._place_lock:
+            shard = self._placed.get(game_id)
+            if shard is None or shard.lost:
+                shard = self._shard_for(game_id)
+                self._placed[game_id] = shard
+        return shard.subscribe(game_id)
+
+    def _shard_for(self, game_id: str) -> _Shard:
+        if self._cluster is None:
+            self._cluster = self._cluster_factory()
+        node = self._cluster.get_node_from_key(channel(game_id))
+        shard = self._shards.get(node.name)
+        if shard is None or shard.lost:
+            shard = self._shards[node.name] = _Shard(self, node.name, node.host, node.port)
+        return shard
+
+    def resubscribe(self, lost: _Shard, games: list[str]) -> None:
+        """Subscribe ``games`` again where their slots are served now, then wake their waiters.
+
+        Tries until each game is subscribed or has no waiter left (a failover
+        takes ``cluster-node-timeout`` and an election); the waiters are woken
+        either way, to read the version themselves.
+        """
+        backoff = 0.1
+        todo = list(games)
+        deadline = time.monotonic() + 60
+        while todo and time.monotonic() < deadline:
+            with self._lock:
+                todo = [game_id for game_id in todo if game_id in self._waiters]
+            with self._place_lock:
+                for game_id in todo:
+                    if self._placed.get(game_id) is lost:
+                        del self._placed[game_id]
+                if self._shards.get(lost.name) is lost:
+                    del self._shards[lost.name]
+                if self._cluster is not None:
+                    # No node answers yet: try again below.
+                    with contextlib.suppress(Exception):
+                        self._cluster.nodes_manager.initialize()
+            waiting = []
+            for game_id in todo:
+                try:
+                    waiting.append(self._subscribe(game_id))
+                except (redis.exceptions.RedisError, OSError):
+                    continue
+            for subscription in waiting:
+                subscription.confirmed.wait(CONFIRM_SECONDS)
+            confirmed = {s.game_id for s in waiting if s.confirmed.is_set()}
+            self._wake(confirmed)
+            todo = [game_id for game_id in todo if game_id not in confirmed]
+            if todo:
+                time.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+        self._wake(set(games))
+
+    def forget(self, games: list[str]) -> None:
+        """What was announced for ``games`` is no news any more: they are unsubscribed."""
+        with self._lock:
+            for game_id in games:
+                self._announced.pop(game_id, None)
+
+    def _wake(self, games: set[str]) -> None:
+        with self._lock:
+            for game_id in games:
+                self._announced.pop(game_id, None)
+            waiters = [w for game_id in games for w in self._waiters.get(game_id, ())]
+        for waiter in waiters:
+            waiter.woken.set()
+
+
+__all__ = ["ShardedLogWatcher", "channel"]
