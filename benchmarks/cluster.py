@@ -72,9 +72,9 @@ def start_api(redis_url: str, queue_url: str, acks: int) -> tuple[subprocess.Pop
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
-            if requests.get(f"{url}/healthz", timeout=1).ok:
+            if requests.get(f"{url}/healthz", timeout=5).ok:
                 return process, url
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or a worker still booting
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("the server did not start")
