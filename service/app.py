@@ -28,7 +28,8 @@ from service.api.spec import ContractPlugin, register_components
 from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
-from service.live import LogWatcher, OneRead, Recent
+from service.game_memory import GameMemory
+from service.live import LogWatcher, OneRead
 from service.logs import configure_logging
 from service.problems import Problem
 from service.readiness import quick_client
@@ -109,7 +110,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
-    services = build_services(client, queue_client, secret_key(app.config))
+    # Games at recent versions: the feed's readers share them, and this process's
+    # appends fill it, so a waiter woken by one reads nothing (service.game_memory).
+    memory = GameMemory()
+    services = build_services(client, queue_client, secret_key(app.config), also=[memory])
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
     quick_log = quick_client(log_url, ready_timeout)
@@ -166,8 +170,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
         "watcher": LogWatcher(lambda: _listener(log_url, timeout)),
-        # Games at recent versions, shared by the waiters of a game (service.live).
-        "recent": Recent(),
+        "memory": memory,
         "one_read": OneRead(),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,13 +43,22 @@ class Services:
             self.stats.observe(current)
 
 
-def build_services(log_client: Redis, queue_client: Redis, secret: bytes) -> Services:
-    """The service on the log's Redis, enqueueing on the queues' Redis."""
+def build_services(
+    log_client: Redis,
+    queue_client: Redis,
+    secret: bytes,
+    *,
+    also: Sequence[AppendListener] = (),
+) -> Services:
+    """The service on the log's Redis, enqueueing on the queues' Redis; ``also``: more
+    append listeners, told first (the API's memory of games, ``service.game_memory``:
+    it keeps the new events before anything else of the request waits for I/O, so
+    the waiters the append wakes in this process find them there)."""
     store = EventStore(log_client)
     stats = GameStats(log_client)
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
-    listeners: tuple[AppendListener, ...] = (dispatcher, stats)
+    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
     games = GameService(store, secret, bot_levels=LEVELS, listeners=listeners)
     return Services(games, store, ExportStore(log_client), stats, dispatcher)
 

@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -233,3 +234,59 @@ def test_no_long_poll_misses_an_append_racing_it(server):
         poller.join()
         answer = polled[0]
         assert answer.status_code == 200 and answer.json()["events"], "a racing append was missed"
+
+
+@contextmanager
+def commands_sent(client: redis.Redis) -> Iterator[list[str]]:
+    """The commands clients (not scripts) send to Redis meanwhile (MONITOR), by name."""
+    sent: list[str] = []
+    end = f"end-of-watch-{random.randrange(10**9)}"
+    with client.monitor() as monitor:
+
+        def watch() -> None:
+            while True:
+                command = monitor.next_command()
+                if end in command["command"]:
+                    return
+                if command["client_type"] != "lua":
+                    sent.append(command["command"].split()[0].upper())
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            yield sent
+        finally:
+            redis.Redis(connection_pool=client.connection_pool).echo(end)
+            watcher.join(HANG)
+
+
+def _waiting(url: str) -> float:
+    for line in requests.get(f"{url}/metrics", timeout=HANG).text.splitlines():
+        if line.startswith("schnapsen_waiting_requests "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def test_a_waiter_woken_by_its_own_process_s_append_reads_nothing_from_redis(server, redis_client):
+    """The process that appended knows the new events: its waiters take them from memory."""
+    game = new_game(server.url)
+    rng = random.Random(21)
+    for _ in range(3):
+        view = requests.get(
+            f"{server.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
+        ).json()
+        answers: list[requests.Response] = []
+        feed = f"{server.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
+
+        def poll(feed: str = feed, answers: list = answers) -> None:
+            answers.append(requests.get(feed, timeout=HANG + 8))
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        wait_until(lambda: _waiting(server.url) == 1, timeout=HANG, what="the poll waiting")
+        with commands_sent(redis_client) as sent:
+            act(server.url, game, rng)
+            poller.join()
+        assert answers[0].status_code == 200 and answers[0].json()["events"]
+        assert answers[0].json()["events"][0]["version"] == view["version"] + 1
+        assert "XRANGE" not in sent, f"the woken waiter read the log again: {sent}"
