@@ -15,7 +15,10 @@ Redis Cluster slot and one Lua script can touch them atomically:
 
 Appending is one Lua script that checks the expected version (and the
 idempotency key) and adds every event of a command, or nothing. There is no
-WATCH and no read-modify-write across round trips.
+WATCH and no read-modify-write across round trips. The script then announces
+the append on ``sch:appended``: ``"<game_id> <version>"``, a newline, and the
+new events' JSON, one a line (``announced_events`` reads them back), so the
+waiters it wakes need not read the log again (``service.live``).
 """
 
 from __future__ import annotations
@@ -73,8 +76,10 @@ if ARGV[5] ~= '' then
     redis.call('ZADD', KEYS[5], version, version)
   end
 end
--- Wake the waiters of this game in every server process (service.live).
-redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)
+-- Wake the waiters of this game in every server process, with the new events
+-- (service.live): "<game_id> <version>", then an event's JSON a line.
+local news = table.concat(ARGV, '\\n', first_event, #ARGV)
+redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version .. '\\n' .. news)
 return {'ok', tostring(version)}
 """
 
@@ -328,6 +333,11 @@ def _parse_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> Event:
     """A stream entry as redis-py's XRANGE returns it: (id, {field: value})."""
     _entry_id, fields = entry
     return event_from_dict(json.loads(fields[b"e"]))
+
+
+def announced_events(news: bytes) -> list[Event]:
+    """The events an append announced (the lines after the first of its message)."""
+    return [event_from_dict(json.loads(line)) for line in news.split(b"\n") if line]
 
 
 def _parse_raw(entry: list[Any]) -> Event:

@@ -64,6 +64,7 @@ from service.game_memory import GameMemory
 from service.live import END_EVENT, LogWatcher, OneRead, client_gone
 from service.metrics import WAITING_REQUESTS
 from service.problems import Problem, Unauthorized, VersionConflict
+from service.store import announced_events
 
 log = logging.getLogger(__name__)
 
@@ -544,9 +545,10 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
 def _events_since(
     service: GameService, known: Current, *, shared: bool
 ) -> tuple[list[Any], Current]:
-    """``service.events_since``; ``shared``: a waiter that was woken, which may take what
-    another waiter of the game, woken by the same announcement, read already, or
-    what this process appended (``service.game_memory``).
+    """``service.events_since``; ``shared``: a waiter that was woken, which may take the
+    events its announcement brought, what another waiter of the game woken by the
+    same announcement read already, or what this process appended
+    (``service.game_memory``).
 
     Only a registered waiter knows nothing newer was appended than what the
     listener announced; any other reader asks Redis (read-your-writes).
@@ -554,8 +556,9 @@ def _events_since(
     watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
     memory = _memory()
 
-    def read() -> tuple[list[Any], Current]:
-        log, latest = service.events_since(known)
+    def read(news: bytes | None = None) -> tuple[list[Any], Current]:
+        brought = None if news is None else announced_events(news)
+        log, latest = service.events_since(known, brought)
         memory.remember_since(known.version, log, latest)
         return log, latest
 
@@ -564,8 +567,11 @@ def _events_since(
     announced = watcher.announced(known.game_id) or 0
     hit = memory.since(known.game_id, known.version)
     if hit is None or hit[1].version < announced:
-        key = ("since", known.game_id, known.version)
-        hit = _one_read().get(key, read)
+        news = watcher.news(known.game_id, known.version)
+        if news is not None and news[0] >= announced:
+            hit = read(news[1])  # what the announcement brought: no read of the log
+        else:
+            hit = _one_read().get(("since", known.game_id, known.version), read)
     return hit if hit[1].version >= announced else read()
 
 

@@ -267,26 +267,45 @@ def _waiting(url: str) -> float:
     return 0.0
 
 
-def test_a_waiter_woken_by_its_own_process_s_append_reads_nothing_from_redis(server, redis_client):
-    """The process that appended knows the new events: its waiters take them from memory."""
-    game = new_game(server.url)
+@pytest.fixture(scope="module")
+def two_processes(redis_url, tmp_path_factory) -> Iterator[LiveServer]:
+    """Two gevent processes, as the run command starts them by default, whose /metrics
+    sums both (so the waiting gauge counts every waiter, whichever process answers)."""
+    metrics = tmp_path_factory.mktemp("metrics")
+    live = LiveServer(redis_url, workers=2, env={"PROMETHEUS_MULTIPROC_DIR": str(metrics)})
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.mark.parametrize("fixture", ["server", "two_processes"])
+def test_woken_waiters_read_nothing_from_redis(fixture, request, redis_client):
+    """An append's announcement carries its events, and the process that appended keeps
+    them: the waiters it wakes, in any process, send no read to Redis."""
+    live: LiveServer = request.getfixturevalue(fixture)
+    game = new_game(live.url)
     rng = random.Random(21)
     for _ in range(3):
         view = requests.get(
-            f"{server.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
+            f"{live.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
         ).json()
         answers: list[requests.Response] = []
-        feed = f"{server.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
+        feed = f"{live.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
 
-        def poll(feed: str = feed, answers: list = answers) -> None:
-            answers.append(requests.get(feed, timeout=HANG + 8))
+        def poll(feed: str = feed, answers: list = answers, seat: int | None = None) -> None:
+            headers = bearer(game["tokens"][seat]) if seat is not None else {}
+            answers.append(requests.get(feed, headers=headers, timeout=HANG + 8))
 
-        poller = threading.Thread(target=poll)
-        poller.start()
-        wait_until(lambda: _waiting(server.url) == 1, timeout=HANG, what="the poll waiting")
+        pollers = [threading.Thread(target=poll, kwargs={"seat": (0, 1, None)[i % 3]})
+                   for i in range(8)]  # fmt: skip
+        for poller in pollers:
+            poller.start()
+        wait_until(lambda: _waiting(live.url) == 8, timeout=HANG, what="the polls waiting")
         with commands_sent(redis_client) as sent:
-            act(server.url, game, rng)
-            poller.join()
-        assert answers[0].status_code == 200 and answers[0].json()["events"]
-        assert answers[0].json()["events"][0]["version"] == view["version"] + 1
-        assert "XRANGE" not in sent, f"the woken waiter read the log again: {sent}"
+            act(live.url, game, rng)
+            for poller in pollers:
+                poller.join()
+        assert all(a.status_code == 200 and a.json()["events"] for a in answers)
+        assert {a.json()["events"][0]["version"] for a in answers} == {view["version"] + 1}
+        assert "XRANGE" not in sent, f"a woken waiter read the log again: {sent}"
