@@ -28,12 +28,16 @@ SIZES = {"390x844": (390, 844), "360x740": (360, 740), "1280x800": (1280, 800)}
 HANG_SECONDS = 240
 
 #: What the page must hold at its current state; a list of what is wrong ([] when fine).
+#: ``width`` is the screen's: a mobile browser zooms a too-wide page out, so innerWidth
+#: grows with the page and scrollWidth <= innerWidth alone would hold for it.
 #: Cards: each one's centre, scrolled into view, hits the card (the talon's pile counts
 #: its top card only: the pile is one stack). Controls: buttons, links, selects, inputs
 #: and playable cards of at least 44 x 44 px.
-LAYOUT_PROBLEMS = """() => {
+LAYOUT_PROBLEMS = """(width) => {
   const problems = [];
   const root = document.documentElement;
+  // A phone widens its layout viewport to a page too wide for it: that is sideways scrolling too.
+  if (innerWidth > width) problems.push(`innerWidth ${innerWidth} > the screen's ${width}`);
   if (root.scrollWidth > innerWidth) problems.push(`scrollWidth ${root.scrollWidth} > innerWidth ${innerWidth}`);
   const visible = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
   const cards = [...document.querySelectorAll(".card")].filter(visible)
@@ -60,7 +64,7 @@ LAYOUT_PROBLEMS = """() => {
 
 
 def check_layout(page, where: str) -> None:
-    problems = page.evaluate(LAYOUT_PROBLEMS)
+    problems = page.evaluate(LAYOUT_PROBLEMS, page.viewport_size["width"])
     assert problems == [], f"{where}: {problems}"
 
 
