@@ -159,6 +159,32 @@ def test_schnapsen_play_and_replay_a_whole_game_against_the_random_bot(live_serv
     assert printed.count("\n  => ") == len(results)
     assert printed.rstrip().splitlines()[-1].startswith(f"Game over: {names[winner]} wins")
 
+    # schnapsen analyse: the job's progress, then a line per player and per decision
+    analysed = subprocess.run(
+        [schnapsen(), "analyse", game_id, "--url", live_server.url],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=120,
+        check=True,
+    )
+    assert analysed.stderr.rstrip().endswith("analysing: 100%")
+    analysis = requests.get(f"{live_server.url}/v1/games/{game_id}/analysis", timeout=15).json()
+    lines = analysed.stdout.splitlines()
+    decisions = [line for line in lines if re.match(r"^  trick \d+: ", line)]
+    assert (
+        len(decisions)
+        == len(analysis["decisions"])
+        == len(replay["events"]) - sum(1 for e in replay["events"] if e["type"] != "action_taken")
+    )
+    for line, record in zip(decisions, analysis["decisions"], strict=True):
+        assert line.startswith(f"  trick {record['trick']}: {names[record['seat']]} ")
+        assert line.endswith(f"[{record['label']}]")
+        assert ("; best: " in line) == (record["best"] != record["chosen"])
+    for player in analysis["players"]:
+        accuracy = f"{player['accuracy']}%" if player["accuracy"] is not None else "-"
+        assert f"{names[player['seat']]}: accuracy {accuracy} over " in analysed.stdout
+
 
 def test_schnapsen_tells_what_the_server_refused(live_server):
     result = subprocess.run(
@@ -179,6 +205,14 @@ def test_schnapsen_tells_what_the_server_refused(live_server):
         timeout=60,
     )
     assert missing.returncode == 1 and "404" in missing.stderr
+    unknown = subprocess.run(
+        [schnapsen(), "analyse", "no-such-game", "--url", live_server.url],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=60,
+    )
+    assert unknown.returncode == 1 and "game_not_found" in unknown.stderr
 
 
 def test_schnapsen_leaves_a_game_when_the_player_types_q(live_server, worker):
