@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from service import analysis
+from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot
 from service.engine.events import ActionTaken, apply_event
 from service.engine.knowledge import seat_view
+from service.queues import bot_seed
 from service.store import EventStore
 from tests.bots.test_levels import permuted
 from tests.waiting import wait_until
@@ -88,6 +90,15 @@ def check_against_the_seat_views(redis_client, game_id: str, records: list[dict[
                 index, state.deal.number, len(view.tricks) + 1, view, event.action
             )
             assert analysis.analyse_moment(game_id, moment) == record
+            # ... and the values are the top level's own evaluations of that view, at that version
+            expert = ExpertBot(wall_clock_guard=False).choose(
+                view, seed=bot_seed(game_id, index), budget_ms=analysis.BUDGET_MS
+            )
+            evaluations = [
+                {"action": action.to_dict(), "value": round(value, 4)}
+                for action, value in expert.evaluations or ()
+            ]
+            assert record["values"] == evaluations
             checked += 1
         state = apply_event(state, event)
     assert checked == len(records)
@@ -118,6 +129,7 @@ def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view
     assert len(records) == len(actions) == reports[-1]["result"]["decisions_analysed"]
     assert [r["chosen"] for r in records] == [e["action"] for e in actions]
     assert body["seats"] == [0, 1] and body["game_finished"] is True
+    assert (body["level"], body["budget_ms"]) == ("expert", DEFAULT_BUDGET_MS)  # the top level
     for record in records:
         assert record["loss"] >= 0
         if record["label"] == "forced":
