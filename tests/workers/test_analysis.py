@@ -55,9 +55,11 @@ def play(client, game_id: str, tokens: dict[int, str], rng: random.Random, until
 
 
 def run_analysis(client, game_id: str, body: dict | None = None, token: str | None = None):
-    """Request the analysis and wait for its job; the job's reports seen on the way."""
+    """Request the analysis (``body`` None: no body at all) and wait for its job's end;
+    the job's reports seen on the way."""
     headers = auth(token) if token else {}
-    response = client.post(f"/v1/games/{game_id}/analysis", json=body or {}, headers=headers)
+    options = {} if body is None else {"json": body}
+    response = client.post(f"/v1/games/{game_id}/analysis", headers=headers, **options)
     assert response.status_code == 202, response.json
     job = response.json
     assert job["kind"] == "analysis" and 0 <= job["progress"] <= 1
@@ -113,8 +115,8 @@ def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view
     final = play(client, game_id, tokens, random.Random(seed), lambda view: False)
     assert final["status"] == "finished"
 
-    assert client.get(f"/v1/games/{game_id}/analysis").status_code == 404
-    reports = run_analysis(client, game_id)  # a spectator may ask once the game is over
+    refused(client.get(f"/v1/games/{game_id}/analysis"), 404, "analysis_not_found")
+    reports = run_analysis(client, game_id, {})  # a spectator may ask once the game is over
     progress = [r["progress"] for r in reports]
     assert progress == sorted(progress) and progress[-1] == 1.0
     assert reports[-1]["result"]["url"] == f"/v1/games/{game_id}/analysis"
@@ -144,7 +146,7 @@ def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view
     check_against_the_seat_views(redis_client, game_id, records)
 
     # Cached: a second request values nothing again and serves the same analysis.
-    again = run_analysis(client, game_id, token=tokens[0])
+    again = run_analysis(client, game_id, token=tokens[0])  # no body: everything
     assert again[-1]["result"]["decisions_analysed"] == 0
     assert client.get(f"/v1/games/{game_id}/analysis").json == body
     # Parts: one seat, one deal.
@@ -187,6 +189,10 @@ def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(
     refused(client.get(f"{url}?deal=1&deal=2", headers=auth(tokens[0])), 409, "deal_not_finished")
     refused(client.post(url, json={"deals": [9]}, headers=auth(tokens[0])), 422, "unknown_deal")
     refused(client.post(url, json={"seat": 2}, headers=auth(tokens[0])), 422, "invalid_request")
+    refused(client.post(url, json={"deals": []}, headers=auth(tokens[0])), 422, "invalid_request")
+    refused(client.post(url, json={"at": 1}, headers=auth(tokens[0])), 422, "invalid_request")
+    refused(client.get(f"{url}?deal=first", headers=auth(tokens[0])), 422, "invalid_request")
+    refused(client.get(f"{url}?seat=2", headers=auth(tokens[0])), 422, "invalid_request")
     refused(client.get(url, headers=auth(tokens[0])), 404, "analysis_not_found")
 
     run_analysis(client, game_id, token=tokens[0])
