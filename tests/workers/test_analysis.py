@@ -1,4 +1,4 @@
-"""Post-game analysis over HTTP with a real worker: values, access rules, progress, cache.
+"""Post-game analysis over HTTP (gunicorn) with a real worker: values, access rules, progress, cache.
 
 R11b: each decision is valued from the deciding seat's view alone. The check
 below recomputes every decision of the analysed games from a *permuted*
@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 import pytest
+import requests
 
 from service import analysis
 from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot
@@ -26,32 +27,46 @@ from tests.workers.helpers import auth
 PROBLEM = "application/problem+json"
 
 
+class Http:
+    """The live server over HTTP (gunicorn), paths relative to its URL."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.session = requests.Session()
+
+    def get(self, path: str, **options: Any) -> requests.Response:
+        return self.session.get(self.url + path, timeout=30, **options)
+
+    def post(self, path: str, **options: Any) -> requests.Response:
+        return self.session.post(self.url + path, timeout=30, **options)
+
+
 @pytest.fixture(scope="module")
-def client_module(app):
-    return app.test_client()
+def http(live_server) -> Http:
+    return Http(live_server.url)
 
 
 def create_human_game(client, variant: str, seed: int) -> tuple[str, dict[int, str]]:
-    created = client.post("/v1/games", json={"variant": variant, "seed": seed}).json
+    created = client.post("/v1/games", json={"variant": variant, "seed": seed}).json()
     game_id = created["game_id"]
-    invite = client.get(f"/v1/games/{game_id}", headers=auth(created["token"])).json["invite"]
-    joined = client.post(f"/v1/games/{game_id}/join", json={"invite": invite}).json
+    invite = client.get(f"/v1/games/{game_id}", headers=auth(created["token"])).json()["invite"]
+    joined = client.post(f"/v1/games/{game_id}/join", json={"invite": invite}).json()
     return game_id, {0: created["token"], 1: joined["token"]}
 
 
 def play(client, game_id: str, tokens: dict[int, str], rng: random.Random, until) -> dict:
     """Both seats take random legal actions until ``until(view)`` (or the game ends)."""
     while True:
-        view = client.get(f"/v1/games/{game_id}").json
+        view = client.get(f"/v1/games/{game_id}").json()
         if view["status"] == "finished" or until(view):
             return view
         seat = view["to_move"]
-        mine = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json
+        mine = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json()
         action = rng.choice(mine["deal"]["legal_actions"])
         response = client.post(
             f"/v1/games/{game_id}/actions", json=action, headers=auth(tokens[seat])
         )
-        assert response.status_code == 200, response.json
+        assert response.status_code == 200, response.json()
 
 
 def run_analysis(client, game_id: str, body: dict | None = None, token: str | None = None):
@@ -60,14 +75,14 @@ def run_analysis(client, game_id: str, body: dict | None = None, token: str | No
     headers = auth(token) if token else {}
     options = {} if body is None else {"json": body}
     response = client.post(f"/v1/games/{game_id}/analysis", headers=headers, **options)
-    assert response.status_code == 202, response.json
-    job = response.json
+    assert response.status_code == 202, response.json()
+    job = response.json()
     assert job["kind"] == "analysis" and 0 <= job["progress"] <= 1
     assert response.headers["Location"] == f"/v1/jobs/{job['id']}"
     reports = [job]
 
     def finished() -> bool:
-        reports.append(client.get(f"/v1/jobs/{job['id']}").json)
+        reports.append(client.get(f"/v1/jobs/{job['id']}").json())
         assert reports[-1]["status"] != "failed", reports[-1]
         return reports[-1]["status"] == "finished"
 
@@ -108,9 +123,9 @@ def check_against_the_seat_views(redis_client, game_id: str, records: list[dict[
 
 @pytest.mark.parametrize(("variant", "seed"), [("head", 5), ("tracked", 6)])
 def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view(
-    client_module, redis_client, worker, variant, seed
+    http, redis_client, worker, variant, seed
 ):
-    client = client_module
+    client = http
     game_id, tokens = create_human_game(client, variant, seed)
     final = play(client, game_id, tokens, random.Random(seed), lambda view: False)
     assert final["status"] == "finished"
@@ -121,10 +136,10 @@ def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view
     assert progress == sorted(progress) and progress[-1] == 1.0
     assert reports[-1]["result"]["url"] == f"/v1/games/{game_id}/analysis"
 
-    body = client.get(f"/v1/games/{game_id}/analysis").json
+    body = client.get(f"/v1/games/{game_id}/analysis").json()
     actions = [
         e
-        for e in client.get(f"/v1/games/{game_id}/replay").json["events"]
+        for e in client.get(f"/v1/games/{game_id}/replay").json()["events"]
         if e["type"] == "action_taken"
     ]
     records = body["decisions"]
@@ -148,25 +163,23 @@ def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view
     # Cached: a second request values nothing again and serves the same analysis.
     again = run_analysis(client, game_id, token=tokens[0])  # no body: everything
     assert again[-1]["result"]["decisions_analysed"] == 0
-    assert client.get(f"/v1/games/{game_id}/analysis").json == body
+    assert client.get(f"/v1/games/{game_id}/analysis").json() == body
     # Parts: one seat, one deal.
     response = client.get(f"/v1/games/{game_id}/analysis?seat=1&deal=1")
-    assert response.status_code == 200, response.json
-    part = response.json
+    assert response.status_code == 200, response.json()
+    part = response.json()
     assert part["decisions"] == [r for r in records if r["seat"] == 1 and r["deal"] == 1]
 
 
 def refused(response, status: int, code: str) -> None:
-    assert response.status_code == status, response.json
+    assert response.status_code == status, response.json()
     assert response.headers["Content-Type"].startswith(PROBLEM)
-    assert response.json["code"] == code
+    assert response.json()["code"] == code
 
 
-def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(
-    client_module, redis_client, worker
-):
+def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(http, redis_client, worker):
     """R11a: during a game a seat reads only its own decisions of finished deals."""
-    client = client_module
+    client = http
     game_id, tokens = create_human_game(client, "head", 17)
     rng = random.Random(17)
     url = f"/v1/games/{game_id}/analysis"
@@ -196,7 +209,7 @@ def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(
     refused(client.get(url, headers=auth(tokens[0])), 404, "analysis_not_found")
 
     run_analysis(client, game_id, token=tokens[0])
-    body = client.get(url, headers=auth(tokens[0])).json
+    body = client.get(url, headers=auth(tokens[0])).json()
     assert body["seats"] == [0] and body["deals"] == [1] and body["game_finished"] is False
     assert body["decisions"] and {(r["seat"], r["deal"]) for r in body["decisions"]} == {(0, 1)}
     check_against_the_seat_views(redis_client, game_id, body["decisions"])
