@@ -125,6 +125,8 @@ def check_against_the_seat_views(redis_client, game_id: str, records: list[dict[
 def test_r11b_a_finished_games_analysis_values_each_decision_from_the_seats_view(
     http, redis_client, worker, variant, seed
 ):
+    """R11b: every value from the deciding seat's view; R11d: once the game is over the whole
+    analysis is open to a spectator, both seats and every deal."""
     client = http
     game_id, tokens = create_human_game(client, variant, seed)
     final = play(client, game_id, tokens, random.Random(seed), lambda view: False)
