@@ -22,7 +22,18 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import metrics, request_ids
-from service.api import bodies, bots, docs, exports, games, limits, meta, pages, problem_pages
+from service.api import (
+    analysis,
+    bodies,
+    bots,
+    docs,
+    exports,
+    games,
+    limits,
+    meta,
+    pages,
+    problem_pages,
+)
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.api.spec import ContractPlugin, register_components
 from service.clients import ClientRegistry
@@ -152,6 +163,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(games.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
+    api.register_blueprint(analysis.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
