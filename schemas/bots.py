@@ -196,15 +196,16 @@ class ExportResultSchema(Schema):
     url = fields.String()
 
 
-@answer("result", "error")
+@answer("result", "error", "progress")
 class JobSchema(Schema):
     """A job as the server answers it (dumped as it is); documented per kind as ``Job``."""
 
     openapi_ref = "Job"
 
     id = fields.String()
-    kind = fields.String(validate=validate.OneOf(["move", "hint", "export"]))
+    kind = fields.String(validate=validate.OneOf(["move", "hint", "export", "analysis"]))
     status = ChoiceField("JobStatus")
+    progress = fields.Float(metadata=_doc("Analysis jobs: the fraction of the work done"))
     result = fields.Dict(metadata=_doc("When finished: the job's result"))
     error = fields.String(metadata=_doc("When failed: why"))
 
@@ -238,8 +239,36 @@ class ExportJobSchema(_JobSchema):
     export_url = fields.String(metadata=_doc("In the answer to the export request"))
 
 
+@answer()
+class AnalysisResultSchema(Schema):
+    """A finished analysis job: read the analysis at `url`."""
+
+    game_id = fields.String()
+    url = fields.String()
+    decisions_analysed = fields.Integer(metadata=_doc("Decisions this job valued (not cached)"))
+    elapsed_ms = fields.Float()
+
+
+class AnalysisJobSchema(_JobSchema):
+    """An analysis job (POST /v1/games/{game_id}/analysis); its result names the analysis."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["analysis"]))
+    progress = fields.Float(
+        required=True,
+        validate=validate.Range(min=0, max=1),
+        metadata=_doc("The fraction of the decisions analysed"),
+    )
+    result = fields.Nested(AnalysisResultSchema, metadata=_doc("Once the job is finished"))
+    analysis_url = fields.String(metadata=_doc("In the answer to the request"))
+
+
 #: The union ``Job`` of GET /v1/jobs/{job_id}, keyed on ``kind``.
-JOB_KINDS = {"move": MoveJobSchema, "hint": HintJobSchema, "export": ExportJobSchema}
+JOB_KINDS = {
+    "move": MoveJobSchema,
+    "hint": HintJobSchema,
+    "export": ExportJobSchema,
+    "analysis": AnalysisJobSchema,
+}
 
 
 class ExportRequestSchema(Schema):

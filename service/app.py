@@ -22,13 +22,25 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import metrics, request_ids
-from service.api import bodies, bots, docs, exports, games, limits, meta, pages, problem_pages
+from service.api import (
+    analysis,
+    bodies,
+    bots,
+    docs,
+    exports,
+    games,
+    limits,
+    meta,
+    pages,
+    problem_pages,
+)
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.api.spec import ContractPlugin, register_components
 from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
-from service.live import LogWatcher, OneRead, Recent
+from service.game_memory import GameMemory
+from service.live import LogWatcher, OneRead
 from service.live_cluster import ShardedLogWatcher
 from service.logs import configure_logging
 from service.problems import Problem
@@ -115,10 +127,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
+    # Games at recent versions: the feed's readers share them, and this process's
+    # appends fill it, so a waiter woken by one reads nothing (service.game_memory).
+    memory = GameMemory()
     services = build_services(
         client,
         queue_client,
         secret_key(app.config),
+        also=[memory],
         replica_acks=app.config["REPLICA_ACKS"],
         replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
     )
@@ -163,6 +179,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(games.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
+    api.register_blueprint(analysis.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
@@ -181,8 +198,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
         "watcher": _watcher(log_url, timeout),
-        # Games at recent versions, shared by the waiters of a game (service.live).
-        "recent": Recent(),
+        "memory": memory,
         "one_read": OneRead(),
         "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
     }

@@ -1,11 +1,13 @@
-"""The terminal client's loop: ``schnapsen play`` against a bot, ``schnapsen replay`` of a game.
+"""The terminal client: ``schnapsen play`` against a bot, ``replay`` and ``analyse`` of a game.
 
 It speaks only the public HTTP API (the README's endpoints), with
 ``requests``: create a game, show the table on your turn with numbered legal
 moves, post the chosen one, and long-poll the event feed while the bot
 thinks. ``replay`` prints a finished (or running) game one line per trick
-from ``GET /v1/games/{id}/replay``. What the lines say is written by
-``service.terminal``; this module only fetches, asks and prints.
+from ``GET /v1/games/{id}/replay``; ``analyse`` asks for the game's analysis,
+shows the job's progress, and prints it. What the lines say is written by
+``service.terminal`` and ``service.analysis_words``; this module only
+fetches, asks and prints.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 import requests
 
+from service.analysis_words import analysis_lines
 from service.terminal import (
     Cards,
     Narrator,
@@ -200,6 +204,32 @@ def print_replay(client: Client, game_id: str, out: TextIO) -> int:
     return 0
 
 
+# -- analyse -----------------------------------------------------------------------
+
+#: Seconds between two looks at a running analysis job.
+ANALYSIS_POLL_SECONDS = 0.5
+
+
+def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> int:
+    """Ask for the analysis, show the job's progress on ``err``, print the analysis."""
+    job = client.call("POST", f"/v1/games/{game_id}/analysis", body={})
+    while job["status"] not in ("finished", "failed"):
+        err.write(f"\ranalysing: {round(100 * job.get('progress', 0)):3d}%")
+        err.flush()
+        time.sleep(ANALYSIS_POLL_SECONDS)
+        job = client.call("GET", f"/v1/jobs/{job['id']}")
+    err.write("\ranalysing: 100%\n" if job["status"] == "finished" else "\n")
+    if job["status"] == "failed":
+        raise CliError(f"the analysis failed: {job.get('error', 'no reason given')}")
+    analysis = client.call("GET", job["result"]["url"])
+    view = client.call("GET", f"/v1/games/{game_id}")
+    names = seat_names(view["players"], view["seat"])
+    for line in analysis_lines(analysis, names, Cards(out)):
+        out.write(line + "\n")
+    out.flush()
+    return 0
+
+
 # -- entry point -----------------------------------------------------------------
 
 
@@ -207,7 +237,7 @@ def parser() -> argparse.ArgumentParser:
     url_default = os.environ.get("SCHNAPSEN_URL", DEFAULT_URL)
     main_parser = argparse.ArgumentParser(
         prog="schnapsen",
-        description="Play Schnapsen against a bot in the terminal, or print a replay.",
+        description="Play Schnapsen against a bot in the terminal, print a replay or an analysis.",
     )
     commands = main_parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a game against a bot")
@@ -221,6 +251,13 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
     replay.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
                         help="a seat's token, to see that seat's cards of a running game")  # fmt: skip
+    analyse = commands.add_parser(
+        "analyse", help="analyse a game's decisions: each one's cost against the best"
+    )
+    analyse.add_argument("game_id")
+    analyse.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
+    analyse.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+                         help="a seat's token: during a game, that seat's finished deals")  # fmt: skip
     return main_parser
 
 
@@ -232,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
             game = Game(Client(args.url), out, inp)
             game.start(args.level, args.variant, args.seed)
             return game.run()
+        if args.command == "analyse":
+            return print_analysis(Client(args.url, token=args.token), args.game_id, out, sys.stderr)
         return print_replay(Client(args.url, token=args.token), args.game_id, out)
     except CliError as error:
         print(f"schnapsen: {error}", file=sys.stderr)

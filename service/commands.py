@@ -561,13 +561,19 @@ class GameService:
         start = self.current(game_id, after).state if after > 0 else None
         return start, self.store.events(game_id, after, latest.version), latest
 
-    def events_since(self, known: Current) -> tuple[list[Event], Current]:
-        """The events after ``known`` and the game they lead to: one round trip.
+    def events_since(
+        self, known: Current, announced: Sequence[Event] | None = None
+    ) -> tuple[list[Event], Current]:
+        """The events after ``known`` and the game they lead to: one round trip, or none
+        when the append's announcement brought them (``announced``).
 
         For waiters, who already hold the state they waited at: folding the
         new events onto it is cheaper than loading the game again.
         """
-        events = self.store.events(known.game_id, known.version)
+        if announced is not None:
+            events = list(announced)
+        else:
+            events = self.store.events(known.game_id, known.version)
         if not events:
             return [], known
         if any(isinstance(event, SeatTaken) for event in events):  # the seats record changed

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,12 +49,17 @@ def build_services(
     queue_client: Redis,
     secret: bytes,
     *,
+    also: Sequence[AppendListener] = (),
     replica_acks: int = 0,
     replica_ack_timeout_ms: int = 500,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 
-    With ``replica_acks``, an append is acknowledged once that many replicas have it.
+    ``also``: more append listeners, told first (the API's memory of games,
+    ``service.game_memory``: it keeps the new events before anything else of the
+    request waits for I/O, so the waiters the append wakes in this process find
+    them there). With ``replica_acks``, an append is acknowledged once that many
+    replicas have it.
     """
     store = EventStore(
         log_client, replica_acks=replica_acks, replica_ack_timeout_ms=replica_ack_timeout_ms
@@ -62,7 +67,7 @@ def build_services(
     stats = GameStats(log_client)
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
-    listeners: tuple[AppendListener, ...] = (dispatcher, stats)
+    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
     games = GameService(store, secret, bot_levels=LEVELS, listeners=listeners)
     return Services(games, store, ExportStore(log_client), stats, dispatcher)
 

@@ -5,7 +5,8 @@ long-poll or an SSE stream. A waiter here costs one ``threading.Event`` (under
 gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
 
 - the append script PUBLISHes ``"<game_id> <version>"`` on ``sch:appended``
-  after every append (``service.store``);
+  after every append, with the new events on the lines after it
+  (``service.store``);
 - one ``LogWatcher`` per process holds the only subscription (a thread; a
   greenlet under gevent) and wakes that process's waiters of the game;
 - a waiter registers first and reads the version after, so an append that
@@ -13,7 +14,9 @@ gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
   subscribing");
 - when the subscription is lost (Redis restarted) every waiter is woken to
   look again, so nothing published meanwhile is missed either;
-- the waiters of one game wake together at the same version: ``OneRead``
+- the waiters of one game wake together at the same version, and the
+  announcement brought the events they wait for (``LogWatcher.news``): they
+  read nothing from Redis; when it did not (a waiter further behind), ``OneRead``
   lets the first of them read the log while the others wait for its answer,
   and ``Recent`` keeps the newest answers per process for those who come later;
 - a waiter whose client has gone (closed socket) gives its slot back within
@@ -47,6 +50,8 @@ CHANNEL = "sch:appended"
 END_EVENT = "end"
 #: Games whose newest announced version a process remembers.
 ANNOUNCED_GAMES = 100_000
+#: Games whose last announced events a process keeps for the waiters they woke.
+NEWS_GAMES = 10_000
 #: How often a waiter looks whether its client has gone.
 CLOSED_CHECK_SECONDS = 0.5
 
@@ -92,6 +97,10 @@ class LogWatcher:
         #: The newest version announced per game since the subscription began, so a
         #: new waiter usually need not ask Redis for the head (bounded: oldest dropped).
         self._announced: dict[str, int] = {}
+        #: Per game that had waiters here: the version its last announcement reached,
+        #: and the events it carried (their JSON lines), for the waiters it woke
+        #: (bounded: oldest dropped; a waiter that finds nothing reads the log).
+        self._news: dict[str, tuple[int, bytes]] = {}
 
     @contextmanager
     def watch(
@@ -131,14 +140,29 @@ class LogWatcher:
         with self._lock:
             return self._announced.get(game_id)
 
-    def notify(self, game_id: str, version: int) -> None:
-        """The log of ``game_id`` reached ``version``: wake its waiters behind it."""
+    def news(self, game_id: str, after: int) -> tuple[int, bytes] | None:
+        """The newest announcement of ``game_id`` if it carried exactly the events after
+        ``after``: (the version it reached, their JSON lines); else None (read the log)."""
+        with self._lock:
+            news = self._news.get(game_id)
+        if news is None or not news[1] or news[0] - (news[1].count(b"\n") + 1) != after:
+            return None
+        return news
+
+    def notify(self, game_id: str, version: int, news: bytes = b"") -> None:
+        """The log of ``game_id`` reached ``version`` (``news``: the events that got it
+        there, a JSON line each): wake its waiters behind it."""
         with self._lock:
             self._announced.pop(game_id, None)  # re-inserted last: the newest stays longest
             self._announced[game_id] = version
             if len(self._announced) > ANNOUNCED_GAMES:
                 del self._announced[next(iter(self._announced))]
             waiters = list(self._waiters.get(game_id, ()))
+            self._news.pop(game_id, None)
+            if waiters:
+                self._news[game_id] = (version, news)
+                if len(self._news) > NEWS_GAMES:
+                    del self._news[next(iter(self._news))]
         for waiter in waiters:
             if version > waiter.after:
                 waiter.announced = max(waiter.announced, version)
@@ -149,6 +173,7 @@ class LogWatcher:
         missed publishes)."""
         with self._lock:
             self._announced.clear()
+            self._news.clear()
             waiters = [w for group in self._waiters.values() for w in group]
         for waiter in waiters:
             waiter.woken.set()
@@ -181,8 +206,9 @@ class LogWatcher:
                 while True:
                     message = pubsub.get_message(timeout=30)
                     if message is not None and message["type"] == "message":
-                        game_id, _, version = message["data"].decode().partition(" ")
-                        self.notify(game_id, int(version))
+                        head, _, news = message["data"].partition(b"\n")
+                        game_id, _, version = head.decode().partition(" ")
+                        self.notify(game_id, int(version), news)
             except Exception as error:  # lost Redis: wake everyone, then resubscribe
                 log.warning("log watcher lost its subscription (%s); resubscribing", error)
                 self._subscribed.set()  # do not hold new waiters; they read the version

@@ -128,9 +128,10 @@ class _Shard:
                     continue
                 kind = message["type"]
                 game_id = _game_of(message["channel"])
-                if kind == "smessage":
-                    _game, _, version = message["data"].decode().partition(" ")
-                    self.watcher.notify(game_id, int(version))
+                if kind == "smessage":  # "<game_id> <version>", then the events a line each
+                    head, _, news = message["data"].partition(b"\n")
+                    _game, _, version = head.decode().partition(" ")
+                    self.watcher.notify(game_id, int(version), news)
                 elif kind == "ssubscribe":
                     with self.send_lock:
                         found = self.subscriptions.get(game_id)

@@ -82,6 +82,10 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "impossible_position": ("Impossible position", "The position is not one a seat can see in a real deal; the field is named."),
     "job_not_found": ("No such job", "No job has this id, or its result has expired."),
     "export_not_found": ("No such export", "No export has this id, or it has expired."),
+    "analysis_not_found": ("No analysis yet", "POST /v1/games/{id}/analysis first and wait for its job to finish."),
+    "analysis_not_allowed": ("Not your decisions", "During a game a seat reads only its own analysis; the opponent's decisions open when the game is over."),
+    "deal_not_finished": ("The deal is not over", "A deal being played is not analysed; ask again once it is finished."),
+    "unknown_deal": ("No such deal", "The game has not dealt a deal with this number."),
     # -- request bodies ----------------------------------------------------
     "malformed_json": ("Malformed JSON", "The body is not valid UTF-8 JSON."),
     "malformed_body": ("Malformed body", "The body could not be read as announced (length or chunked framing)."),

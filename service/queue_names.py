@@ -12,7 +12,7 @@ from __future__ import annotations
 MOVES = "moves"
 #: The bot-move service (POST /v1/bot/moves) and hints: one caller is polling.
 DECISIONS = "decisions"
-#: Replay exports: nobody waits on a move.
+#: Replay exports and post-game analyses: nobody waits on a move.
 EXPORTS = "exports"
 #: Every queue, in priority order: what a general worker listens to, and /readyz checks.
 QUEUES = (MOVES, DECISIONS, EXPORTS)

@@ -26,12 +26,14 @@ from service.queue_names import DECISIONS, EXPORTS, MOVES, QUEUES
 BOT_MOVE_TIMEOUT = 20
 DECISION_TIMEOUT = 30
 EXPORT_TIMEOUT = 60
+#: A whole game's analysis takes at most 30 s on one worker (benchmarks/analysis.py).
+ANALYSIS_TIMEOUT = 180
 #: Finished results are kept this long (seconds) for GET /v1/jobs/{id}.
 RESULT_TTL = 3600
 FAILURE_TTL = 24 * 3600
 
 #: Job id prefixes a client may look up.
-PUBLIC_KINDS = ("move", "hint", "export")
+PUBLIC_KINDS = ("move", "hint", "export", "analysis")
 
 
 def queue(name: str, connection: Redis) -> Queue:
@@ -117,6 +119,42 @@ def enqueue_export(
     return job, export_id
 
 
+def analysis_job_id(game_id: str, parts: list[tuple[int, int]]) -> str:
+    """One job per game and set of parts: a second request while it runs joins it."""
+    digest = hashlib.sha256(repr(sorted(parts)).encode()).hexdigest()[:16]
+    return f"analysis-{game_id}-{digest}"
+
+
+def enqueue_analysis(connection: Redis, game_id: str, parts: list[tuple[int, int]]) -> Job:
+    """Ask a worker to analyse the (deal, seat) parts of a game (cached parts are skipped).
+
+    A job for the same parts that is still queued or running is reused.
+    """
+    job_id = analysis_job_id(game_id, parts)
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    except NoSuchJobError:
+        job = None
+    if job is not None and job.get_status() not in (
+        JobStatus.FINISHED,
+        JobStatus.FAILED,
+        JobStatus.STOPPED,
+        JobStatus.CANCELED,
+    ):
+        return job
+    return queue(EXPORTS, connection).enqueue(
+        "workers.jobs.analyse_game",
+        game_id,
+        [list(part) for part in parts],
+        job_id=job_id,
+        job_timeout=ANALYSIS_TIMEOUT,
+        retry=Retry(max=2, interval=[2, 10]),
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+        description=f"analysis of game {game_id}",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class JobReport:
     """A job as a client sees it: its status, and its result or error."""
@@ -126,9 +164,13 @@ class JobReport:
     status: str
     result: Any = None
     error: str | None = None
+    #: The fraction of the work done (analysis jobs), 0 to 1.
+    progress: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"id": self.id, "kind": self.kind, "status": self.status}
+        if self.progress is not None:
+            body["progress"] = self.progress
         if self.result is not None:
             body["result"] = self.result
         if self.error is not None:
@@ -151,11 +193,26 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
     if wait > 0 and job.get_status() not in (JobStatus.FINISHED, JobStatus.FAILED):
         job.latest_result(timeout=max(1, round(wait)))
     status = job.get_status()
+    progress = _progress(job) if kind == "analysis" else None
     if status == JobStatus.FINISHED:
-        return JobReport(job_id, kind, "finished", result=job.return_value())
+        return JobReport(
+            job_id,
+            kind,
+            "finished",
+            result=job.return_value(),
+            progress=1.0 if kind == "analysis" else None,
+        )
     if status == JobStatus.FAILED:
-        return JobReport(job_id, kind, "failed", error=_last_line(job.exc_info))
-    return JobReport(job_id, kind, str(status.value if hasattr(status, "value") else status))
+        return JobReport(job_id, kind, "failed", error=_last_line(job.exc_info), progress=progress)
+    name = str(status.value if hasattr(status, "value") else status)
+    return JobReport(job_id, kind, name, progress=progress)
+
+
+def _progress(job: Job) -> float:
+    """The fraction of an analysis done, as its worker last saved it (0 before it starts)."""
+    meta = job.get_meta(refresh=True)
+    value = meta.get("progress", 0.0)
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def live_workers(client: Redis) -> dict[str, int]:

@@ -17,6 +17,8 @@ greenlet of a few KiB rather than one of a handful of threads, so one small
 server holds thousands of them (measured by ``benchmarks/live.py``; waiters
 share one Redis subscription per process, see ``service.live``).
 ``ProblemThreadWorker`` (gthread) stays for deployments that cannot run gevent.
+Both write each answer's head together with its first body bytes
+(``OneWriteResponse``): one packet where gunicorn sends two.
 ``gunicorn_command`` is the one command line every gunicorn of the project
 starts with: the run command, the Dockerfile's equivalent, tests, benchmarks.
 """
@@ -33,7 +35,7 @@ from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
-from gunicorn.http import errors
+from gunicorn.http import errors, wsgi
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
@@ -120,8 +122,45 @@ def _server_error() -> Refusal:
     )
 
 
+class _Gathered:
+    """Stands in for a socket while a response writes: keeps what it would send."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.parts.append(data)
+
+
+class OneWriteResponse(Response):
+    """gunicorn's response, sending the head and the first body bytes in one send.
+
+    gunicorn sends the head alone, then the body. On loopback, or any network,
+    each send is a packet the kernel carries there and then, and most answers
+    here are small (a long-poll delivery is a few hundred bytes), so the second
+    packet is a large share of an answer's cost: ``benchmarks/live.py`` measured
+    a long-poll delivery at about a third of an action's CPU with two sends.
+    The first ``write`` runs gunicorn's own code (head, framing, lengths) with
+    the socket swapped for a gatherer, then sends what it gathered at once;
+    later writes (the chunks of a stream) and ``sendfile`` are gunicorn's.
+    """
+
+    def write(self, arg: bytes) -> None:
+        if self.headers_sent:
+            return super().write(arg)
+        sock, gathered = self.sock, _Gathered()
+        self.sock = gathered
+        try:
+            super().write(arg)
+        finally:
+            self.sock = sock
+            if gathered.parts:
+                sock.sendall(b"".join(gathered.parts))
+
+
 class ProblemErrors:
-    """Mixin for a gunicorn ``Worker``: its own error answers as problem+json.
+    """Mixin for a gunicorn ``Worker``: its own error answers as problem+json, and
+    answers written in one send (``OneWriteResponse``).
 
     Logs and access-logs as gunicorn's ``Worker.handle_error`` does; only the
     answer written differs.
@@ -129,6 +168,12 @@ class ProblemErrors:
 
     cfg: Any
     log: Any
+
+    def init_process(self) -> None:
+        # gunicorn's workers build each response with ``gunicorn.http.wsgi.create``,
+        # which takes the module's ``Response``: the one place to put ours.
+        wsgi.Response = OneWriteResponse
+        super().init_process()  # type: ignore[misc]
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         started = datetime.now()

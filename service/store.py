@@ -15,14 +15,19 @@ Redis Cluster slot and one Lua script can touch them atomically:
 
 Appending is one Lua script that checks the expected version (and the
 idempotency key) and adds every event of a command, or nothing. There is no
-WATCH and no read-modify-write across round trips.
+WATCH and no read-modify-write across round trips. The script then announces
+the append on ``sch:appended``: ``"<game_id> <version>"``, a newline, and the
+new events' JSON, one a line (``announced_events`` reads them back), so the
+waiters it wakes need not read the log again (``service.live``).
 
 On a Redis Cluster (``service.redis_clients``) each script runs on the
-primary of its game's slot. With ``replica_acks`` (``SCHNAPSEN_REPLICA_ACKS``)
-an append is acknowledged only after ``WAIT`` counted that many replicas with
-it, sent on the script's own connection (``WAIT`` counts the writes of its
-connection); a retry answered from the idempotency record waits the same way,
-so no acknowledged append lives on its primary alone.
+primary of its game's slot, and the announcement goes to the game's shard
+channel ``sch:{<id>}:appended`` instead (``service.live_cluster``). With
+``replica_acks`` (``SCHNAPSEN_REPLICA_ACKS``) an append is acknowledged only
+after ``WAIT`` counted that many replicas with it, sent on the script's own
+connection (``WAIT`` counts the writes of its connection); a retry answered
+from the idempotency record waits the same way, so no acknowledged append
+lives on its primary alone.
 """
 
 from __future__ import annotations
@@ -88,7 +93,9 @@ if ARGV[5] ~= '' then
     redis.call('ZADD', KEYS[5], version, version)
   end
 end
--- Wake the waiters of this game in every server process (service.live).
+-- Wake the waiters of this game in every server process, with the new events
+-- (service.live): "<game_id> <version>", then an event's JSON a line.
+local news = table.concat(ARGV, '\\n', first_event, #ARGV)
 __PUBLISH__
 return {'ok', tostring(version)}
 """
@@ -97,11 +104,12 @@ return {'ok', tostring(version)}
 #: process listens to (service.live); on a cluster, on the game's shard channel
 #: (sharded pub/sub, heard only on the game's shard: service.live_cluster).
 _PUBLISH = (
-    "redis.call('PUBLISH', 'sch:appended', string.match(KEYS[1], '{(.-)}') .. ' ' .. version)"
+    "redis.call('PUBLISH', 'sch:appended', "
+    "string.match(KEYS[1], '{(.-)}') .. ' ' .. version .. '\\n' .. news)"
 )
 _SPUBLISH = (
     "local game = string.match(KEYS[1], '{(.-)}')\n"
-    "redis.call('SPUBLISH', 'sch:{' .. game .. '}:appended', game .. ' ' .. version)"
+    "redis.call('SPUBLISH', 'sch:{' .. game .. '}:appended', game .. ' ' .. version .. '\\n' .. news)"
 )
 
 _TOUCH = """
@@ -426,6 +434,11 @@ def _parse_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> Event:
     """A stream entry as redis-py's XRANGE returns it: (id, {field: value})."""
     _entry_id, fields = entry
     return event_from_dict(json.loads(fields[b"e"]))
+
+
+def announced_events(news: bytes) -> list[Event]:
+    """The events an append announced (the lines after the first of its message)."""
+    return [event_from_dict(json.loads(line)) for line in news.split(b"\n") if line]
 
 
 def _parse_raw(entry: list[Any]) -> Event:

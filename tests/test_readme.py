@@ -28,9 +28,10 @@ def test_readme_shows_the_two_commands_of_a_fresh_machine():
     assert "pip install --quiet -e '.[dev]'" in script and "-m pytest" in script
 
 
-def test_the_curl_session_plays_a_whole_game_against_the_bot(live_server, worker):
+def test_the_curl_session_plays_a_whole_game_against_the_bot_then_analyses_it(live_server, worker):
+    """The curl session, then the analysis session on its finished game."""
     result = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", block("curl-session")],
+        ["bash", "-euo", "pipefail", "-c", block("curl-session") + block("analysis-session")],
         env=dict(os.environ, BASE=live_server.url),
         capture_output=True,
         text=True,
@@ -38,10 +39,15 @@ def test_the_curl_session_plays_a_whole_game_against_the_bot(live_server, worker
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
-    assert re.fullmatch(r"winner: seat [01], game points \[\d, \d\]", lines[-2]), lines[-2:]
-    assert "0" in lines[-2].split("game points")[1]
-    assert int(lines[-1]) >= 1  # the replay shows the game's deals
-    assert any(line.startswith("hand ") for line in lines)
+    analysis = lines[-2:]
+    game = [line for line in lines[:-2] if not line.startswith("analysing: ")]
+    assert re.fullmatch(r"winner: seat [01], game points \[\d, \d\]", game[-2]), game[-2:]
+    assert "0" in game[-2].split("game points")[1]
+    assert int(game[-1]) >= 1  # the replay shows the game's deals
+    assert any(line.startswith("hand ") for line in game)
+    # the analysis: accuracy per seat, and the first decision with its label and loss
+    assert re.fullmatch(r"\[\(0, [\d.]+, \d+\), \(1, [\d.]+, \d+\)\]", analysis[0]), analysis
+    assert re.match(r"\('(best|good|inaccuracy|mistake|blunder|forced)', \{'type'", analysis[1])
 
 
 def test_the_lifecycle_session_resigns_aborts_and_lists(live_server, redis_client):

@@ -2,7 +2,8 @@
 
 - ``bot_move(game_id, version)``: a bot opponent's move in a game;
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
-- ``export_replay(game_id, viewer, format, export_id)``: a replay export.
+- ``export_replay(game_id, viewer, format, export_id)``: a replay export;
+- ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import hashlib
 import time
 from typing import Any
 
+from rq import get_current_job
+
+from service import analysis
+from service.analysis_store import AnalysisStore
 from service.bots import get_bot
 from service.engine.actions import Action
 from service.engine.knowledge import SeatView
@@ -88,3 +93,44 @@ def export_replay(
     )
     rt.exports.save(export)
     return export.meta()
+
+
+def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
+    """Analyse the (deal, seat) parts not cached yet, storing each part as it is done.
+
+    Progress (the fraction of the parts' decisions done) goes to the job's
+    ``meta["progress"]``, which ``GET /v1/jobs/{id}`` reports.
+    """
+    rt = runtime()
+    store = AnalysisStore(rt.store.redis)
+    wanted = [(int(deal), int(seat)) for deal, seat in parts]
+    missing = set(store.missing(game_id, wanted))
+    selected = [
+        m for m in analysis.moments(rt.store.events(game_id)) if (m.deal, m.seat) in missing
+    ]
+    job = get_current_job()
+    total = len(selected)
+    started = time.perf_counter()
+
+    def progress(done: int) -> None:
+        if job is not None:
+            job.meta["progress"] = round(done / total, 4) if total else 1.0
+            job.save_meta()
+
+    progress(0)
+    done = 0
+    for part in sorted(missing):
+        chosen = [m for m in selected if (m.deal, m.seat) == part]
+        records = []
+        for moment in chosen:
+            records.append(analysis.analyse_moment(game_id, moment))
+            done += 1
+            progress(done)
+        store.save(game_id, part, records)
+    progress(total)
+    return {
+        "game_id": game_id,
+        "url": f"/v1/games/{game_id}/analysis",
+        "decisions_analysed": total,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+    }

@@ -147,3 +147,37 @@ GAME_LIST = {
     "next_cursor": None,
 }
 BOT_LEVELS = describe_levels(2000, DEFAULT_LEVEL)
+
+
+def _analysis_example() -> dict[str, Any]:
+    """The analysis of seat 0's first decision above, by the expert at a small budget."""
+    from service import analysis  # the expert's search: imported only for this example
+
+    moment = next(analysis.moments(_PLAYED))
+    record = analysis.analyse_moment(GAME_ID, moment, budget_ms=ANALYSIS_BUDGET_MS)
+    summary = analysis.summary([record])
+    return {
+        "game_id": GAME_ID,
+        "level": analysis.LEVEL,
+        "budget_ms": ANALYSIS_BUDGET_MS,
+        "game_finished": True,
+        "seats": [0],
+        "deals": [1],
+        "thresholds": analysis.thresholds(),
+        "decisions": [record],
+        "players": summary["players"],
+        "deal_accuracy": summary["deals"],
+    }
+
+
+#: The example's think time: small, so that building the document stays quick.
+ANALYSIS_BUDGET_MS = 5
+ANALYSIS_REQUEST = {"seat": 0, "deals": [1]}
+ANALYSIS = _analysis_example()
+ANALYSIS_JOB = {
+    "id": f"analysis-{GAME_ID}-3f2a1b0c9d8e7f6a",
+    "kind": "analysis",
+    "status": "started",
+    "progress": 0.25,
+    "analysis_url": f"/v1/games/{GAME_ID}/analysis",
+}

@@ -60,9 +60,11 @@ from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
-from service.live import END_EVENT, LogWatcher, OneRead, Recent, client_gone
+from service.game_memory import GameMemory
+from service.live import END_EVENT, LogWatcher, OneRead, client_gone
 from service.metrics import WAITING_REQUESTS
 from service.problems import Problem, Unauthorized, VersionConflict
+from service.store import announced_events
 
 log = logging.getLogger(__name__)
 
@@ -508,8 +510,8 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
                 return True
 
 
-def _recent() -> Recent[Any]:
-    return current_app.extensions["schnapsen"]["recent"]
+def _memory() -> GameMemory:
+    return current_app.extensions["schnapsen"]["memory"]
 
 
 def _game_at(service: GameService, game_id: str, version: int) -> Current:
@@ -521,12 +523,12 @@ def _game_at(service: GameService, game_id: str, version: int) -> Current:
     (nothing seen yet) is the newest game, and the feed reads from the start.
     """
     if version > 0:
-        known = _recent().get((game_id, version))
+        known = _memory().game_at(game_id, version)
         if known is not None:
             return known
     current = service.current(game_id, version or None)
     _existing_version(version, current.version)
-    _recent().put((game_id, current.version), current)
+    _memory().remember_game(current)
     return current
 
 
@@ -543,29 +545,33 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
 def _events_since(
     service: GameService, known: Current, *, shared: bool
 ) -> tuple[list[Any], Current]:
-    """``service.events_since``; ``shared``: a waiter that was woken, which may take what
-    another waiter of the game, woken by the same announcement, read already.
+    """``service.events_since``; ``shared``: a waiter that was woken, which may take the
+    events its announcement brought, what another waiter of the game woken by the
+    same announcement read already, or what this process appended
+    (``service.game_memory``).
 
     Only a registered waiter knows nothing newer was appended than what the
     listener announced; any other reader asks Redis (read-your-writes).
     """
     watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
-    recent = _recent()
-    key = ("since", known.game_id, known.version)
+    memory = _memory()
 
-    def read() -> tuple[list[Any], Current]:
-        log, latest = service.events_since(known)
-        if log:  # a fact about versions known.version+1 .. latest.version: true forever
-            recent.put(key, (log, latest))
-            recent.put((known.game_id, latest.version), latest)
+    def read(news: bytes | None = None) -> tuple[list[Any], Current]:
+        brought = None if news is None else announced_events(news)
+        log, latest = service.events_since(known, brought)
+        memory.remember_since(known.version, log, latest)
         return log, latest
 
     if not shared:
         return read()
     announced = watcher.announced(known.game_id) or 0
-    hit = recent.get(key)
+    hit = memory.since(known.game_id, known.version)
     if hit is None or hit[1].version < announced:
-        hit = _one_read().get(key, read)
+        news = watcher.news(known.game_id, known.version)
+        if news is not None and news[0] >= announced:
+            hit = read(news[1])  # what the announcement brought: no read of the log
+        else:
+            hit = _one_read().get(("since", known.game_id, known.version), read)
     return hit if hit[1].version >= announced else read()
 
 
@@ -613,7 +619,7 @@ def _feed(
         log, latest = _events_since(service, known, shared=shared)
     else:
         start, log, latest = service.events_after(game_id, after)
-        _recent().put((game_id, latest.version), latest)
+        _memory().remember_game(latest)
     shown = (
         list(visible_events(log, seat, after=after, start=start, latest=latest.state))
         if log

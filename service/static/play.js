@@ -1,28 +1,13 @@
-// The play page: a game against a bot through the HTTP API.
+// The play page: a game against a bot, or a person who joins by a link, through the HTTP API.
 //
-// The loop: read the view; on our turn wait for a click on a legal action
-// and post it; otherwise long-poll the event feed until the bot has moved.
-// The seat token stays in this tab's sessionStorage.
+// The loop: read the view; on our turn wait for a tap on a legal action
+// and post it; otherwise long-poll the event feed until the other seat has
+// moved. The seat token stays in this tab's sessionStorage.
 
-import {
-  REASONS,
-  SUITS,
-  actionText,
-  api,
-  cardBack,
-  cardFace,
-  cardLabel,
-  el,
-  plural,
-  problemText,
-  seatNames,
-  sortHand,
-  suitLabel,
-  tokens,
-} from "./cards.js";
+import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, plural, problemText, seatNames, sortHand, suitLabel, tokens } from "./cards.js";
+import { $, clearTable, dealResultText, emptySlot, playedCard, renderScores, renderStock, renderTrump, showTable } from "./table.js";
 
-const $ = (id) => document.getElementById(id);
-const CURRENT_GAME = "schnapsen:game";
+export const CURRENT_GAME = "schnapsen:game";
 const POLL_SECONDS = 10;
 
 let generation = 0; // a new game stops the loop of the previous one
@@ -56,10 +41,9 @@ async function createGame(event) {
   $("start").disabled = true;
   const level = $("level").value;
   const variant = $("variant").value;
+  const opponent = level === "human" ? { type: "human" } : { type: "bot", level };
   try {
-    const seated = await api("POST", "/v1/games", {
-      body: { variant, opponent: { type: "bot", level } },
-    });
+    const seated = await api("POST", "/v1/games", { body: { variant, opponent } });
     tokens.set(seated.game_id, seated.token);
     sessionStorage.setItem(CURRENT_GAME, seated.game_id);
     history.replaceState(null, "", `/play/?game=${encodeURIComponent(seated.game_id)}`);
@@ -95,11 +79,9 @@ async function play(gameId, token) {
   const game = { id: gameId, token, logVersion: 0 };
   $("log").replaceChildren();
   $("game-id").textContent = `game ${gameId}`;
-  $("table").hidden = false;
-  $("scores-panel").hidden = false;
-  $("log-panel").hidden = false;
-  $("layout").classList.remove("single");
-  $("setup").style.order = 5;
+  $("top-hand").classList.add("backs");
+  $("bottom-hand").classList.add("mine");
+  showTable(["scores-panel", "log-panel"], "setup");
   $("end").hidden = true;
 
   let failures = 0;
@@ -209,7 +191,7 @@ function logEvent(event) {
         const seat = event.turn_up_drawn.seat;
         logLine(`${who(seat)} ${you(seat) ? "take" : "takes"} the trump card ${cardLabel(event.turn_up_drawn.card)}`);
       }
-      if (event.deal_result) logLine(resultText(event.deal_result), "result");
+      if (event.deal_result) logLine(dealResultText(event.deal_result, names), "result");
       if (event.game_winner !== undefined) {
         logLine(`Game over: ${who(event.game_winner)} ${you(event.game_winner) ? "win" : "wins"} the game`, "result");
       }
@@ -218,15 +200,6 @@ function logEvent(event) {
     default:
       break;
   }
-}
-
-function resultText(result) {
-  const winner = names[result.winner];
-  const verb = winner === "You" ? "win" : "wins";
-  return (
-    `Deal ${result.number}: ${winner} ${verb} ${plural(result.game_points, "game point")} ` +
-    `(${REASONS[result.reason] || result.reason}); card points ${result.card_points[0]}:${result.card_points[1]}`
-  );
 }
 
 // -- drawing the table --------------------------------------------------------
@@ -239,12 +212,13 @@ function render(game, view) {
   const myTurn = view.status === "active" && view.to_move === me;
   document.body.dataset.version = view.version;
 
+  renderInvite(game, view);
   // opponent: card backs, and the cards of their hand both have seen face up
-  $("opponent-name").textContent = names[opp];
-  $("opponent").classList.toggle("to-move", view.status === "active" && view.to_move === opp);
+  $("top-name").textContent = names[opp];
+  $("top").classList.toggle("to-move", view.status === "active" && view.to_move === opp);
   const shown = deal ? deal.revealed_cards[opp] : [];
   const hidden = deal ? deal.opponent_hand_size - shown.length : 0;
-  $("opponent-hand").replaceChildren(
+  $("top-hand").replaceChildren(
     ...shown.map((code) => {
       const card = cardFace(code, { title: "seen by both players" });
       card.classList.add("public");
@@ -252,13 +226,18 @@ function render(game, view) {
     }),
     ...Array.from({ length: Math.max(0, hidden) }, () => cardBack()),
   );
-  $("opponent-stat").textContent = deal ? seatStat(deal, opp) : "";
-  $("my-name").textContent = names[me];
-  $("my-stat").textContent = deal ? seatStat(deal, me) : "";
+  $("top-stat").textContent = deal ? seatStat(deal, opp) : "";
+  $("bottom-name").textContent = names[me];
+  $("bottom-stat").textContent = deal ? seatStat(deal, me) : "";
 
-  renderStock(deal);
-  renderTrick(view);
-  renderTrump(deal);
+  if (deal) {
+    renderStock({ trumpCard: deal.trump_card, talonSize: deal.talon_size, closedBy: deal.closed_by }, names);
+    renderTrick(view);
+    const exchange = deal.exchange ? [`${names[deal.exchange.seat]} exchanged the jack`] : [];
+    renderTrump(deal.trump_suit, deal.marriages, names, ...exchange);
+  } else {
+    clearTable();
+  }
 
   // the turn
   const turn = $("turn");
@@ -268,6 +247,9 @@ function render(game, view) {
   } else if (myTurn) {
     turn.className = "turn yours";
     turn.textContent = yourTurnText(deal);
+  } else if (view.status === "waiting") {
+    turn.className = "turn theirs";
+    turn.textContent = "Waiting for your opponent to join\u2026";
   } else {
     turn.className = "turn theirs";
     turn.textContent = `${names[opp]} is thinking\u2026`;
@@ -278,7 +260,7 @@ function render(game, view) {
   const playable = new Map(legal.filter((a) => a.type === "play").map((a) => [a.card, a]));
   const hand = deal ? sortHand(deal.hand, deal.trump_suit) : [];
   const mineShown = new Set(deal ? deal.revealed_cards[me] : []);
-  $("my-hand").replaceChildren(
+  $("bottom-hand").replaceChildren(
     ...hand.map((code) => {
       const card = cardFace(code);
       if (mineShown.has(code)) card.classList.add("public");
@@ -309,7 +291,7 @@ function render(game, view) {
       ),
   );
 
-  renderScores(view);
+  renderSide(view);
   renderEnd(game, view);
 }
 
@@ -343,53 +325,12 @@ function buttonLabel(action, deal) {
   }
 }
 
-function renderStock(deal) {
-  const stock = $("stock");
-  if (!deal) {
-    stock.replaceChildren();
-    return;
-  }
-  const parts = [];
-  if (deal.trump_card) {
-    const trump = cardFace(deal.trump_card, { title: "the trump card, face up under the talon" });
-    trump.classList.add("trump-card");
-    parts.push(trump);
-  }
-  if (deal.talon_size > 0) {
-    const layers = Math.min(deal.talon_size, 4);
-    const pile = el("div", { class: "talon", dataset: { size: deal.talon_size } });
-    for (let i = 0; i < layers; i++) {
-      const back = cardBack();
-      back.style.transform = `translate(${-i * 2}px, ${-i * 2}px)`;
-      pile.append(back);
-    }
-    parts.push(pile);
-  }
-  let label;
-  if (deal.closed_by !== null) label = `Talon closed by ${names[deal.closed_by]}`;
-  else if (deal.talon_size > 0) label = `Talon: ${plural(deal.talon_size, "card")}`;
-  else label = "Talon exhausted";
-  if (deal.closed_by !== null) parts.push(el("div", { class: "closed-mark" }, "CLOSED"));
-  parts.push(el("div", { class: "label", id: "talon-label" }, label));
-  stock.classList.toggle("closed", deal.closed_by !== null);
-  stock.replaceChildren(...parts);
-}
-
-function played(entry, { winner = false, me } = {}) {
-  return el(
-    "div",
-    { class: `played ${entry.seat === me ? "down" : "up"}${winner ? " winner" : ""}` },
-    cardFace(entry.card),
-    names[entry.seat],
-  );
-}
-
 function renderTrick(view) {
   const deal = view.deal;
   const me = view.seat;
   const trick = $("trick");
-  const caption = $("trick-caption");
-  const banner = $("deal-banner");
+  const caption = $("caption");
+  const banner = $("banner");
   trick.classList.remove("last");
   const last = view.deals[view.deals.length - 1];
   if (view.status === "finished" || !deal) {
@@ -400,70 +341,42 @@ function renderTrick(view) {
   }
   // the result of the deal before, until the new deal's first trick is done
   banner.hidden = !(last && deal.tricks.length === 0);
-  if (last) banner.textContent = resultText(last);
+  if (last) banner.textContent = dealResultText(last, names);
   banner.classList.toggle("good", Boolean(last) && last.winner === me);
 
   if (deal.current_trick.length) {
     const lead = deal.current_trick[0];
-    trick.replaceChildren(played(lead, { me }), el("div", { class: "slot" }));
+    trick.replaceChildren(playedCard(lead, { bottom: me, names }), emptySlot());
     caption.textContent = `${names[lead.seat]} led ${cardLabel(lead.card)}`;
   } else if (deal.tricks.length) {
     const done = deal.tricks[deal.tricks.length - 1];
     trick.classList.add("last");
-    trick.replaceChildren(...done.cards.map((c) => played(c, { winner: c.seat === done.winner, me })));
+    trick.replaceChildren(...done.cards.map((c) => playedCard(c, { winner: c.seat === done.winner, bottom: me, names })));
     caption.textContent = `Last trick: ${names[done.winner]}`;
   } else {
-    trick.replaceChildren(el("div", { class: "slot" }), el("div", { class: "slot" }));
+    trick.replaceChildren(emptySlot(), emptySlot());
     const leader = 1 - deal.dealer;
     caption.textContent = `Deal ${deal.number}: ${names[leader]} ${names[leader] === "You" ? "lead" : "leads"}`;
   }
 }
 
-function renderTrump(deal) {
-  const box = $("trump-info");
-  if (!deal) {
-    box.replaceChildren();
-    return;
-  }
-  const suit = SUITS[deal.trump_suit];
-  const lines = [
-    el("span", { class: "small" }, "Trumps"),
-    el("span", { class: `big ${suit.red ? "red" : "black"}`, id: "trump-suit", dataset: { suit: deal.trump_suit } }, suit.symbol),
-    el("span", { class: "small" }, suit.name),
-  ];
-  for (const m of deal.marriages) {
-    lines.push(el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`));
-  }
-  if (deal.exchange) {
-    lines.push(el("div", { class: "small" }, `${names[deal.exchange.seat]} exchanged the jack`));
-  }
-  box.replaceChildren(...lines);
-}
-
-function renderScores(view) {
-  $("scores").replaceChildren(
-    ...[view.seat, 1 - view.seat].flatMap((seat) => [
-      el("span", {}, names[seat]),
-      el("span", { class: "gp", dataset: { seat } }, view.game_points[seat]),
-    ]),
-  );
+function renderSide(view) {
+  renderScores([view.seat, 1 - view.seat], view.game_points, view.deals, names);
   const deal = view.deal;
   $("deal-info").textContent = deal
     ? `Deal ${deal.number}, ${names[deal.dealer]} dealt. Game points count down from 7; ` +
       `${view.variant === "head" ? "count your card points in your head and claim 66" : "points are tracked"}.`
     : "";
-  $("deals").replaceChildren(
-    ...view.deals.map((d) =>
-      el(
-        "tr",
-        {},
-        el("td", {}, d.number),
-        el("td", {}, names[d.winner]),
-        el("td", {}, d.game_points),
-        el("td", { title: `card points ${d.card_points[0]}:${d.card_points[1]}` }, REASONS[d.reason] || d.reason),
-      ),
-    ),
-  );
+}
+
+/** While seat 1 is empty the creator's view carries the invite: the link to share. */
+function renderInvite(game, view) {
+  const panel = $("invite-panel");
+  panel.hidden = !view.invite;
+  if (!view.invite) return;
+  const url = `${location.origin}/join/?game=${encodeURIComponent(game.id)}&invite=${encodeURIComponent(view.invite)}`;
+  $("join-link").href = url;
+  $("join-link").textContent = url;
 }
 
 function renderEnd(game, view) {
@@ -485,8 +398,10 @@ function renderEnd(game, view) {
 
 // -- start ------------------------------------------------------------------
 
-function init() {
+export function startPlay() {
+  document.body.dataset.state = "setup";
   $("new-game").addEventListener("submit", createGame);
+  $("copy-link").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("join-link").href));
   $("again").addEventListener("click", () => {
     $("level").focus();
     $("setup").scrollIntoView({ block: "nearest" });
@@ -505,5 +420,3 @@ function init() {
   if (token) play(resume, token);
   else if (params.get("game")) showProblem("This tab holds no seat in that game; start a new one.");
 }
-
-init();

@@ -4,34 +4,14 @@
 // has one) and renders the frames the server built for this viewer: the
 // engine deals, draws and scores; this page only draws what it is sent.
 
-import {
-  REASONS,
-  SUITS,
-  actionText,
-  api,
-  cardBack,
-  cardFace,
-  cardLabel,
-  el,
-  plural,
-  problemText,
-  seatNames,
-  sortHand,
-  suitLabel,
-  tokens,
-} from "./cards.js";
-
-const $ = (id) => document.getElementById(id);
+import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, plural, problemText, seatNames, sortHand, tokens } from "./cards.js";
+import { showAnalysis } from "./analysis.js";
+import { $, dealResultText, emptySlot, playedCard, renderScores, renderStock, renderTrump, showProblem, showTable } from "./table.js";
 
 let steps = [];
 let index = 0;
 let names = ["Seat 0", "Seat 1"];
 let bottom = 0; // the seat drawn at the bottom: the viewer's, seat 0 for spectators
-
-function showProblem(text) {
-  $("problem").hidden = !text;
-  $("problem").textContent = text || "";
-}
 
 // -- the frames the server sends ---------------------------------------------------
 
@@ -120,86 +100,46 @@ function render() {
     hand.replaceChildren(...handNodes(step, seat));
   }
 
-  // the stock
-  const stock = $("stock");
-  const parts = [];
-  if (step.trumpCard) {
-    const trump = cardFace(step.trumpCard, { title: "the trump card" });
-    trump.classList.add("trump-card");
-    parts.push(trump);
-  }
-  if (step.talonSize > 0) {
-    const pile = el("div", { class: "talon" });
-    for (let i = 0; i < Math.min(step.talonSize, 4); i++) {
-      const back = cardBack();
-      back.style.transform = `translate(${-i * 2}px, ${-i * 2}px)`;
-      pile.append(back);
-    }
-    parts.push(pile);
-  }
-  if (step.closedBy !== null) parts.push(el("div", { class: "closed-mark" }, "CLOSED"));
-  const label =
-    step.closedBy !== null
-      ? `Talon closed by ${names[step.closedBy]}`
-      : step.talonSize > 0
-        ? `Talon: ${plural(step.talonSize, "card")}`
-        : "Talon exhausted";
-  parts.push(el("div", { class: "label" }, label));
-  stock.classList.toggle("closed", step.closedBy !== null);
-  stock.replaceChildren(...parts);
+  renderStock(step, names);
 
   // the trick, or the lead of an unfinished one
   const trick = $("trick");
-  const playedNode = (c, winner) =>
-    el("div", { class: `played ${c.seat === bottom ? "down" : "up"}${winner ? " winner" : ""}` }, cardFace(c.card), names[c.seat]);
+  const playedNode = (c, winner) => playedCard(c, { winner, bottom, names });
   if (step.kind === "trick") {
     trick.replaceChildren(...step.trick.cards.map((c) => playedNode(c, c.seat === step.trick.winner)));
   } else if (step.lead && step.kind !== "game") {
-    trick.replaceChildren(playedNode(step.lead, false), el("div", { class: "slot" }));
+    trick.replaceChildren(playedNode(step.lead, false), emptySlot());
   } else if (step.kind === "game") {
     trick.replaceChildren();
   } else {
-    trick.replaceChildren(el("div", { class: "slot" }), el("div", { class: "slot" }));
+    trick.replaceChildren(emptySlot(), emptySlot());
   }
   $("caption").textContent = step.kind === "game" ? "" : step.caption;
 
   // what else happened: notes, a deal's result
   const banner = $("banner");
   const lines = [...step.notes];
-  if (step.result && step.kind === "result") lines.push(resultText(step.result));
+  if (step.result && step.kind === "result") lines.push(dealResultText(step.result, names));
   banner.hidden = lines.length === 0;
   banner.replaceChildren(...lines.flatMap((line, i) => (i ? [el("br"), line] : [line])));
   banner.classList.toggle("good", step.kind === "result");
 
   // the end of the game
-  const final = $("final");
+  const final = $("end");
   final.hidden = step.kind !== "game";
   if (step.kind === "game") {
     const winner = replayData.state.winner;
-    $("final-headline").textContent = names[winner] === "You" ? "You won the game" : `${names[winner]} won the game`;
+    $("end-headline").textContent = names[winner] === "You" ? "You won the game" : `${names[winner]} won the game`;
     const viewer = replayData.state.seat;
     const lost = viewer !== null && viewer !== undefined && winner !== viewer;
-    $("final-headline").className = `headline ${lost ? "lost" : "won"}`;
-    $("final-detail").textContent =
+    $("end-headline").className = `headline ${lost ? "lost" : "won"}`;
+    $("end-detail").textContent =
       `Game points left: ${names[0]} ${step.gamePoints[0]}, ${names[1]} ${step.gamePoints[1]}, ` +
       `after ${plural(step.results.length, "deal")}.`;
   }
 
-  // trumps and marriages
-  const suit = SUITS[step.trumpSuit];
-  $("trump-info").replaceChildren(
-    el("span", { class: "small" }, "Trumps"),
-    el("span", { class: `big ${suit.red ? "red" : "black"}` }, suit.symbol),
-    el("span", { class: "small" }, suit.name),
-    ...step.marriages.map((m) =>
-      el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`),
-    ),
-  );
-
-  // side: game points, the deal's tricks, the deals so far
-  $("scores").replaceChildren(
-    ...[0, 1].flatMap((seat) => [el("span", {}, names[seat]), el("span", { class: "gp", dataset: { seat } }, step.gamePoints[seat])]),
-  );
+  renderTrump(step.trumpSuit, step.marriages, names);
+  renderScores([0, 1], step.gamePoints, step.results, names);
   $("tricks-title").textContent = `Deal ${step.deal}: tricks`;
   $("tricks").replaceChildren(
     ...step.tricks.map((t) =>
@@ -212,19 +152,6 @@ function render() {
       ),
     ),
   );
-  $("deals").replaceChildren(
-    ...step.results.map((d) =>
-      el(
-        "tr",
-        {},
-        el("td", {}, d.number),
-        el("td", {}, names[d.winner]),
-        el("td", {}, d.game_points),
-        el("td", { title: `card points ${d.card_points[0]}:${d.card_points[1]}` }, REASONS[d.reason] || d.reason),
-      ),
-    ),
-  );
-
   $("where").textContent = `${whereText(step)} \u00b7 ${index + 1}/${steps.length}`;
   $("prev").disabled = index === 0;
   $("next").disabled = index === steps.length - 1;
@@ -243,15 +170,6 @@ function whereText(step) {
     default:
       return `Deal ${step.deal}: now`;
   }
-}
-
-function resultText(result) {
-  const winner = names[result.winner];
-  return (
-    `${winner} ${winner === "You" ? "win" : "wins"} deal ${result.number}: ` +
-    `${plural(result.game_points, "game point")}, ${REASONS[result.reason] || result.reason}; ` +
-    `card points ${result.card_points[0]}:${result.card_points[1]}`
-  );
 }
 
 function go(to) {
@@ -297,17 +215,14 @@ async function load(gameId) {
     : viewer === null || viewer === undefined
       ? "A spectator's replay: hands stay hidden until the game is over."
       : "The game is running: you see your own cards only.";
-  $("layout").classList.remove("single");
-  $("table").hidden = false;
-  $("scores-panel").hidden = false;
-  $("tricks-panel").hidden = false;
-  $("open-panel").style.order = 5;
+  showTable(["scores-panel", "tricks-panel", "analysis-panel"], "open-panel");
   index = 0;
   render();
   document.body.dataset.state = "ready";
+  showAnalysis(gameId, token, names);
 }
 
-function init() {
+export function startReplay() {
   $("prev").addEventListener("click", () => go(index - 1));
   $("next").addEventListener("click", () => go(index + 1));
   document.addEventListener("keydown", (event) => {
@@ -328,5 +243,3 @@ function init() {
   if (gameId) load(gameId);
   else document.body.dataset.state = "idle";
 }
-
-init();

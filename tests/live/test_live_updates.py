@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -233,3 +234,78 @@ def test_no_long_poll_misses_an_append_racing_it(server):
         poller.join()
         answer = polled[0]
         assert answer.status_code == 200 and answer.json()["events"], "a racing append was missed"
+
+
+@contextmanager
+def commands_sent(client: redis.Redis) -> Iterator[list[str]]:
+    """The commands clients (not scripts) send to Redis meanwhile (MONITOR), by name."""
+    sent: list[str] = []
+    end = f"end-of-watch-{random.randrange(10**9)}"
+    with client.monitor() as monitor:
+
+        def watch() -> None:
+            while True:
+                command = monitor.next_command()
+                if end in command["command"]:
+                    return
+                if command["client_type"] != "lua":
+                    sent.append(command["command"].split()[0].upper())
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            yield sent
+        finally:
+            redis.Redis(connection_pool=client.connection_pool).echo(end)
+            watcher.join(HANG)
+
+
+def _waiting(url: str) -> float:
+    for line in requests.get(f"{url}/metrics", timeout=HANG).text.splitlines():
+        if line.startswith("schnapsen_waiting_requests "):
+            return float(line.split()[1])
+    return 0.0
+
+
+@pytest.fixture(scope="module")
+def two_processes(redis_url, tmp_path_factory) -> Iterator[LiveServer]:
+    """Two gevent processes, as the run command starts them by default, whose /metrics
+    sums both (so the waiting gauge counts every waiter, whichever process answers)."""
+    metrics = tmp_path_factory.mktemp("metrics")
+    live = LiveServer(redis_url, workers=2, env={"PROMETHEUS_MULTIPROC_DIR": str(metrics)})
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.mark.parametrize("fixture", ["server", "two_processes"])
+def test_woken_waiters_read_nothing_from_redis(fixture, request, redis_client):
+    """An append's announcement carries its events, and the process that appended keeps
+    them: the waiters it wakes, in any process, send no read to Redis."""
+    live: LiveServer = request.getfixturevalue(fixture)
+    game = new_game(live.url)
+    rng = random.Random(21)
+    for _ in range(3):
+        view = requests.get(
+            f"{live.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
+        ).json()
+        answers: list[requests.Response] = []
+        feed = f"{live.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
+
+        def poll(feed: str = feed, answers: list = answers, seat: int | None = None) -> None:
+            headers = bearer(game["tokens"][seat]) if seat is not None else {}
+            answers.append(requests.get(feed, headers=headers, timeout=HANG + 8))
+
+        pollers = [threading.Thread(target=poll, kwargs={"seat": (0, 1, None)[i % 3]})
+                   for i in range(8)]  # fmt: skip
+        for poller in pollers:
+            poller.start()
+        wait_until(lambda: _waiting(live.url) == 8, timeout=HANG, what="the polls waiting")
+        with commands_sent(redis_client) as sent:
+            act(live.url, game, rng)
+            for poller in pollers:
+                poller.join()
+        assert all(a.status_code == 200 and a.json()["events"] for a in answers)
+        assert {a.json()["events"][0]["version"] for a in answers} == {view["version"] + 1}
+        assert "XRANGE" not in sent, f"a woken waiter read the log again: {sent}"

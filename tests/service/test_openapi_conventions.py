@@ -221,8 +221,9 @@ def test_every_job_result_is_typed():
         variant = resolve({"$ref": target})
         results[kind] = {"$ref": variant["properties"]["result"]["$ref"]}
     assert results == {"move": ref("BotDecision"), "hint": ref("HintResult"),
-                       "export": ref("ExportResult")}  # fmt: skip
-    for name in ("BotDecision", "HintResult", "ExportResult"):
+                       "export": ref("ExportResult"),
+                       "analysis": ref("AnalysisResult")}  # fmt: skip
+    for name in ("BotDecision", "HintResult", "ExportResult", "AnalysisResult"):
         assert component(name)["required"]
     job_answer = DOCUMENT["paths"]["/v1/jobs/{job_id}"]["get"]["responses"]["200"]
     assert job_answer["content"]["application/json"]["schema"] == ref("Job")

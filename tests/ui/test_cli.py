@@ -41,6 +41,20 @@ def environment() -> dict[str, str]:
     return dict(os.environ, PYTHONIOENCODING="utf-8", NO_COLOR="1")
 
 
+def run_client(
+    command: str, game_id: str, url: str, *, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``schnapsen <command> <game_id> --url <url>``, its output captured."""
+    return subprocess.run(
+        [schnapsen(), command, game_id, "--url", url],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=120,
+        check=check,
+    )
+
+
 def drive(args: list[str], answers, seconds: float = 150) -> tuple[int, str, list[str]]:
     """Run the client; whenever it waits at a prompt, type the next answer."""
     process = subprocess.Popen(
@@ -141,14 +155,7 @@ def test_schnapsen_play_and_replay_a_whole_game_against_the_random_bot(live_serv
     assert ("you win the game!" in out) == (winner == 0)
 
     # schnapsen replay: one line per trick, in order, and the game's result
-    printed = subprocess.run(
-        [schnapsen(), "replay", game_id, "--url", live_server.url],
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=60,
-        check=True,
-    ).stdout
+    printed = run_client("replay", game_id, live_server.url).stdout
     tricks = re.findall(r"^  trick \d+: (.*) -> (.*)$", printed, re.M)
     expected = [e["trick"] for e in replay["events"] if "trick" in e]
     assert len(tricks) == len(expected) > 0
@@ -158,6 +165,25 @@ def test_schnapsen_play_and_replay_a_whole_game_against_the_random_bot(live_serv
         assert cards == ", ".join(f"{names[c['seat']]} {label(c['card'])}" for c in trick["cards"])
     assert printed.count("\n  => ") == len(results)
     assert printed.rstrip().splitlines()[-1].startswith(f"Game over: {names[winner]} wins")
+
+    # schnapsen analyse: the job's progress, then a line per player and per decision
+    analysed = run_client("analyse", game_id, live_server.url)
+    assert analysed.stderr.rstrip().endswith("analysing: 100%")
+    analysis = requests.get(f"{live_server.url}/v1/games/{game_id}/analysis", timeout=15).json()
+    lines = analysed.stdout.splitlines()
+    decisions = [line for line in lines if re.match(r"^  trick \d+: ", line)]
+    assert (
+        len(decisions)
+        == len(analysis["decisions"])
+        == len(replay["events"]) - sum(1 for e in replay["events"] if e["type"] != "action_taken")
+    )
+    for line, record in zip(decisions, analysis["decisions"], strict=True):
+        assert line.startswith(f"  trick {record['trick']}: {names[record['seat']]} ")
+        assert line.endswith(f"[{record['label']}]")
+        assert ("; best: " in line) == (record["best"] != record["chosen"])
+    for player in analysis["players"]:
+        accuracy = f"{player['accuracy']}%" if player["accuracy"] is not None else "-"
+        assert f"{names[player['seat']]}: accuracy {accuracy} over " in analysed.stdout
 
 
 def test_schnapsen_tells_what_the_server_refused(live_server):
@@ -171,14 +197,10 @@ def test_schnapsen_tells_what_the_server_refused(live_server):
     )
     assert result.returncode == 1
     assert "unknown_bot_level" in result.stderr and "grandmaster" in result.stderr
-    missing = subprocess.run(
-        [schnapsen(), "replay", "no-such-game", "--url", live_server.url],
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=60,
-    )
-    assert missing.returncode == 1 and "404" in missing.stderr
+    for command in ("replay", "analyse"):
+        missing = run_client(command, "no-such-game", live_server.url, check=False)
+        assert missing.returncode == 1, command
+        assert "404" in missing.stderr and "game_not_found" in missing.stderr, missing.stderr
 
 
 def test_schnapsen_leaves_a_game_when_the_player_types_q(live_server, worker):

@@ -51,14 +51,14 @@ def check_table_shows_the_view(page, view: dict[str, Any]) -> None:
     """What the page shows on our turn is the API's view of seat 0, card for card."""
     deal = view["deal"]
     assert page.get_attribute("body", "data-version") == str(view["version"])
-    assert sorted(cards_in(page, "#my-hand")) == sorted(deal["hand"])
+    assert sorted(cards_in(page, "#bottom-hand")) == sorted(deal["hand"])
     shown = page.eval_on_selector_all(
         ".legal[data-action]", "els => els.map(e => JSON.parse(e.dataset.action))"
     )
     key = lambda a: json.dumps(a, sort_keys=True)  # noqa: E731
     assert sorted(map(key, shown)) == sorted(map(key, deal["legal_actions"]))
     assert page.get_attribute("#trump-suit", "data-suit") == deal["trump_suit"]
-    backs = page.locator("#opponent-hand .card.back").count()
+    backs = page.locator("#top-hand .card.back").count()
     assert backs + len(deal["revealed_cards"][1]) == deal["opponent_hand_size"]
     label = page.inner_text("#talon-label")
     if deal["closed_by"] is not None:
@@ -77,7 +77,8 @@ def check_table_shows_the_view(page, view: dict[str, Any]) -> None:
 
 def card_colors(page) -> dict[str, str]:
     pairs = page.eval_on_selector_all(
-        "#my-hand [data-card]", "els => els.map(e => [e.dataset.card, getComputedStyle(e).color])"
+        "#bottom-hand [data-card]",
+        "els => els.map(e => [e.dataset.card, getComputedStyle(e).color])",
     )
     return dict(pairs)
 
@@ -113,7 +114,7 @@ def test_play_a_whole_game_against_the_random_bot_then_replay_it(live_server, wo
             colors.update(card_colors(page))
             if len(clicked) in (0, 7):
                 screenshot(page, f"play-02-turn-{len(clicked) + 1:02d}")
-            if not banner_shot and page.is_visible("#deal-banner"):
+            if not banner_shot and page.is_visible("#banner"):
                 screenshot(page, "play-03-deal-result")
                 banner_shot = True
             if len(clicked) == 5:  # a reload resumes the game from the tab's sessionStorage
@@ -204,7 +205,7 @@ def check_replay_steps(page, replay: dict[str, Any], viewer: int | None, shots: 
     assert kinds[-1] == "game"
     winner = replay["state"]["winner"]
     names = {0: "You" if viewer == 0 else "Player 1", 1: "Bot (random)"}
-    assert page.inner_text("#final-headline").startswith(names[winner])
+    assert page.inner_text("#end-headline").startswith(names[winner])
     assert "Game over" in page.inner_text("#where")
 
     # the keyboard: arrows step, Home and End jump
