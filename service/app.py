@@ -2,8 +2,10 @@
 
 Builds the Redis clients of a request's budget, the game service (from the
 one composition root, ``service.composition``, as the workers do), and the
-blueprints. Nothing connects to Redis until the first request, so the app
-(and its OpenAPI document) can be built without a server.
+blueprints. Nothing connects to a plain Redis until the first request, so the
+app (and its OpenAPI document) can be built without a server; a Redis Cluster
+client reads the cluster's slots when it is built, so with a cluster
+``REDIS_URL`` one of its nodes must answer then.
 """
 
 from __future__ import annotations
