@@ -34,6 +34,7 @@ from .masks import (
     ACE,
     ALL_CARDS,
     BEATS,
+    BIT,
     CLAIM,
     CLOSE,
     EXCHANGE,
@@ -188,6 +189,7 @@ class FastDeal:
         "marriage_points",
         "declared",
         "closed_by",
+        "strict",
         "at_close",
         "exchanged_by",
         "exchanged_card",
@@ -214,6 +216,8 @@ class FastDeal:
     marriage_points: list[int]
     declared: int
     closed_by: int
+    #: Closed or exhausted: the follower must follow, beat, trump (R5), and nobody draws.
+    strict: bool
     at_close: tuple[int, int] | None
     exchanged_by: int
     exchanged_card: int
@@ -231,15 +235,15 @@ class FastDeal:
     def from_deck(cls, deck: Sequence[int], dealer: int, head: bool = True) -> FastDeal:
         """A fresh deal from a deck order of card indices (R1, RULES.md positions)."""
         deal = cls.__new__(cls)
-        hands = [0, 0]
-        for c in deck[:HAND_SIZE]:
-            hands[1 - dealer] |= 1 << c
-        for c in deck[HAND_SIZE : 2 * HAND_SIZE]:
-            hands[dealer] |= 1 << c
+        # The first five cards to the dealer's opponent, the next five to the
+        # dealer (HAND_SIZE, spelled out: a search deals millions of times).
+        b = BIT
+        forehand = b[deck[0]] | b[deck[1]] | b[deck[2]] | b[deck[3]] | b[deck[4]]
+        dealt = b[deck[5]] | b[deck[6]] | b[deck[7]] | b[deck[8]] | b[deck[9]]
         turn_up = deck[2 * HAND_SIZE]
         deal.head = head
         deal.trump = SUIT[turn_up]
-        deal.hands = hands
+        deal.hands = [dealt, forehand] if dealer == 0 else [forehand, dealt]
         deal.talon = list(deck[2 * HAND_SIZE + 1 :])
         deal.talon_pos = 0
         deal.turn_up = turn_up
@@ -251,6 +255,7 @@ class FastDeal:
         deal.marriage_points = [0, 0]
         deal.declared = -1
         deal.closed_by = -1
+        deal.strict = False
         deal.at_close = None
         deal.exchanged_by = -1
         deal.exchanged_card = -1
@@ -281,6 +286,7 @@ class FastDeal:
         fast.marriage_points = [deal.marriage_points(0), deal.marriage_points(1)]
         fast.declared = -1 if deal.declared is None else SUITS.index(deal.declared)
         fast.closed_by = -1 if deal.closed_by is None else deal.closed_by
+        fast.strict = fast.closed_by >= 0 or fast.drawn_by >= 0
         fast.at_close = deal.at_close
         fast.exchanged_by = -1 if deal.exchanged_by is None else deal.exchanged_by
         fast.exchanged_card = -1 if deal.exchanged_card is None else deal.exchanged_card.order
@@ -373,6 +379,7 @@ class FastDeal:
         other.marriage_points = self.marriage_points[:]
         other.declared = self.declared
         other.closed_by = self.closed_by
+        other.strict = self.strict
         other.at_close = self.at_close
         other.exchanged_by = self.exchanged_by
         other.exchanged_card = self.exchanged_card
@@ -390,12 +397,7 @@ class FastDeal:
     @property
     def talon_open(self) -> bool:
         """Neither closed nor exhausted: free play and drawing (R4a)."""
-        return self.closed_by < 0 and self.drawn_by < 0
-
-    @property
-    def strict(self) -> bool:
-        """Closed or exhausted: the follower must follow, beat, trump (R5)."""
-        return self.closed_by >= 0 or self.drawn_by >= 0
+        return not self.strict
 
     @property
     def talon_size(self) -> int:
@@ -425,22 +427,18 @@ class FastDeal:
 
     def legal_mask(self) -> int:
         """The legal actions of the seat to move as a mask of action bits (``masks``)."""
+        lead = self.lead
+        if lead >= 0:  # (a deal never ends in the middle of a trick)
+            return follow_mask(self.hands[1 - self.leader], lead, self.trump, self.strict)
         if self.result is not None:
             return 0
-        if self.lead >= 0:
-            return follow_mask(
-                self.hands[1 - self.leader],
-                self.lead,
-                self.trump,
-                self.closed_by >= 0 or self.drawn_by >= 0,
-            )
         return lead_mask(
             self.hands[self.leader],
             self.trump,
-            self.closed_by < 0 and self.drawn_by < 0,
+            not self.strict,
             self.declared,
             self.head,
-            bool(self.tricks),
+            self.tricks != [],
         )
 
     def legal_actions(self) -> list[int]:
@@ -454,18 +452,16 @@ class FastDeal:
 
     def follow_options(self) -> int:
         """The mask of cards the follower may play (R4a, R5a, R5b)."""
-        return follow_mask(
-            self.hands[1 - self.leader],
-            self.lead,
-            self.trump,
-            self.closed_by >= 0 or self.drawn_by >= 0,
-        )
+        return follow_mask(self.hands[1 - self.leader], self.lead, self.trump, self.strict)
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: int) -> int:
         """Take ``action`` for the seat to move (assumed legal: check with ``legal_mask``).
 
-        One method for both seats, the follower's branch first: it is half of
-        every deal's actions and the search's hottest line.
+        Returns the ``legal_mask`` of the seat to move next (0 once the deal
+        is over), computed from what the action has just read, so that a
+        playout needs one call a step. One method for both seats, the
+        follower's branch first: it is half of every deal's actions and the
+        search's hottest line.
         """
         lead = self.lead
         if lead >= 0:
@@ -473,24 +469,25 @@ class FastDeal:
             leader = self.leader
             follower = 1 - leader
             hands = self.hands
-            hands[follower] &= ~(1 << action)
-            self.played |= 1 << action
-            winner = follower if BEATS[self.trump][lead] >> action & 1 else leader
+            bit = BIT[action]
+            hands[follower] ^= bit
+            self.played |= bit
+            winner = follower if BEATS[self.trump][lead] & bit else leader
             self.trick_points[winner] += POINTS[lead] + POINTS[action]
             self.tricks_won[winner] += 1
             self.tricks.append((leader, lead, action, winner))
             self.leader = winner
             self.lead = -1
-            self.declared = -1
-            if self.closed_by < 0 and self.drawn_by < 0:
+            if not self.strict:
                 loser = 1 - winner
                 first, second, exhausted = draws(self.talon, self.talon_pos, self.turn_up)
-                hands[winner] |= 1 << first
-                hands[loser] |= 1 << second
+                hands[winner] |= BIT[first]
+                hands[loser] |= BIT[second]
                 if exhausted:
-                    self.shown[loser] |= 1 << second  # R11b: the last trump card drawn is public
+                    self.shown[loser] |= BIT[second]  # R11b: the last trump card drawn is public
                     self.talon_pos += 1
                     self.drawn_by = loser
+                    self.strict = True
                 else:
                     self.talon_pos += 2
             if not self.head:
@@ -498,16 +495,21 @@ class FastDeal:
                 # (``card_points`` of a seat that has just won a trick: its marriages count.)
                 if self.trick_points[winner] + self.marriage_points[winner] >= WINNING_POINTS:
                     self.result = self.claim_result(winner)
-                elif not hands[0] and not hands[1]:
+                    return 0
+                if not hands[0] and not hands[1]:
                     self.result = self.last_trick_result()
-            return
+                    return 0
+            return lead_mask(hands[winner], self.trump, not self.strict, -1, self.head, True)
         seat = self.leader
         if action < 20:
-            self.hands[seat] &= ~(1 << action)
+            bit = BIT[action]
+            hands = self.hands
+            hands[seat] ^= bit
             self.lead = action
-            self.played |= 1 << action
+            self.played |= bit
             self.declared = -1
-        elif action >= MARRIAGE and action < CLAIM:
+            return follow_mask(hands[1 - seat], action, self.trump, self.strict)
+        if action >= MARRIAGE and action < CLAIM:
             suit = action - MARRIAGE
             self.marriage_points[seat] += marriage_points(suit == self.trump)
             self.marriages.append((seat, suit))
@@ -530,9 +532,11 @@ class FastDeal:
         elif action == CLOSE:
             opponent = 1 - seat
             self.closed_by = seat
+            self.strict = True
             self.at_close = (self.card_points(opponent), self.tricks_won[opponent])
         else:
             raise ValueError(f"not an action: {action!r}")
+        return self.legal_mask()
 
     # -- the end of the deal (R8, R9: ``outcomes``) ----------------------------------
 
