@@ -56,6 +56,7 @@ from .masks import (
 )
 from .outcomes import DealEndReason, claim_outcome, ran_out_outcome
 from .points import WINNING_POINTS, marriage_points
+from .scoring import deal_result
 from .state import HAND_SIZE, DealResult, DealState, Marriage, Trick, Variant
 
 __all__ = [
@@ -343,24 +344,14 @@ class FastDeal:
             result=None,
         )
         if self.result is not None:
-            deal = deal._replace(result=self.engine_result(deal))
+            winner, game_points, reason, claimant = self.result
+            claimed_by = None if claimant < 0 else claimant
+            deal = deal._replace(result=deal_result(deal, winner, game_points, reason, claimed_by))
         return deal
 
-    def engine_result(self, deal: DealState | None = None) -> DealResult | None:
+    def engine_result(self) -> DealResult | None:
         """The engine's ``DealResult`` of a finished deal, None while it runs."""
-        if self.result is None:
-            return None
-        winner, game_points, reason, claimant = self.result
-        return DealResult(
-            number=self.number,
-            dealer=self.dealer,
-            winner=winner,
-            game_points=game_points,
-            reason=reason,
-            card_points=(self.card_points(0), self.card_points(1)),
-            tricks_won=(self.tricks_won[0], self.tricks_won[1]),
-            claimed_by=None if claimant < 0 else claimant,
-        )
+        return None if self.result is None else self.to_engine().result
 
     def copy(self) -> FastDeal:
         """An independent copy (lists copied, ints shared)."""
