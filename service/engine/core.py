@@ -356,28 +356,30 @@ class FastDeal:
     def copy(self) -> FastDeal:
         """An independent copy (lists copied, ints shared)."""
         other = FastDeal.__new__(FastDeal)
+        # The lists, copied:
+        other.hands = self.hands[:]
+        other.trick_points = self.trick_points[:]
+        other.tricks_won = self.tricks_won[:]
+        other.marriage_points = self.marriage_points[:]
+        other.shown = self.shown[:]
+        other.tricks = self.tricks[:]
+        other.marriages = self.marriages[:]
+        # The rest is ints, bools and tuples, shared:
         other.head = self.head
         other.trump = self.trump
-        other.hands = self.hands[:]
         other.talon = self.talon  # never changed in place: drawing moves talon_pos
         other.talon_pos = self.talon_pos
         other.turn_up = self.turn_up
         other.drawn_by = self.drawn_by
         other.leader = self.leader
         other.lead = self.lead
-        other.trick_points = self.trick_points[:]
-        other.tricks_won = self.tricks_won[:]
-        other.marriage_points = self.marriage_points[:]
         other.declared = self.declared
         other.closed_by = self.closed_by
         other.strict = self.strict
         other.at_close = self.at_close
         other.exchanged_by = self.exchanged_by
         other.exchanged_card = self.exchanged_card
-        other.shown = self.shown[:]
         other.played = self.played
-        other.tricks = self.tricks[:]
-        other.marriages = self.marriages[:]
         other.result = self.result
         other.number = self.number
         other.dealer = self.dealer
