@@ -26,7 +26,9 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
-from service.engine.core import (
+from service.engine.core import FastDeal, engine_action
+from service.engine.knowledge import SeatView
+from service.engine.masks import (
     ACE,
     ALL_CARDS,
     CLAIM,
@@ -41,10 +43,7 @@ from service.engine.core import (
     SUIT,
     SUIT_MASK,
     TEN,
-    FastDeal,
-    engine_action,
 )
-from service.engine.knowledge import SeatView
 from service.engine.points import WINNING_POINTS as WIN
 from service.engine.points import marriage_points
 

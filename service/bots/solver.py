@@ -25,15 +25,8 @@ minimax over the engine's own rules:
 
 from __future__ import annotations
 
-from service.engine.core import (
-    KING,
-    POINTS,
-    QUEEN,
-    SUIT,
-    SUIT_MASK,
-    FastDeal,
-)
-from service.engine.masks import BEATS, follow_mask
+from service.engine.core import FastDeal
+from service.engine.masks import BEATS, KING, POINTS, QUEEN, SUIT, SUIT_MASK, follow_mask
 from service.engine.outcomes import claim_outcome, ran_out_outcome
 from service.engine.points import WINNING_POINTS as WIN
 from service.engine.points import by_opponent, marriage_points, penalty
