@@ -181,7 +181,7 @@ class FastDeal:
     head: bool
     trump: int
     hands: list[int]
-    talon: list[int]
+    talon: Sequence[int]
     talon_pos: int
     turn_up: int
     drawn_by: int
@@ -220,7 +220,7 @@ class FastDeal:
         deal.head = head
         deal.trump = SUIT[turn_up]
         deal.hands = [dealt, forehand] if dealer == 0 else [forehand, dealt]
-        deal.talon = list(deck[2 * HAND_SIZE + 1 :])
+        deal.talon = deck[2 * HAND_SIZE + 1 :]  # a new list or tuple: never changed in place
         deal.talon_pos = 0
         deal.turn_up = turn_up
         deal.drawn_by = -1
@@ -487,8 +487,10 @@ class FastDeal:
                 self.result = self.claim_result(seat)  # R7e: going out is automatic
         elif action == CLAIM:
             self.result = self.claim_result(seat)
+            return 0
         elif action == ACCEPT:
             self.result = self.last_trick_result()
+            return 0
         elif action == EXCHANGE:
             jack = 5 * self.trump + JACK
             taken = self.turn_up
