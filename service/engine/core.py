@@ -57,6 +57,7 @@ __all__ = [
     "action_of",
     "card_of",
     "cards_in",
+    "codes_in",
     "engine_action",
     "mask_of",
 ]
@@ -138,6 +139,11 @@ def actions_in(mask: int) -> list[Action]:
     its legal actions this way, one per request and millions in a search.
     """
     return [*_LOW[mask & 1023], *_MIDDLE[mask >> 10 & 1023], *_HIGH[mask >> 20]]
+
+
+def codes_in(mask: int) -> list[int]:
+    """The action ints of a mask of action bits, ascending (the engine's order)."""
+    return [*_LOW_CODES[mask & 1023], *_MIDDLE_CODES[mask >> 10 & 1023], *_HIGH_CODES[mask >> 20]]
 
 
 class FastDeal:
@@ -411,12 +417,7 @@ class FastDeal:
 
     def legal_actions(self) -> list[int]:
         """The legal action ints of the seat to move, in the engine's order."""
-        mask = self.legal_mask()
-        return [
-            *_LOW_CODES[mask & 1023],
-            *_MIDDLE_CODES[mask >> 10 & 1023],
-            *_HIGH_CODES[mask >> 20],
-        ]
+        return codes_in(self.legal_mask())
 
     def follow_options(self) -> int:
         """The mask of cards the follower may play (R4a, R5a, R5b)."""
