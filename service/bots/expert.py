@@ -174,8 +174,9 @@ class Search:
 
     def finish(self, deal: FastDeal) -> int:
         """Play on with the heuristic while the talon is open, then solve exactly."""
-        while deal.result is None and deal.closed_by < 0 and deal.drawn_by < 0:
-            deal.apply(heuristic_action(deal))
+        mask = deal.legal_mask()
+        while mask and not deal.strict:  # (mask is 0 once the deal is over)
+            mask = deal.apply(heuristic_action(deal, mask))
             self.steps += 1
         if deal.result is not None:
             return self.outcome(deal)

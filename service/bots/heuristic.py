@@ -26,7 +26,9 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
-from service.engine.core import (
+from service.engine.core import FastDeal, codes_in, engine_action
+from service.engine.knowledge import SeatView
+from service.engine.masks import (
     ACE,
     ALL_CARDS,
     CLAIM,
@@ -41,10 +43,7 @@ from service.engine.core import (
     SUIT,
     SUIT_MASK,
     TEN,
-    FastDeal,
-    engine_action,
 )
-from service.engine.knowledge import SeatView
 from service.engine.points import WINNING_POINTS as WIN
 from service.engine.points import marriage_points
 
@@ -118,9 +117,13 @@ class Sight:
         return not HIGHER[card] & self.opponent_may_hold
 
 
-def heuristic_action(deal: FastDeal) -> int:
-    """The rule-based action of the seat to move (always one of ``legal_actions``)."""
-    legal = deal.legal_actions()
+def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
+    """The rule-based action of the seat to move (always one of ``legal_actions``).
+
+    ``legal_mask``: the deal's ``legal_mask`` when the caller has it already
+    (``FastDeal.apply`` returns it), -1 to compute it.
+    """
+    legal = codes_in(deal.legal_mask() if legal_mask < 0 else legal_mask)
     if len(legal) == 1:
         return legal[0]
     sight = Sight(deal)

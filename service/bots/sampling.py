@@ -18,8 +18,9 @@ from itertools import combinations
 from math import comb
 
 from service.engine.cards import SUITS
-from service.engine.core import HIGHER, SUIT, SUIT_MASK, FastDeal, cards_in, mask_of
+from service.engine.core import FastDeal, cards_in, mask_of
 from service.engine.knowledge import SeatView
+from service.engine.masks import HIGHER, SUIT, SUIT_MASK
 from service.engine.state import HAND_SIZE
 
 #: Face-down cards of a fresh talon (the turn-up not counted).

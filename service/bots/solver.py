@@ -25,15 +25,8 @@ minimax over the engine's own rules:
 
 from __future__ import annotations
 
-from service.engine.core import (
-    KING,
-    POINTS,
-    QUEEN,
-    SUIT,
-    SUIT_MASK,
-    FastDeal,
-)
-from service.engine.masks import BEATS, follow_mask
+from service.engine.core import FastDeal
+from service.engine.masks import BEATS, KING, PAIR_MASK, POINTS, QUEEN, SUIT, SUIT_MASK, follow_mask
 from service.engine.outcomes import claim_outcome, ran_out_outcome
 from service.engine.points import WINNING_POINTS as WIN
 from service.engine.points import by_opponent, marriage_points, penalty
@@ -113,12 +106,20 @@ class EndgameSolver:
             raise ValueError("the deal is over")
         if not deal.strict:
             raise ValueError("the solver plays only a closed or exhausted talon")
-        args = self._args(deal)
+        hl, hf, seat, pl, pf, tl, tf, ml, mf = self._args(deal)
         if deal.lead >= 0:
-            return -self._answer(*args, deal.lead, LOW, HIGH)
-        if deal.declared >= 0:
-            return self._declared(*args, deal.declared)
-        return self._node(*args, LOW, HIGH)
+            return -self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, LOW, HIGH, deal.lead)
+        if deal.declared < 0:
+            return self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, LOW, HIGH)
+        # The leader has declared a marriage: lead its King or Queen, or claim (R6c).
+        best = LOW
+        if self.head:
+            best = self._claim(seat, pl + ml if tl else pl, pf + mf if tf else pf, tf)
+        for card in (5 * deal.declared + KING, 5 * deal.declared + QUEEN):
+            if hl >> card & 1:
+                value = self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, best, HIGH, card)
+                best = max(best, value)
+        return best
 
     def action_values(self, deal: FastDeal) -> dict[int, int]:
         """Each legal action of the seat to move, with its exact value for that seat."""
@@ -165,31 +166,6 @@ class EndgameSolver:
         winner, game_points, _ = ran_out_outcome(seat, self.closed_by, self.at_close)
         return self.worth[seat][(game_points if winner == seat else -game_points) + 3]
 
-    def _declared(
-        self,
-        hl: int,
-        hf: int,
-        seat: int,
-        pl: int,
-        pf: int,
-        tl: int,
-        tf: int,
-        ml: int,
-        mf: int,
-        suit: int,
-    ) -> int:
-        """The leader has declared ``suit``: lead its King or Queen, or claim (R6c)."""
-        best = LOW
-        if self.head:
-            cpl = pl + ml if tl else pl
-            best = self._claim(seat, cpl, pf + mf if tf else pf, tf)
-        for card in (5 * suit + KING, 5 * suit + QUEEN):
-            if hl >> card & 1:
-                best = max(
-                    best, self._answer(hl, hf, seat, pl, pf, tl, tf, ml, mf, card, best, HIGH)
-                )
-        return best
-
     def _node(
         self,
         hl: int,
@@ -203,11 +179,51 @@ class EndgameSolver:
         mf: int,
         alpha: int,
         beta: int,
+        led: int = -1,
     ) -> int:
-        """The leader's value at the start of a trick, within the window (alpha, beta)."""
-        self.nodes += 1
+        """The leader's value within the window (alpha, beta), before its lead or once ``led``.
+
+        A position is the leader's and the follower's hands, trick points,
+        tricks and marriage points (``hl``, ``pl``, ``tl``, ``ml`` and ``hf``,
+        ...) and the leader's ``seat``; ``led`` is the card led (-1: the leader
+        is to lead, else the follower answers it).
+        """
+        if led >= 0:
+            # The follower answers ``led`` (R5: play is strict here).
+            self.answers += 1
+            hl &= ~(1 << led)
+            options = follow_mask(hf, led, self.trump, True)
+            beats = self.beats[led]
+            lead_points = POINTS[led]
+            other = 1 - seat
+            worst = HIGH
+            while options:
+                low = options & -options
+                options ^= low
+                rest = hf ^ low
+                points = lead_points + POINTS[low.bit_length() - 1]
+                if beats & low:  # the follower takes the trick and leads the next one
+                    npf = pf + points
+                    value = -self._node(rest, hl, other, npf, pl, tf + 1, tl, mf, ml, -beta, -alpha)
+                else:
+                    npl = pl + points
+                    value = self._node(hl, rest, seat, npl, pf, tl + 1, tf, ml, mf, alpha, beta)
+                if value < worst:
+                    worst = value
+                    if worst <= alpha:
+                        break
+                    if worst < beta:
+                        beta = worst
+            return worst
         head = self.head
         cpl = pl + ml if tl else pl
+        if not head:
+            # R7e, R8b: going out is automatic, and the last trick ends the deal.
+            if tl and cpl >= WIN:
+                return self._claim(seat, cpl, pf + mf if tf else pf, tf)
+            if not hl and not hf:
+                return self._ran_out(seat)
+        self.nodes += 1
         best = LOW
         if head:
             if tl or tf:
@@ -218,8 +234,7 @@ class EndgameSolver:
                 best = claim
             elif hl & _PAIRS_ANY:
                 # First lead, no trick yet: a claim is allowed after a marriage (R7b).
-                for s in range(4):
-                    pair = _PAIR[s]
+                for pair in PAIR_MASK:
                     if hl & pair == pair:
                         best = self._claim(seat, cpl, pf, tf)
                         break
@@ -265,7 +280,17 @@ class EndgameSolver:
             if not hl & bit or seen & bit:
                 continue
             seen |= bit
-            value = self._lead(hl, hf, seat, pl, pf, tl, tf, ml, mf, card, alpha, beta)
+            # Leading the King or Queen of a pair declares the marriage first (module doc).
+            lml = ml
+            if card % 5 in (KING, QUEEN):
+                pair = PAIR_MASK[SUIT[card]]
+                if hl & pair == pair:
+                    lml = ml + marriage_points(SUIT[card] == self.trump)
+            if lml > ml and tl and pl + lml >= WIN:
+                # Going out right after the declaration (R7b; automatic when tracked).
+                value = self._claim(seat, pl + lml, pf + mf if tf else pf, tf)
+            else:
+                value = self._node(hl, hf, seat, pl, pf, tl, tf, lml, mf, alpha, beta, card)
             if value > best:
                 best = value
                 best_lead = card
@@ -282,91 +307,5 @@ class EndgameSolver:
             self.table[key] = (best + 4) | (best + 4) << 4 | lead_bits
         return best
 
-    def _lead(
-        self,
-        hl: int,
-        hf: int,
-        seat: int,
-        pl: int,
-        pf: int,
-        tl: int,
-        tf: int,
-        ml: int,
-        mf: int,
-        card: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """The leader leads ``card``, declaring its marriage first when it can."""
-        rank = card % 5
-        if rank in (KING, QUEEN):
-            pair = _PAIR[SUIT[card]]
-            if hl & pair == pair:
-                ml += marriage_points(SUIT[card] == self.trump)
-                if tl and pl + ml >= WIN:
-                    # Going out right after the declaration (R7b; automatic when tracked).
-                    return self._claim(seat, pl + ml, pf + mf if tf else pf, tf)
-        return self._answer(hl, hf, seat, pl, pf, tl, tf, ml, mf, card, alpha, beta)
 
-    def _answer(
-        self,
-        hl: int,
-        hf: int,
-        seat: int,
-        pl: int,
-        pf: int,
-        tl: int,
-        tf: int,
-        ml: int,
-        mf: int,
-        card: int,
-        alpha: int,
-        beta: int,
-    ) -> int:
-        """The leader's value once ``card`` is led: the follower answers (R5)."""
-        self.answers += 1
-        hl &= ~(1 << card)
-        options = follow_mask(hf, card, self.trump, True)  # R5: play is strict here
-        beats = self.beats[card]
-        head = self.head
-        lead_points = POINTS[card]
-        other = 1 - seat
-        worst = HIGH
-        while options:
-            low = options & -options
-            options ^= low
-            follow = low.bit_length() - 1
-            rest = hf ^ low
-            points = lead_points + POINTS[follow]
-            if beats & low:
-                # The follower wins the trick and leads the next one.
-                npf = pf + points
-                if head:
-                    value = -self._node(rest, hl, other, npf, pl, tf + 1, tl, mf, ml, -beta, -alpha)
-                elif npf + mf >= WIN:  # R7e: going out is automatic
-                    value = -self._claim(other, npf + mf, pl + ml if tl else pl, tl)
-                elif not rest and not hl:
-                    value = -self._ran_out(other)
-                else:
-                    value = -self._node(rest, hl, other, npf, pl, tf + 1, tl, mf, ml, -beta, -alpha)
-            else:
-                npl = pl + points
-                if head:
-                    value = self._node(hl, rest, seat, npl, pf, tl + 1, tf, ml, mf, alpha, beta)
-                elif npl + ml >= WIN:
-                    value = self._claim(seat, npl + ml, pf + mf if tf else pf, tf)
-                elif not rest and not hl:
-                    value = self._ran_out(seat)
-                else:
-                    value = self._node(hl, rest, seat, npl, pf, tl + 1, tf, ml, mf, alpha, beta)
-            if value < worst:
-                worst = value
-                if worst <= alpha:
-                    break
-                if worst < beta:
-                    beta = worst
-        return worst
-
-
-_PAIR = tuple((1 << (5 * s + KING)) | (1 << (5 * s + QUEEN)) for s in range(4))
-_PAIRS_ANY = sum(_PAIR)
+_PAIRS_ANY = sum(PAIR_MASK)

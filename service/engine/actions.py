@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from .cards import Card, Suit
+from .words import Word
 
 
-class ActionType(Enum):
+class ActionType(Word):
     """The six player actions of RULES.md; the value is the contract's name."""
 
     PLAY = "play"
@@ -28,11 +28,6 @@ class ActionType(Enum):
     DECLARE_MARRIAGE = "declare_marriage"
     CLAIM = "claim"
     ACCEPT_LAST_TRICK = "accept_last_trick"
-
-    def __str__(self) -> str:
-        return self.value
-
-    __hash__ = object.__hash__
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,12 +11,12 @@ keeps the engine's hot paths (legal actions, tricks) cheap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from enum import Enum
 
 from .masks import follower_wins
+from .words import Word
 
 
-class Suit(Enum):
+class Suit(Word):
     """The four suits; the value is the one-letter notation."""
 
     CLUBS = "C"
@@ -28,20 +28,13 @@ class Suit(Enum):
         #: The suit's index in the search core's card numbering (``masks``).
         self.number: int = "CDHS".index(code)
 
-    def __str__(self) -> str:
-        return self.value
-
     @property
     def word(self) -> str:
         """The suit's name in plain English, for messages: ``hearts``."""
         return self.name.lower()
 
-    # Identity hashing: every suit exists once, and the default Enum hash is
-    # a Python-level call on the hot path of set and dict look-ups.
-    __hash__ = object.__hash__
 
-
-class Rank(Enum):
+class Rank(Word):
     """The five ranks, high to low; the value is the one-letter notation."""
 
     ACE = "A"
@@ -50,15 +43,10 @@ class Rank(Enum):
     QUEEN = "Q"
     JACK = "J"
 
-    def __str__(self) -> str:
-        return self.value
-
     @property
     def points(self) -> int:
         """Card points of a card of this rank (R1 notation: A 11 ... J 2)."""
         return _RANK_POINTS[self]
-
-    __hash__ = object.__hash__
 
 
 _RANK_POINTS = {Rank.ACE: 11, Rank.TEN: 10, Rank.KING: 4, Rank.QUEEN: 3, Rank.JACK: 2}
@@ -68,7 +56,7 @@ SUITS: tuple[Suit, ...] = tuple(Suit)
 RANKS: tuple[Rank, ...] = tuple(Rank)
 
 
-class Card(Enum):
+class Card(Word):
     """One of the 20 cards. ``Card("QH")`` parses, ``str(card)`` formats.
 
     Each card carries its ``rank``, ``suit``, ``points`` and ``strength``
@@ -107,9 +95,6 @@ class Card(Enum):
         #: The card's bit in a hand mask (``masks``).
         self.bit: int = 1 << self.order
 
-    def __str__(self) -> str:
-        return self.value
-
     def __repr__(self) -> str:
         return f"Card.{self.value}"
 
@@ -131,8 +116,6 @@ class Card(Enum):
     def beats(self, other: Card, trump: Suit) -> bool:
         """Whether this card, played second, takes a trick led with ``other`` (R2b)."""
         return follower_wins(other.order, self.order, trump.number)
-
-    __hash__ = object.__hash__
 
 
 _BY_RANK_SUIT = {(card.rank, card.suit): card for card in Card}

@@ -31,23 +31,16 @@ from .actions import (
 from .cards import DECK, SUITS, Card
 from .masks import (
     ACCEPT,
-    ACE,
-    ALL_CARDS,
     BEATS,
+    BIT,
     CLAIM,
     CLOSE,
     EXCHANGE,
-    HIGHER,
     JACK,
-    KING,
-    KINGS_MASK,
     MARRIAGE,
     PAIR_MASK,
     POINTS,
-    QUEEN,
     SUIT,
-    SUIT_MASK,
-    TEN,
     bits,
     draws,
     follow_mask,
@@ -55,31 +48,16 @@ from .masks import (
 )
 from .outcomes import DealEndReason, claim_outcome, ran_out_outcome
 from .points import WINNING_POINTS, marriage_points
+from .scoring import deal_result
 from .state import HAND_SIZE, DealResult, DealState, Marriage, Trick, Variant
 
 __all__ = [
-    "ACCEPT",
-    "ACE",
-    "ALL_CARDS",
-    "CLAIM",
-    "CLOSE",
-    "EXCHANGE",
-    "HIGHER",
-    "JACK",
-    "KING",
-    "KINGS_MASK",
-    "MARRIAGE",
-    "PAIR_MASK",
-    "POINTS",
-    "QUEEN",
-    "SUIT",
-    "SUIT_MASK",
-    "TEN",
     "FastDeal",
     "FastResult",
     "action_of",
     "card_of",
     "cards_in",
+    "codes_in",
     "engine_action",
     "mask_of",
 ]
@@ -163,6 +141,11 @@ def actions_in(mask: int) -> list[Action]:
     return [*_LOW[mask & 1023], *_MIDDLE[mask >> 10 & 1023], *_HIGH[mask >> 20]]
 
 
+def codes_in(mask: int) -> list[int]:
+    """The action ints of a mask of action bits, ascending (the engine's order)."""
+    return [*_LOW_CODES[mask & 1023], *_MIDDLE_CODES[mask >> 10 & 1023], *_HIGH_CODES[mask >> 20]]
+
+
 class FastDeal:
     """One deal, everything included, as small ints; ``apply`` changes it in place.
 
@@ -188,6 +171,7 @@ class FastDeal:
         "marriage_points",
         "declared",
         "closed_by",
+        "strict",
         "at_close",
         "exchanged_by",
         "exchanged_card",
@@ -203,7 +187,7 @@ class FastDeal:
     head: bool
     trump: int
     hands: list[int]
-    talon: list[int]
+    talon: Sequence[int]
     talon_pos: int
     turn_up: int
     drawn_by: int
@@ -214,6 +198,8 @@ class FastDeal:
     marriage_points: list[int]
     declared: int
     closed_by: int
+    #: Closed or exhausted: the follower must follow, beat, trump (R5), and nobody draws.
+    strict: bool
     at_close: tuple[int, int] | None
     exchanged_by: int
     exchanged_card: int
@@ -231,16 +217,16 @@ class FastDeal:
     def from_deck(cls, deck: Sequence[int], dealer: int, head: bool = True) -> FastDeal:
         """A fresh deal from a deck order of card indices (R1, RULES.md positions)."""
         deal = cls.__new__(cls)
-        hands = [0, 0]
-        for c in deck[:HAND_SIZE]:
-            hands[1 - dealer] |= 1 << c
-        for c in deck[HAND_SIZE : 2 * HAND_SIZE]:
-            hands[dealer] |= 1 << c
+        # The first five cards to the dealer's opponent, the next five to the
+        # dealer (HAND_SIZE, spelled out: a search deals millions of times).
+        b = BIT
+        forehand = b[deck[0]] | b[deck[1]] | b[deck[2]] | b[deck[3]] | b[deck[4]]
+        dealt = b[deck[5]] | b[deck[6]] | b[deck[7]] | b[deck[8]] | b[deck[9]]
         turn_up = deck[2 * HAND_SIZE]
         deal.head = head
         deal.trump = SUIT[turn_up]
-        deal.hands = hands
-        deal.talon = list(deck[2 * HAND_SIZE + 1 :])
+        deal.hands = [dealt, forehand] if dealer == 0 else [forehand, dealt]
+        deal.talon = deck[2 * HAND_SIZE + 1 :]  # a new list or tuple: never changed in place
         deal.talon_pos = 0
         deal.turn_up = turn_up
         deal.drawn_by = -1
@@ -251,6 +237,7 @@ class FastDeal:
         deal.marriage_points = [0, 0]
         deal.declared = -1
         deal.closed_by = -1
+        deal.strict = False
         deal.at_close = None
         deal.exchanged_by = -1
         deal.exchanged_card = -1
@@ -281,6 +268,7 @@ class FastDeal:
         fast.marriage_points = [deal.marriage_points(0), deal.marriage_points(1)]
         fast.declared = -1 if deal.declared is None else SUITS.index(deal.declared)
         fast.closed_by = -1 if deal.closed_by is None else deal.closed_by
+        fast.strict = fast.closed_by >= 0 or fast.drawn_by >= 0
         fast.at_close = deal.at_close
         fast.exchanged_by = -1 if deal.exchanged_by is None else deal.exchanged_by
         fast.exchanged_card = -1 if deal.exchanged_card is None else deal.exchanged_card.order
@@ -337,49 +325,42 @@ class FastDeal:
             result=None,
         )
         if self.result is not None:
-            deal = deal._replace(result=self.engine_result(deal))
+            winner, game_points, reason, claimant = self.result
+            claimed_by = None if claimant < 0 else claimant
+            deal = deal._replace(result=deal_result(deal, winner, game_points, reason, claimed_by))
         return deal
 
-    def engine_result(self, deal: DealState | None = None) -> DealResult | None:
+    def engine_result(self) -> DealResult | None:
         """The engine's ``DealResult`` of a finished deal, None while it runs."""
-        if self.result is None:
-            return None
-        winner, game_points, reason, claimant = self.result
-        return DealResult(
-            number=self.number,
-            dealer=self.dealer,
-            winner=winner,
-            game_points=game_points,
-            reason=reason,
-            card_points=(self.card_points(0), self.card_points(1)),
-            tricks_won=(self.tricks_won[0], self.tricks_won[1]),
-            claimed_by=None if claimant < 0 else claimant,
-        )
+        return None if self.result is None else self.to_engine().result
 
     def copy(self) -> FastDeal:
         """An independent copy (lists copied, ints shared)."""
         other = FastDeal.__new__(FastDeal)
+        # The lists, copied:
+        other.hands = self.hands[:]
+        other.trick_points = self.trick_points[:]
+        other.tricks_won = self.tricks_won[:]
+        other.marriage_points = self.marriage_points[:]
+        other.shown = self.shown[:]
+        other.tricks = self.tricks[:]
+        other.marriages = self.marriages[:]
+        # The rest is ints, bools and tuples, shared:
         other.head = self.head
         other.trump = self.trump
-        other.hands = self.hands[:]
         other.talon = self.talon  # never changed in place: drawing moves talon_pos
         other.talon_pos = self.talon_pos
         other.turn_up = self.turn_up
         other.drawn_by = self.drawn_by
         other.leader = self.leader
         other.lead = self.lead
-        other.trick_points = self.trick_points[:]
-        other.tricks_won = self.tricks_won[:]
-        other.marriage_points = self.marriage_points[:]
         other.declared = self.declared
         other.closed_by = self.closed_by
+        other.strict = self.strict
         other.at_close = self.at_close
         other.exchanged_by = self.exchanged_by
         other.exchanged_card = self.exchanged_card
-        other.shown = self.shown[:]
         other.played = self.played
-        other.tricks = self.tricks[:]
-        other.marriages = self.marriages[:]
         other.result = self.result
         other.number = self.number
         other.dealer = self.dealer
@@ -390,12 +371,7 @@ class FastDeal:
     @property
     def talon_open(self) -> bool:
         """Neither closed nor exhausted: free play and drawing (R4a)."""
-        return self.closed_by < 0 and self.drawn_by < 0
-
-    @property
-    def strict(self) -> bool:
-        """Closed or exhausted: the follower must follow, beat, trump (R5)."""
-        return self.closed_by >= 0 or self.drawn_by >= 0
+        return not self.strict
 
     @property
     def talon_size(self) -> int:
@@ -425,47 +401,36 @@ class FastDeal:
 
     def legal_mask(self) -> int:
         """The legal actions of the seat to move as a mask of action bits (``masks``)."""
+        lead = self.lead
+        if lead >= 0:  # (a deal never ends in the middle of a trick)
+            return follow_mask(self.hands[1 - self.leader], lead, self.trump, self.strict)
         if self.result is not None:
             return 0
-        if self.lead >= 0:
-            return follow_mask(
-                self.hands[1 - self.leader],
-                self.lead,
-                self.trump,
-                self.closed_by >= 0 or self.drawn_by >= 0,
-            )
         return lead_mask(
             self.hands[self.leader],
             self.trump,
-            self.closed_by < 0 and self.drawn_by < 0,
+            not self.strict,
             self.declared,
             self.head,
-            bool(self.tricks),
+            self.tricks != [],
         )
 
     def legal_actions(self) -> list[int]:
         """The legal action ints of the seat to move, in the engine's order."""
-        mask = self.legal_mask()
-        return [
-            *_LOW_CODES[mask & 1023],
-            *_MIDDLE_CODES[mask >> 10 & 1023],
-            *_HIGH_CODES[mask >> 20],
-        ]
+        return codes_in(self.legal_mask())
 
     def follow_options(self) -> int:
         """The mask of cards the follower may play (R4a, R5a, R5b)."""
-        return follow_mask(
-            self.hands[1 - self.leader],
-            self.lead,
-            self.trump,
-            self.closed_by >= 0 or self.drawn_by >= 0,
-        )
+        return follow_mask(self.hands[1 - self.leader], self.lead, self.trump, self.strict)
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: int) -> int:
         """Take ``action`` for the seat to move (assumed legal: check with ``legal_mask``).
 
-        One method for both seats, the follower's branch first: it is half of
-        every deal's actions and the search's hottest line.
+        Returns the ``legal_mask`` of the seat to move next (0 once the deal
+        is over), computed from what the action has just read, so that a
+        playout needs one call a step. One method for both seats, the
+        follower's branch first: it is half of every deal's actions and the
+        search's hottest line.
         """
         lead = self.lead
         if lead >= 0:
@@ -473,24 +438,25 @@ class FastDeal:
             leader = self.leader
             follower = 1 - leader
             hands = self.hands
-            hands[follower] &= ~(1 << action)
-            self.played |= 1 << action
-            winner = follower if BEATS[self.trump][lead] >> action & 1 else leader
+            bit = BIT[action]
+            hands[follower] ^= bit
+            self.played |= bit
+            winner = follower if BEATS[self.trump][lead] & bit else leader
             self.trick_points[winner] += POINTS[lead] + POINTS[action]
             self.tricks_won[winner] += 1
             self.tricks.append((leader, lead, action, winner))
             self.leader = winner
             self.lead = -1
-            self.declared = -1
-            if self.closed_by < 0 and self.drawn_by < 0:
+            if not self.strict:
                 loser = 1 - winner
                 first, second, exhausted = draws(self.talon, self.talon_pos, self.turn_up)
-                hands[winner] |= 1 << first
-                hands[loser] |= 1 << second
+                hands[winner] |= BIT[first]
+                hands[loser] |= BIT[second]
                 if exhausted:
-                    self.shown[loser] |= 1 << second  # R11b: the last trump card drawn is public
+                    self.shown[loser] |= BIT[second]  # R11b: the last trump card drawn is public
                     self.talon_pos += 1
                     self.drawn_by = loser
+                    self.strict = True
                 else:
                     self.talon_pos += 2
             if not self.head:
@@ -498,16 +464,21 @@ class FastDeal:
                 # (``card_points`` of a seat that has just won a trick: its marriages count.)
                 if self.trick_points[winner] + self.marriage_points[winner] >= WINNING_POINTS:
                     self.result = self.claim_result(winner)
-                elif not hands[0] and not hands[1]:
+                    return 0
+                if not hands[0] and not hands[1]:
                     self.result = self.last_trick_result()
-            return
+                    return 0
+            return lead_mask(hands[winner], self.trump, not self.strict, -1, self.head, True)
         seat = self.leader
         if action < 20:
-            self.hands[seat] &= ~(1 << action)
+            bit = BIT[action]
+            hands = self.hands
+            hands[seat] ^= bit
             self.lead = action
-            self.played |= 1 << action
+            self.played |= bit
             self.declared = -1
-        elif action >= MARRIAGE and action < CLAIM:
+            return follow_mask(hands[1 - seat], action, self.trump, self.strict)
+        if action >= MARRIAGE and action < CLAIM:
             suit = action - MARRIAGE
             self.marriage_points[seat] += marriage_points(suit == self.trump)
             self.marriages.append((seat, suit))
@@ -517,8 +488,10 @@ class FastDeal:
                 self.result = self.claim_result(seat)  # R7e: going out is automatic
         elif action == CLAIM:
             self.result = self.claim_result(seat)
+            return 0
         elif action == ACCEPT:
             self.result = self.last_trick_result()
+            return 0
         elif action == EXCHANGE:
             jack = 5 * self.trump + JACK
             taken = self.turn_up
@@ -530,9 +503,11 @@ class FastDeal:
         elif action == CLOSE:
             opponent = 1 - seat
             self.closed_by = seat
+            self.strict = True
             self.at_close = (self.card_points(opponent), self.tricks_won[opponent])
         else:
             raise ValueError(f"not an action: {action!r}")
+        return self.legal_mask()
 
     # -- the end of the deal (R8, R9: ``outcomes``) ----------------------------------
 

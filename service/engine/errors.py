@@ -9,10 +9,10 @@ AH, TH)``.
 
 from __future__ import annotations
 
-from enum import Enum
+from .words import Word
 
 
-class ErrorCode(Enum):
+class ErrorCode(Word):
     """Stable codes for refused actions and bad inputs. Never rename a value."""
 
     GAME_OVER = "game_over"
@@ -37,9 +37,6 @@ class ErrorCode(Enum):
     TURN_NOT_TIMED_OUT = "turn_not_timed_out"
     INVALID_DECK = "invalid_deck"
     INVALID_EVENT = "invalid_event"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class EngineError(ValueError):

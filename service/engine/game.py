@@ -87,16 +87,6 @@ def start_deal(state: GameState, deck: Sequence[Card]) -> GameState:
         turn_up=turn_up,
         turn_up_drawn_by=None,
         leader=1 - dealer,  # R1c: the non-dealer leads the first trick
-        lead_card=None,
-        tricks=(),
-        trick_points=(0, 0),
-        marriages=(),
-        declared=None,
-        closed_by=None,
-        at_close=None,
-        exchanged_by=None,
-        exchanged_card=None,
-        result=None,
     )
     return _replace(state, deal=deal)
 

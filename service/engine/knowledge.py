@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .actions import Action
 from .cards import DECK, Card, Suit, sort_cards
@@ -112,25 +113,11 @@ class SeatView:
         for trick in self.tricks:
             points[trick.winner] += trick.points
         return DealState(
-            number=self.number,
-            dealer=self.dealer,
             deck=(),  # not known to the seat; a sampled deal has no recorded deck
-            trump=self.trump,
             hands=(tuple(hands[0]), tuple(hands[1])),
             talon=tuple(talon),
-            turn_up=self.turn_up,
-            turn_up_drawn_by=self.turn_up_drawn_by,
-            leader=self.leader,
-            lead_card=self.lead_card,
-            tricks=self.tricks,
             trick_points=(points[0], points[1]),
-            marriages=self.marriages,
-            declared=self.declared,
-            closed_by=self.closed_by,
-            at_close=self.at_close,
-            exchanged_by=self.exchanged_by,
-            exchanged_card=self.exchanged_card,
-            result=None,
+            **_public_facts(self),
         )
 
     def sample_deal(self) -> DealState:
@@ -154,21 +141,33 @@ def seat_view(state: GameState, seat: int) -> SeatView:
     return SeatView(
         variant=state.variant,
         seat=seat,
-        dealer=deal.dealer,
-        number=deal.number,
-        trump=deal.trump,
         hand=deal.hands[seat],
-        turn_up=deal.turn_up,
-        turn_up_drawn_by=deal.turn_up_drawn_by,
         talon_size=len(deal.talon),
-        leader=deal.leader,
-        lead_card=deal.lead_card,
-        tricks=deal.tricks,
-        marriages=deal.marriages,
-        declared=deal.declared,
-        closed_by=deal.closed_by,
-        at_close=deal.at_close,
-        exchanged_by=deal.exchanged_by,
-        exchanged_card=deal.exchanged_card,
         game_points=state.game_points,
+        **_public_facts(deal),
     )
+
+
+#: The facts of a running deal that both seats see (R11a, R11b), named as in ``DealState``
+#: and ``SeatView``: a view keeps them from the deal, a sampled deal takes them from the view.
+PUBLIC_FACTS = (
+    "number",
+    "dealer",
+    "trump",
+    "turn_up",
+    "turn_up_drawn_by",
+    "leader",
+    "lead_card",
+    "tricks",
+    "marriages",
+    "declared",
+    "closed_by",
+    "at_close",
+    "exchanged_by",
+    "exchanged_card",
+)
+
+
+def _public_facts(deal: DealState | SeatView) -> dict[str, Any]:
+    """The public facts of a deal or a view, by name (``PUBLIC_FACTS``)."""
+    return {name: getattr(deal, name) for name in PUBLIC_FACTS}

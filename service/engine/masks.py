@@ -30,6 +30,8 @@ SUIT_MASK: tuple[int, ...] = tuple(0b11111 << (5 * s) for s in range(4))
 #: The cards of the same suit that beat card ``c`` (R5a "a higher card").
 HIGHER: tuple[int, ...] = tuple(((1 << (c % 5)) - 1) << (5 * (c // 5)) for c in range(20))
 ALL_CARDS = (1 << 20) - 1
+#: The bit of each card index (``1 << c``, looked up: a shift makes a new int).
+BIT: tuple[int, ...] = tuple(1 << c for c in range(20))
 #: Every King.
 KINGS_MASK = sum(1 << (5 * s + KING) for s in range(4))
 #: Bit masks of the King and Queen of each suit: a marriage.
@@ -46,8 +48,6 @@ EXCHANGE_BIT = 1 << EXCHANGE
 CLOSE_BIT = 1 << CLOSE
 CLAIM_BIT = 1 << CLAIM
 ACCEPT_BIT = 1 << ACCEPT
-#: The marriage action's bit for a King's card index.
-_MARRIAGE_BIT_OF_KING = {5 * s + KING: 1 << (MARRIAGE + s) for s in range(4)}
 
 
 def bits(mask: int) -> list[int]:
@@ -61,6 +61,45 @@ def bits(mask: int) -> list[int]:
 
 
 # -- the rules -----------------------------------------------------------------
+
+
+def _lead_extras(held: int, trump: int, talon_open: bool) -> int:
+    """The actions besides playing a card that ``held`` allows on lead (R4a, R6), as a mask.
+
+    ``held`` is a hand (only its Kings, Queens and trump Jack matter): the
+    exchange needs the trump Jack and an open talon, closing an open talon,
+    and a marriage the King and Queen of one suit.
+    """
+    mask = 0
+    if talon_open:
+        if held >> (5 * trump + JACK) & 1:
+            mask |= EXCHANGE_BIT
+        mask |= CLOSE_BIT
+    for suit in range(4):
+        if held & PAIR_MASK[suit] == PAIR_MASK[suit]:
+            mask |= 1 << (MARRIAGE + suit)
+    return mask
+
+
+def _submasks(mask: int) -> list[int]:
+    """Every mask whose set bits are some of ``mask``'s."""
+    out = [0]
+    for bit in bits(mask):
+        out += [sub | 1 << bit for sub in out]
+    return out
+
+
+#: The cards that decide ``_lead_extras`` for each trump: every King and Queen, the trump Jack.
+_EXTRAS_CARDS: tuple[int, ...] = tuple(
+    sum(PAIR_MASK) | 1 << (5 * trump + JACK) for trump in range(4)
+)
+#: ``_LEAD_EXTRAS[2 * trump + talon_open][hand & _EXTRAS_CARDS[trump]]``: ``_lead_extras``
+#: looked up, not computed (one look-up per lead in a search).
+_LEAD_EXTRAS: tuple[dict[int, int], ...] = tuple(
+    {held: _lead_extras(held, trump, talon_open) for held in _submasks(_EXTRAS_CARDS[trump])}
+    for trump in range(4)
+    for talon_open in (False, True)
+)
 
 
 def lead_mask(
@@ -78,19 +117,8 @@ def lead_mask(
         return mask | CLAIM_BIT if head else mask
     if not hand:  # R8a: the last trick is done and its winner chooses
         return CLAIM_BIT | ACCEPT_BIT
-    mask = hand
-    if talon_open:
-        if hand >> (5 * trump + JACK) & 1:
-            mask |= EXCHANGE_BIT
-        mask |= CLOSE_BIT
-    married = hand & (hand >> 1) & KINGS_MASK  # a King whose Queen is held too
-    while married:
-        low = married & -married
-        mask |= _MARRIAGE_BIT_OF_KING[low.bit_length() - 1]
-        married ^= low
-    if head and any_trick:
-        mask |= CLAIM_BIT
-    return mask
+    mask = hand | _LEAD_EXTRAS[2 * trump + talon_open][hand & _EXTRAS_CARDS[trump]]
+    return mask | CLAIM_BIT if head and any_trick else mask
 
 
 def follow_mask(hand: int, lead: int, trump: int, strict: bool) -> int:

@@ -182,13 +182,13 @@ def _close_talon(deal: DealState) -> DealState:
 
 
 def _claim(deal: DealState, variant: Variant) -> DealState:
-    if variant is Variant.TRACKED:
-        raise _refuse(
-            "in the tracked variant going out is automatic; there is no claim",
-            ErrorCode.CLAIM_NOT_ALLOWED,
-            "R7e",
-            deal,
-        )
+    _require_head(
+        deal,
+        variant,
+        "going out is automatic; there is no claim",
+        ErrorCode.CLAIM_NOT_ALLOWED,
+        "R7e",
+    )
     if not deal.tricks and deal.declared is None:
         raise _refuse(
             "the first lead of a deal allows a claim only just after declaring a marriage",
@@ -200,13 +200,13 @@ def _claim(deal: DealState, variant: Variant) -> DealState:
 
 
 def _accept_last_trick(deal: DealState, variant: Variant) -> DealState:
-    if variant is Variant.TRACKED:
-        raise _refuse(
-            "in the tracked variant the last trick is settled automatically",
-            ErrorCode.ACCEPT_NOT_ALLOWED,
-            "R8b",
-            deal,
-        )
+    _require_head(
+        deal,
+        variant,
+        "the last trick is settled automatically",
+        ErrorCode.ACCEPT_NOT_ALLOWED,
+        "R8b",
+    )
     if not deal.cards_out:
         raise _refuse(
             "accept_last_trick is only possible once both hands are empty",
@@ -291,35 +291,20 @@ def _strict_play_error(
 ) -> IllegalActionError:
     """Explain which duty of R5 the card breaks, naming the cards that fulfil it."""
     suit = lead.suit
-    holding = describe_cards(allowed)
-    if allowed[0].suit is suit:
-        if allowed[0].strength > lead.strength:
-            if suit is deal.trump:
-                return _refuse(
-                    f"you must overtrump {lead} with a higher trump (you hold {holding})",
-                    ErrorCode.MUST_OVERTRUMP,
-                    "R5b",
-                    deal,
-                )
-            return _refuse(
-                f"you must follow {suit.word} with a higher {suit.word[:-1]} (you hold {holding})",
-                ErrorCode.MUST_BEAT,
-                "R5a",
-                deal,
-            )
-        rule = "R5b" if suit is deal.trump else "R5a"
-        return _refuse(
-            f"you must follow {suit.word} (you hold {holding})",
-            ErrorCode.MUST_FOLLOW_SUIT,
-            rule,
-            deal,
-        )
-    return _refuse(
-        f"you hold no {suit.word}, so you must play a trump (you hold {holding})",
-        ErrorCode.MUST_TRUMP,
-        "R5a",
-        deal,
-    )
+    in_trumps = suit is deal.trump
+    if allowed[0].suit is not suit:
+        duty = f"you hold no {suit.word}, so you must play a trump"
+        code, rule = ErrorCode.MUST_TRUMP, "R5a"
+    elif allowed[0].strength <= lead.strength:
+        duty = f"you must follow {suit.word}"
+        code, rule = ErrorCode.MUST_FOLLOW_SUIT, "R5b" if in_trumps else "R5a"
+    elif in_trumps:
+        duty = f"you must overtrump {lead} with a higher trump"
+        code, rule = ErrorCode.MUST_OVERTRUMP, "R5b"
+    else:
+        duty = f"you must follow {suit.word} with a higher {suit.word[:-1]}"
+        code, rule = ErrorCode.MUST_BEAT, "R5a"
+    return _refuse(f"{duty} (you hold {describe_cards(allowed)})", code, rule, deal)
 
 
 # -- helpers ---------------------------------------------------------------
@@ -330,6 +315,12 @@ def _require_open_talon(deal: DealState, what: str, code: ErrorCode, rule: str) 
         raise _refuse(f"cannot {what}: the talon is closed", code, rule, deal)
     if deal.turn_up_drawn_by is not None:
         raise _refuse(f"cannot {what}: the talon is exhausted", code, rule, deal)
+
+
+def _require_head(deal: DealState, variant: Variant, why: str, code: ErrorCode, rule: str) -> None:
+    """Claims and accepting the last trick exist only in the head variant (R7d)."""
+    if variant is Variant.TRACKED:
+        raise _refuse(f"in the tracked variant {why}", code, rule, deal)
 
 
 def _trump_jack(deal: DealState) -> Card:
@@ -367,11 +358,9 @@ def _replace_hand(
 
 
 def _not_in_hand(deal: DealState, seat: int, card: Card | None) -> IllegalActionError:
+    held = describe_cards(deal.hands[seat])
     return _refuse(
-        f"{card} is not in your hand (you hold {describe_cards(deal.hands[seat])})",
-        ErrorCode.CARD_NOT_IN_HAND,
-        "R2a",
-        deal,
+        f"{card} is not in your hand (you hold {held})", ErrorCode.CARD_NOT_IN_HAND, "R2a", deal
     )
 
 

@@ -22,7 +22,7 @@ def claim_result(deal: DealState, claimant: int) -> DealResult:
         -1 if deal.closed_by is None else deal.closed_by,
         deal.at_close,
     )
-    return _result(deal, winner, points, reason, claimant)
+    return deal_result(deal, winner, points, reason, claimant)
 
 
 def last_trick_result(deal: DealState) -> DealResult:
@@ -30,16 +30,17 @@ def last_trick_result(deal: DealState) -> DealResult:
     winner, points, reason = ran_out_outcome(
         deal.tricks[-1].winner, -1 if deal.closed_by is None else deal.closed_by, deal.at_close
     )
-    return _result(deal, winner, points, reason)
+    return deal_result(deal, winner, points, reason)
 
 
-def _result(
+def deal_result(
     deal: DealState,
     winner: int,
     game_points: int,
     reason: DealEndReason,
     claimed_by: int | None = None,
 ) -> DealResult:
+    """The ``DealResult`` of ``deal`` ended so (the search core's results too)."""
     return DealResult(
         number=deal.number,
         dealer=deal.dealer,

@@ -9,19 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import state as model  # every type of the state is written and read here
 from .cards import Card, Suit, format_cards, parse_cards
-from .state import (
-    DealEndReason,
-    Dealing,
-    DealResult,
-    DealState,
-    GameEnd,
-    GameEndReason,
-    GameState,
-    Marriage,
-    Trick,
-    Variant,
-)
 
 #: Bump whenever the shape or meaning of a serialized state changes.
 ENGINE_VERSION = 3  # 3: GameState.ending (resign, abort, timeout)
@@ -31,7 +20,7 @@ class StaleSnapshotError(ValueError):
     """The snapshot was written by another engine version; rebuild from the log."""
 
 
-def state_to_dict(state: GameState) -> dict[str, Any]:
+def state_to_dict(state: model.GameState) -> dict[str, Any]:
     return {
         "engine": ENGINE_VERSION,
         "variant": state.variant.value,
@@ -45,24 +34,24 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
     }
 
 
-def state_from_dict(data: dict[str, Any]) -> GameState:
+def state_from_dict(data: dict[str, Any]) -> model.GameState:
     if data.get("engine") != ENGINE_VERSION:
         raise StaleSnapshotError(f"snapshot of engine {data.get('engine')}, not {ENGINE_VERSION}")
-    return GameState(
-        variant=Variant(data["variant"]),
+    return model.GameState(
+        variant=model.Variant(data["variant"]),
         first_dealer=data["first_dealer"],
         seated=(bool(data["seated"][0]), bool(data["seated"][1])),
         game_points=(data["game_points"][0], data["game_points"][1]),
         results=tuple(_result_from_list(item) for item in data["results"]),
         deal=None if data["deal"] is None else _deal_from_dict(data["deal"]),
-        dealing=Dealing(data["dealing"]),
+        dealing=model.Dealing(data["dealing"]),
         ending=None
         if data["ending"] is None
-        else GameEnd(GameEndReason(data["ending"][0]), data["ending"][1]),
+        else model.GameEnd(model.GameEndReason(data["ending"][0]), data["ending"][1]),
     )
 
 
-def _deal_to_dict(deal: DealState) -> dict[str, Any]:
+def _deal_to_dict(deal: model.DealState) -> dict[str, Any]:
     return {
         "number": deal.number,
         "dealer": deal.dealer,
@@ -86,10 +75,10 @@ def _deal_to_dict(deal: DealState) -> dict[str, Any]:
     }
 
 
-def _deal_from_dict(data: dict[str, Any]) -> DealState:
+def _deal_from_dict(data: dict[str, Any]) -> model.DealState:
     hands = data["hands"]
     at_close = data["at_close"]
-    return DealState(
+    return model.DealState(
         number=data["number"],
         dealer=data["dealer"],
         deck=parse_cards(data["deck"]),
@@ -101,12 +90,12 @@ def _deal_from_dict(data: dict[str, Any]) -> DealState:
         leader=data["leader"],
         lead_card=_card(data["lead_card"]),
         tricks=tuple(
-            Trick(leader, Card(lead), Card(follow), winner)
+            model.Trick(leader, Card(lead), Card(follow), winner)
             for leader, lead, follow, winner in data["tricks"]
         ),
         trick_points=(data["trick_points"][0], data["trick_points"][1]),
         marriages=tuple(
-            Marriage(seat, Suit(suit), points) for seat, suit, points in data["marriages"]
+            model.Marriage(seat, Suit(suit), points) for seat, suit, points in data["marriages"]
         ),
         declared=None if data["declared"] is None else Suit(data["declared"]),
         closed_by=data["closed_by"],
@@ -117,7 +106,7 @@ def _deal_from_dict(data: dict[str, Any]) -> DealState:
     )
 
 
-def _result_to_list(result: DealResult) -> list[Any]:
+def _result_to_list(result: model.DealResult) -> list[Any]:
     return [
         result.number,
         result.dealer,
@@ -130,14 +119,14 @@ def _result_to_list(result: DealResult) -> list[Any]:
     ]
 
 
-def _result_from_list(item: list[Any]) -> DealResult:
+def _result_from_list(item: list[Any]) -> model.DealResult:
     number, dealer, winner, game_points, reason, card_points, tricks_won, claimed_by = item
-    return DealResult(
+    return model.DealResult(
         number=number,
         dealer=dealer,
         winner=winner,
         game_points=game_points,
-        reason=DealEndReason(reason),
+        reason=model.DealEndReason(reason),
         card_points=(card_points[0], card_points[1]),
         tricks_won=(tricks_won[0], tricks_won[1]),
         claimed_by=claimed_by,

@@ -130,20 +130,21 @@ class DealState(NamedTuple):
     turn_up_drawn_by: int | None
     #: The seat on lead for the current trick.
     leader: int
+    # The rest has a fresh deal's value by default: nothing played, declared, closed or ended.
     #: The current trick's first card, once led.
-    lead_card: Card | None
-    tricks: tuple[Trick, ...]
-    trick_points: tuple[int, int]
-    marriages: tuple[Marriage, ...]
+    lead_card: Card | None = None
+    tricks: tuple[Trick, ...] = ()
+    trick_points: tuple[int, int] = (0, 0)
+    marriages: tuple[Marriage, ...] = ()
     #: The suit of a marriage declared in this lead: only its King or Queen may be led.
-    declared: Suit | None
-    closed_by: int | None
+    declared: Suit | None = None
+    closed_by: int | None = None
     #: The closer's opponent's (card points, tricks won) at the close, for R9b.
-    at_close: tuple[int, int] | None
+    at_close: tuple[int, int] | None = None
     #: The seat that exchanged the trump jack, and the card it took (R6a).
-    exchanged_by: int | None
-    exchanged_card: Card | None
-    result: DealResult | None
+    exchanged_by: int | None = None
+    exchanged_card: Card | None = None
+    result: DealResult | None = None
 
     # -- the talon -------------------------------------------------------
     @property

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from service.engine import (
     DECK,
@@ -28,8 +28,15 @@ def patient_choice(rng: random.Random, legal: list[Action]) -> Action:
     return rng.choice(legal)
 
 
-def random_states(seed: int, variant: Variant) -> Iterator[GameState]:
-    """Every state of one random game in which a deal is running and a seat is to move."""
+def random_states(
+    seed: int,
+    variant: Variant,
+    choose: Callable[[random.Random, list[Action]], Action] = patient_choice,
+) -> Iterator[GameState]:
+    """Every state of one random game in which a deal is running and a seat is to move.
+
+    ``choose`` picks each action (``random.Random.choice``: uniformly, claims included).
+    """
     rng = random.Random(seed)
     state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
     while state.winner is None:
@@ -39,7 +46,7 @@ def random_states(seed: int, variant: Variant) -> Iterator[GameState]:
             state = start_deal(state, deck)
             continue
         yield state
-        state = apply(state, patient_choice(rng, legal_actions(state)))
+        state = apply(state, choose(rng, legal_actions(state)))
 
 
 def sampled_states(seed: int, count: int, every: int = 3) -> list[GameState]:

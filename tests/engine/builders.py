@@ -31,6 +31,7 @@ from service.engine import (
     ActionTaken,
     ActionType,
     Card,
+    DealEndReason,
     DealStarted,
     ErrorCode,
     GameCreated,
@@ -134,6 +135,13 @@ def play_states(state: GameState, *moves: str | Action) -> list[GameState]:
     for move in moves:
         states.append(apply(states[-1], action(move), states[-1].to_move))
     return states
+
+
+def deal_outcome(state: GameState) -> tuple[int, int, DealEndReason]:
+    """The finished deal's (winner, game points, reason); it is also the last of the results."""
+    result = state.deal.result
+    assert result is not None and state.results[-1] == result
+    return (result.winner, result.game_points, result.reason)
 
 
 def hand(state: GameState, seat: int) -> list[str]:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from service.engine import DECK, Variant, new_game, start_deal, take_seat
+from service.engine import DECK, ActionType, Variant, new_game, start_deal, take_seat
 from service.engine.core import FastDeal, action_of, engine_action
 from service.engine.rules import deal_legal_actions, play_action
 from service.engine.state import DealState
@@ -76,3 +76,35 @@ def test_legal_mask_is_the_legal_actions():
             legal = deal.legal_actions()
             assert sum(1 << code for code in legal) == mask
             deal.apply(rng.choice(legal))
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_apply_returns_the_next_legal_mask(variant):
+    """R2-R9: ``apply`` returns the next seat's ``legal_mask`` (0 once the deal is over).
+
+    A playout steps on what ``apply`` returns; every kind of action is taken
+    over these deals (uniform play claims early, patient play runs long).
+    """
+    rng = random.Random(f"returned-{variant.value}")
+    kinds = set()
+    for number in range(1_000):
+        deal = FastDeal.from_engine(fresh_deal(rng, number % 2), variant)
+        mask = deal.legal_mask()
+        while deal.result is None:
+            legal = [engine_action(code) for code in deal.legal_actions()]
+            action = rng.choice(legal) if number % 2 else patient_choice(rng, legal)
+            kinds.add(action.type)
+            mask = deal.apply(action_of(action))
+            assert mask == deal.legal_mask()
+        assert mask == 0
+    claims = {ActionType.CLAIM, ActionType.ACCEPT_LAST_TRICK} if variant is Variant.HEAD else set()
+    assert (
+        kinds
+        == {
+            ActionType.PLAY,
+            ActionType.EXCHANGE_TRUMP_JACK,
+            ActionType.CLOSE_TALON,
+            ActionType.DECLARE_MARRIAGE,
+        }
+        | claims
+    )

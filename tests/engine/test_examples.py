@@ -19,18 +19,12 @@ from tests.engine.builders import (
     FULL_DEAL_OPEN,
     FULL_DEAL_STRICT,
     TRACKED,
+    deal_outcome,
     play,
     play_states,
     refuse,
     start,
 )
-
-
-def _result(state):
-    result = state.deal.result
-    assert result is not None and state.results[-1] == result
-    return (result.winner, result.game_points, result.reason)
-
 
 # -- E1 going out with 70 ----------------------------------------------------
 
@@ -42,7 +36,7 @@ def test_e1_going_out_with_70_after_four_tricks():
     assert state.deal.card_points(0) == 70
     assert CLAIM in legal_actions(state)
     state = play(state, "claim")
-    assert _result(state) == (0, 3, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.WENT_OUT)
     assert state.deal.result.card_points == (70, 0)
     assert state.game_points == (4, 7)
 
@@ -51,13 +45,13 @@ def test_e1_claim_one_trick_early_is_false():
     state = play(start(E1_DEAL), *E1_MOVES[:6])
     assert state.deal.card_points(0) == 56
     state = play(state, "claim")
-    assert _result(state) == (1, 3, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 3, DealEndReason.FALSE_CLAIM)
 
 
 def test_e1_tracked_goes_out_at_the_fourth_trick():
     states = play_states(start(E1_DEAL, TRACKED), *E1_MOVES)
     assert all(state.deal.result is None for state in states[:-1])
-    assert _result(states[-1]) == (0, 3, DealEndReason.WENT_OUT)
+    assert deal_outcome(states[-1]) == (0, 3, DealEndReason.WENT_OUT)
 
 
 # -- E2 closing: judged at the close -----------------------------------------
@@ -76,14 +70,14 @@ def test_e2_closer_scored_at_close():
     state = play(state, *E2_TO_66[5:])
     assert state.deal.card_points(0) == 66
     state = play(state, "claim")
-    assert _result(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)  # not 1 for 40
+    assert deal_outcome(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)  # not 1 for 40
     assert state.deal.result.card_points == (66, 40)
     assert state.game_points == (5, 7)
 
 
 def test_e2_tracked_closer_goes_out_automatically_and_scores_two():
     state = play(start(E2_DEAL, TRACKED), *E2_TO_CLOSE, *E2_TO_66)
-    assert _result(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)
 
 
 # -- E3 close, and the opponent goes out first ---------------------------------
@@ -94,7 +88,7 @@ def test_e3_opponent_goes_out_first_wins_two():
     assert state.deal.closed_by == 0 and state.deal.at_close == (13, 1)
     assert state.deal.card_points(1) == 66
     state = play(state, "claim")
-    assert _result(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
     assert state.game_points == (7, 5)
 
 
@@ -103,15 +97,15 @@ def test_e3_opponent_goes_out_first_wins_three_without_a_trick_at_the_close():
     assert state.deal.at_close == (0, 0)
     assert state.deal.tricks_won(0) == 1  # the closer did win a trick later
     state = play(state, "claim")
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
     assert state.game_points == (7, 4)
 
 
 def test_e3_tracked_opponent_goes_out_automatically():
     state = play(start(E3_TWO_DEAL, TRACKED), *E3_TWO_MOVES)
-    assert _result(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
     state = play(start(E3_THREE_DEAL, TRACKED), *E3_THREE_TO_60, "AH", "JD")
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
 
 
 # -- E4 close on the first lead with A, K, Q of trumps ---------------------------
@@ -123,7 +117,7 @@ def test_e4_claim_after_the_40_is_the_closers_false_claim():
     state = play(state, "marry H")
     assert state.deal.card_points(0) == 62
     state = play(state, "claim")
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_FALSE_CLAIM)
 
 
 def test_e4_leading_the_king_and_winning_goes_out():
@@ -132,7 +126,7 @@ def test_e4_leading_the_king_and_winning_goes_out():
     state = play(state, "JS")
     assert state.deal.card_points(0) == 68
     state = play(state, "claim")
-    assert _result(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
 
 
 def test_e4_first_lead_claim_needs_the_marriage():
@@ -144,7 +138,7 @@ def test_e4_tracked_goes_out_after_the_king_trick():
     state = play(start(E4_DEAL, TRACKED), "close", "AH", "AS", "marry H")
     assert state.deal.result is None  # 62
     state = play(state, "KH", "JS")
-    assert _result(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
 
 
 # -- E5 70 points are worth nothing unclaimed -----------------------------------
@@ -156,7 +150,7 @@ def test_e5_player_with_70_loses_to_an_opponent_who_claims_first():
     state = play(state, "TC", "AS")  # seat 0 leads on instead of claiming; seat 1 trumps
     assert state.deal.card_points(1) == 72
     state = play(state, "claim")
-    assert _result(state) == (1, 1, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (1, 1, DealEndReason.WENT_OUT)
     assert state.deal.result.card_points == (70, 72)
 
 
@@ -166,13 +160,13 @@ def test_e5_player_with_70_loses_to_the_last_trick():
     state = play(state, *FULL_DEAL_STRICT)  # seat 0 never claims
     assert state.deal.tricks[-1].winner == 1
     state = play(state, "accept")
-    assert _result(state) == (1, 1, DealEndReason.LAST_TRICK)
+    assert deal_outcome(state) == (1, 1, DealEndReason.LAST_TRICK)
     assert state.deal.result.card_points == (70, 50)
 
 
 def test_e5_only_in_head_counting():
     # tracked: the same 70 goes out on its own at the fifth trick
     state = play(start(FULL_DEAL, TRACKED), *FULL_DEAL_OPEN)
-    assert _result(state) == (0, 3, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.WENT_OUT)
     state = play(start(E5_DEAL, TRACKED), *E5_TO_70)
-    assert _result(state) == (0, 1, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 1, DealEndReason.WENT_OUT)

@@ -34,6 +34,7 @@ from tests.engine.builders import (
     LAST_TRICK_STRICT,
     OUT_DEAL,
     TRACKED,
+    deal_outcome,
     play,
     play_states,
     refuse,
@@ -45,10 +46,8 @@ ACCEPT = Action(ActionType.ACCEPT_LAST_TRICK)
 
 
 def _result(state):
-    assert state.deal.result is not None
-    assert state.results[-1] == state.deal.result
-    result = state.deal.result
-    return (result.winner, result.game_points, result.reason, result.claimed_by)
+    """The deal's outcome and who claimed."""
+    return (*deal_outcome(state), state.deal.result.claimed_by)
 
 
 # -- R7a card points ---------------------------------------------------------

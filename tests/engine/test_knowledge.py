@@ -5,23 +5,14 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import DECK, Variant, apply, legal_actions, new_game, start_deal, take_seat
+from service.engine import Variant, legal_actions
 from service.engine.knowledge import seat_view
+from tests.bots import helpers
 
 
 def random_states(seed: int, variant: Variant):
-    """Every state of one random game, deal by deal."""
-    rng = random.Random(seed)
-    state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            state = start_deal(state, deck)
-        else:
-            state = apply(state, rng.choice(legal_actions(state)))
-        if state.deal.result is None:
-            yield state
+    """Every state of one uniformly random game with a deal running."""
+    return helpers.random_states(seed, variant, random.Random.choice)
 
 
 @settings(max_examples=60, deadline=None)

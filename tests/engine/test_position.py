@@ -7,23 +7,16 @@ from dataclasses import replace
 
 import pytest
 
-from service.engine import DECK, Variant, apply, legal_actions, new_game, start_deal, take_seat
+from service.engine import Variant, legal_actions
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
+from tests.bots.helpers import random_states
 
 
 def positions(seed: int, variant: Variant):
     """(state, position of the seat to move) at every decision of a random game."""
-    rng = random.Random(seed)
-    state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            state = start_deal(state, deck)
-        else:
-            state = apply(state, rng.choice(legal_actions(state)))
-        if state.deal.result is None and state.to_move is not None:
+    for state in random_states(seed, variant, random.Random.choice):
+        if state.to_move is not None:
             yield state, position_from_view(seat_view(state, state.to_move))
 
 

@@ -36,18 +36,13 @@ from tests.engine.builders import (
     OUT_DEAL,
     TRACKED,
     build_deck,
+    deal_outcome,
     false_claim_deck,
     play,
     refuse,
     seated_game,
     start,
 )
-
-
-def _result(state):
-    result = state.deal.result
-    assert result is not None and state.results[-1] == result
-    return (result.winner, result.game_points, result.reason)
 
 
 def _out_deal(seat1_first: str):
@@ -62,7 +57,7 @@ def test_r9a_one_point_when_the_opponent_has_33():
     state = _out_deal("AC")  # seat 1: 21 + 12 = 33
     assert state.deal.card_points(1) == 33 and state.deal.card_points(0) == 68
     state = play(state, "claim")
-    assert _result(state) == (0, 1, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 1, DealEndReason.WENT_OUT)
     assert state.deal.result.claimed_by == 0
     assert state.game_points == (6, 7)
 
@@ -71,13 +66,13 @@ def test_r9a_two_points_when_the_opponent_has_32_and_a_trick():
     state = _out_deal("TH")  # seat 1 trumps: 20 + 12 = 32
     assert state.deal.card_points(1) == 32
     state = play(state, "claim")
-    assert _result(state) == (0, 2, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 2, DealEndReason.WENT_OUT)
     assert state.game_points == (5, 7)
 
 
 def test_r9a_three_points_when_the_opponent_has_no_trick():
     state = play(start(E1_DEAL), *E1_MOVES, "claim")
-    assert _result(state) == (0, 3, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.WENT_OUT)
     assert state.deal.result.tricks_won == (4, 0)
 
 
@@ -85,7 +80,7 @@ def test_r9a_opponents_counting_marriage_makes_33():
     # E5: seat 1 has 11 trick points but a counting 40 marriage: 51
     state = play(start(E5_DEAL), *E5_TO_70, "claim")
     assert state.deal.trick_points[1] == 11
-    assert _result(state) == (0, 1, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, 1, DealEndReason.WENT_OUT)
 
 
 def test_r9a_trickless_opponents_marriage_does_not_count():
@@ -95,7 +90,7 @@ def test_r9a_trickless_opponents_marriage_does_not_count():
     assert state.deal.card_points(1) == 14 + 13 + 13 + 13 + 14 == 67
     assert state.deal.card_points(0) == 0
     state = play(state, "claim")
-    assert _result(state) == (1, 3, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (1, 3, DealEndReason.WENT_OUT)
     assert state.deal.result.card_points == (0, 67)
 
 
@@ -105,7 +100,7 @@ def test_r9a_tracked_going_out_scores_the_same(seat1_first, seat1_points, game_p
     assert state.deal.result is None  # 54
     state = play(state, "KH", "TS")  # 68: out at once
     assert state.deal.result.card_points == (68, seat1_points)
-    assert _result(state) == (0, game_points, DealEndReason.WENT_OUT)
+    assert deal_outcome(state) == (0, game_points, DealEndReason.WENT_OUT)
 
 
 # -- R9b closing -----------------------------------------------------------
@@ -115,7 +110,7 @@ def test_r9b_closer_going_out_is_judged_at_the_close():
     # E2: seat 1 had 19 in 2 tricks at the close and 40 at the end
     state = play(start(E2_DEAL), *E2_TO_CLOSE, *E2_TO_66, "claim")
     assert state.deal.card_points(1) == 40
-    assert _result(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 2, DealEndReason.CLOSER_WENT_OUT)
 
 
 def test_r9b_closer_going_out_one_point_when_opponent_had_33_at_the_close():
@@ -123,32 +118,32 @@ def test_r9b_closer_going_out_one_point_when_opponent_had_33_at_the_close():
     assert state.deal.at_close == (33, 2)
     state = play(state, "marry H", "KH", "TS")  # seat 1 holds no trump: 68
     state = play(state, "claim")
-    assert _result(state) == (0, 1, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 1, DealEndReason.CLOSER_WENT_OUT)
 
 
 def test_r9b_closer_going_out_three_points_when_opponent_trickless_at_the_close():
     state = play(start(E4_DEAL), "close", "AH", "AS", "marry H", "KH", "JS", "claim")
     assert state.deal.result.card_points == (68, 0)
-    assert _result(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
+    assert deal_outcome(state) == (0, 3, DealEndReason.CLOSER_WENT_OUT)
 
 
 def test_r9b_closer_false_claim_gives_opponent_two():
     state = play(start(E2_DEAL), *E2_TO_CLOSE, *E2_TO_66[:3])  # 58 after QH-JC
     assert state.deal.card_points(0) == 58
     state = play(state, "claim")
-    assert _result(state) == (1, 2, DealEndReason.CLOSER_FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 2, DealEndReason.CLOSER_FALSE_CLAIM)
     assert state.deal.result.claimed_by == 0
 
 
 def test_r9b_closer_false_claim_gives_trickless_opponent_three():
     state = play(start(E4_DEAL), "close", "AH", "AS", "marry H", "claim")
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_FALSE_CLAIM)
 
 
 def test_r9b_closer_running_out_of_cards_gives_opponent_two():
     # E2 played out: seat 0 wins the last trick with 93 but accepts instead of claiming
     state = play(start(E2_DEAL), *E2_TO_CLOSE, *E2_TO_66, *E2_TO_END, "accept")
-    assert _result(state) == (1, 2, DealEndReason.CLOSER_RAN_OUT)
+    assert deal_outcome(state) == (1, 2, DealEndReason.CLOSER_RAN_OUT)
 
 
 def test_r9b_closer_losing_the_last_trick_fails_even_with_66():
@@ -158,28 +153,32 @@ def test_r9b_closer_losing_the_last_trick_fails_even_with_66():
     # the closer is not on lead: there is no moment left to claim
     refuse(state, "claim", ErrorCode.NOT_YOUR_TURN, "R2c", seat=0)
     state = play(state, "accept")
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_RAN_OUT)  # seat 1 trickless at the close
+    assert deal_outcome(state) == (
+        1,
+        3,
+        DealEndReason.CLOSER_RAN_OUT,
+    )  # seat 1 trickless at the close
     assert state.game_points == (7, 4)
 
 
 def test_r9b_closer_losing_the_last_trick_tracked():
     state = play(start(CLOSED_DEAL, TRACKED), *CLOSED_MOVES_NO_MARRIAGE)
     assert state.deal.result.card_points == (48, 13)
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_RAN_OUT)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_RAN_OUT)
 
 
 def test_r9b_opponent_going_out_first_wins_two():
     state = play(start(E3_TWO_DEAL), *E3_TWO_MOVES, "claim")
     assert state.deal.at_close == (13, 1)
     assert state.deal.card_points(0) == 34  # by R9a it would have been 1
-    assert _result(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 2, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
 
 
 def test_r9b_opponent_going_out_first_wins_three_when_trickless_at_the_close():
     state = play(start(E3_THREE_DEAL), *E3_THREE_TO_60, "AH", "JD", "claim")
     assert state.deal.at_close == (0, 0)
     assert state.deal.result.card_points == (15, 73)  # by R9a it would have been 2
-    assert _result(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
+    assert deal_outcome(state) == (1, 3, DealEndReason.CLOSER_OPPONENT_WENT_OUT)
 
 
 # -- R9c false claims ----------------------------------------------------------
@@ -187,26 +186,26 @@ def test_r9b_opponent_going_out_first_wins_three_when_trickless_at_the_close():
 
 def test_r9c_false_claim_gives_opponent_with_a_trick_two():
     state = play(start(OUT_DEAL), "TC", "AC", "TD", "JD", "QS", "AS", "claim")  # 14
-    assert _result(state) == (1, 2, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 2, DealEndReason.FALSE_CLAIM)
     assert state.deal.result.claimed_by == 0
     assert state.game_points == (7, 5)
 
 
 def test_r9c_false_claim_gives_trickless_opponent_three():
     state = play(start(E1_DEAL), "AC", "TC", "claim")  # 21, seat 1 has no trick
-    assert _result(state) == (1, 3, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 3, DealEndReason.FALSE_CLAIM)
     assert state.game_points == (7, 4)
 
 
 def test_r9c_false_claim_just_after_a_first_lead_marriage_gives_three():
     state = play(start(false_claim_deck()), "marry H", "claim")
-    assert _result(state) == (1, 3, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (1, 3, DealEndReason.FALSE_CLAIM)
     assert state.deal.result.card_points == (0, 0)
 
 
 def test_r9c_false_claim_after_the_last_trick():
     state = play(start(BALANCED_DEAL), *BALANCED_MOVES, "claim")  # 60
-    assert _result(state) == (0, 2, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (0, 2, DealEndReason.FALSE_CLAIM)
 
 
 def test_r9c_tracked_has_no_false_claim():
@@ -221,20 +220,20 @@ def test_r9c_tracked_has_no_false_claim():
 def test_r9d_false_claim_by_closers_opponent_gives_closer_two():
     state = play(start(E3_THREE_DEAL), *E3_THREE_TO_60)  # seat 1: 60; the closer has a trick
     state = play(state, "claim")
-    assert _result(state) == (0, 2, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (0, 2, DealEndReason.FALSE_CLAIM)
     assert state.deal.result.claimed_by == 1
 
 
 def test_r9d_false_claim_by_closers_opponent_gives_trickless_closer_three():
     # seat 0 closes on the first lead and leads JC; seat 1 takes it with AC (13) and claims
     state = play(start(CLOSED_DEAL), "close", "JC", "AC", "claim")
-    assert _result(state) == (0, 3, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (0, 3, DealEndReason.FALSE_CLAIM)
     assert state.deal.result.claimed_by == 1
 
 
 def test_r9d_false_claim_by_closers_opponent_after_the_last_trick():
     state = play(start(CLOSED_DEAL), *CLOSED_MOVES, "claim")  # 13 points
-    assert _result(state) == (0, 2, DealEndReason.FALSE_CLAIM)
+    assert deal_outcome(state) == (0, 2, DealEndReason.FALSE_CLAIM)
 
 
 # -- R10 the game ----------------------------------------------------------
