@@ -115,6 +115,7 @@ class LogWatcher:
         with self._lock:
             self._waiters.setdefault(game_id, set()).add(waiter)
         try:
+            self._watching(game_id)
             yield waiter
         finally:
             with self._lock:
@@ -123,6 +124,16 @@ class LogWatcher:
                     waiting.discard(waiter)
                     if not waiting:
                         del self._waiters[game_id]
+                last = game_id not in self._waiters
+            if last:
+                self._unwatched(game_id)
+
+    def _watching(self, game_id: str) -> None:
+        """A waiter of ``game_id`` has registered and is about to read the version. On one
+        Redis the process's one subscription hears every game: nothing to do."""
+
+    def _unwatched(self, game_id: str) -> None:
+        """The last waiter of ``game_id`` in this process has left."""
 
     @property
     def waiting(self) -> int:
@@ -180,18 +191,23 @@ class LogWatcher:
 
     # -- the listener ----------------------------------------------------
     def _ensure_listening(self) -> None:
-        """Start the listener once per process (after a fork, again)."""
+        """Start listening once per process (after a fork, again), and the closed-client
+        sweep."""
         if self._pid == os.getpid():
             return
         with self._lock:
             if self._pid == os.getpid():
                 return
             self._pid = os.getpid()
-            self._subscribed.clear()
-            threading.Thread(target=self._listen, name="log-watcher", daemon=True).start()
+            self._start_listening()
             threading.Thread(target=self._sweep, name="closed-clients", daemon=True).start()
         # The first waiter waits for the subscription, so it cannot miss a publish.
         self._subscribed.wait(5)
+
+    def _start_listening(self) -> None:
+        """Once per process, under the lock: the thread of the one subscription."""
+        self._subscribed.clear()
+        threading.Thread(target=self._listen, name="log-watcher", daemon=True).start()
 
     def _listen(self) -> None:
         backoff = 0.1

@@ -26,17 +26,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import redis
 from redis.cluster import RedisCluster
 
-from service.live import LogWatcher, Waiter
+from service.live import LogWatcher
 
 log = logging.getLogger(__name__)
 
@@ -175,33 +173,20 @@ class ShardedLogWatcher(LogWatcher):
         self._placed: dict[str, _Shard] = {}
         self._place_lock = threading.Lock()
 
-    @contextmanager
-    def watch(self, game_id: str, after: int, client: object | None = None) -> Iterator[Waiter]:
-        self._ensure_listening()
-        waiter = Waiter(game_id, after, client)  # type: ignore[arg-type]
-        with self._lock:
-            self._waiters.setdefault(game_id, set()).add(waiter)
+    def _watching(self, game_id: str) -> None:
+        """Subscribe to the game on its shard, confirmed before the waiter reads the version."""
         try:
-            try:
-                subscription = self._subscribe(game_id)
-                subscription.confirmed.wait(CONFIRM_SECONDS)
-            except (redis.exceptions.RedisError, OSError) as error:
-                # No subscription now: the waiter reads the version and waits; the
-                # resubscription wakes it (or its wait ends).
-                log.warning("could not subscribe to game %s (%s)", game_id, error)
-            yield waiter
-        finally:
-            with self._lock:
-                waiting = self._waiters.get(game_id)
-                if waiting is not None:
-                    waiting.discard(waiter)
-                    if not waiting:
-                        del self._waiters[game_id]
-                last = game_id not in self._waiters
-            if last:
-                shard = self._placed.get(game_id)
-                if shard is not None:
-                    shard.idle(game_id)
+            subscription = self._subscribe(game_id)
+            subscription.confirmed.wait(CONFIRM_SECONDS)
+        except (redis.exceptions.RedisError, OSError) as error:
+            # No subscription now: the waiter reads the version and waits; the
+            # resubscription wakes it (or its wait ends).
+            log.warning("could not subscribe to game %s (%s)", game_id, error)
+
+    def _unwatched(self, game_id: str) -> None:
+        shard = self._placed.get(game_id)
+        if shard is not None:
+            shard.idle(game_id)
 
     def announced(self, game_id: str) -> int | None:
         """Only a game whose subscription is confirmed has its announcements here."""
@@ -211,19 +196,13 @@ class ShardedLogWatcher(LogWatcher):
             return None
         return super().announced(game_id)
 
-    def _ensure_listening(self) -> None:
-        """After a fork: no shard of the parent's is ours; start the closed-client sweep."""
-        if self._pid == os.getpid():
-            return
-        with self._lock:
-            if self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._shards.clear()
-            self._placed.clear()
-            self._cluster = None
-            self._subscribed.set()
-            threading.Thread(target=self._sweep, name="closed-clients", daemon=True).start()
+    def _start_listening(self) -> None:
+        """After a fork no shard of the parent's is ours: each game subscribes on its own
+        shard as its waiters come (``_subscribe``), not here."""
+        self._shards.clear()
+        self._placed.clear()
+        self._cluster = None
+        self._subscribed.set()
 
     def _subscribe(self, game_id: str) -> _Subscription:
         """The game's subscription on the primary of its slot (made now if needed)."""
