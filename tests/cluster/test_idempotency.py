@@ -30,14 +30,18 @@ def test_a_create_retried_on_every_replica_creates_one_game(topology):
     assert [a.headers.get("Idempotent-Replayed") for a in answers][1:] == ["true", "true"]
 
 
-def test_an_action_retried_on_other_replicas_is_appended_once(topology):
-    session = requests.Session()
+def _an_action_to_retry(topology, session: requests.Session):
+    """A new game, a legal action of its seat to move, that seat's headers with a fresh
+    Idempotency-Key, and the path to post it to."""
     game = new_human_game(topology.next_url, session)
-    seen = view(topology.next_url, session, game, 0)
-    seat = seen["to_move"]
+    seat = view(topology.next_url, session, game, 0)["to_move"]
     action = view(topology.next_url, session, game, seat)["deal"]["legal_actions"][0]
     headers = {**auth(game.tokens[seat]), "Idempotency-Key": str(uuid.uuid4())}
-    url = f"/v1/games/{game.game_id}/actions"
+    return game, action, headers, f"/v1/games/{game.game_id}/actions"
+
+
+def test_an_action_retried_on_other_replicas_is_appended_once(topology):
+    game, action, headers, url = _an_action_to_retry(topology, requests.Session())
     answers = [requests.post(base + url, json=action, headers=headers, timeout=10)
                for base in topology.urls]  # fmt: skip
     assert {a.status_code for a in answers} == {200}
@@ -50,12 +54,7 @@ def test_concurrent_retries_on_three_replicas_append_once(topology):
     """The same request at the same moment on every replica: one append, three equal answers."""
     session = requests.Session()
     for _ in range(10):
-        game = new_human_game(topology.next_url, session)
-        seen = view(topology.next_url, session, game, 0)
-        seat = seen["to_move"]
-        action = view(topology.next_url, session, game, seat)["deal"]["legal_actions"][0]
-        headers = {**auth(game.tokens[seat]), "Idempotency-Key": str(uuid.uuid4())}
-        url = f"/v1/games/{game.game_id}/actions"
+        game, action, headers, url = _an_action_to_retry(topology, session)
         with ThreadPoolExecutor(3) as pool:
             sent = [pool.submit(requests.post, base + url, json=action, headers=headers,
                                 timeout=10) for base in topology.urls]  # fmt: skip

@@ -65,13 +65,17 @@ def new_game(url: str) -> dict:
     }
 
 
-def act(url: str, game: dict, rng: random.Random) -> dict:
-    """One random legal action of the seat to move; the new view."""
-    view = requests.get(f"{url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0]))
-    seat = view.json()["to_move"]
-    mover = requests.get(
+def view_of(url: str, game: dict, seat: int = 0) -> dict:
+    """The game as ``seat`` sees it now."""
+    return requests.get(
         f"{url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][seat])
     ).json()
+
+
+def act(url: str, game: dict, rng: random.Random) -> dict:
+    """One random legal action of the seat to move; the new view."""
+    seat = view_of(url, game)["to_move"]
+    mover = view_of(url, game, seat)
     answer = requests.post(
         f"{url}/v1/games/{game['game_id']}/actions",
         json=rng.choice(mover["deal"]["legal_actions"]),
@@ -213,9 +217,7 @@ def test_no_long_poll_misses_an_append_racing_it(server):
     game = new_game(server.url)
     rng = random.Random(13)
     for _ in range(100):
-        view = requests.get(
-            f"{server.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
-        ).json()
+        view = view_of(server.url, game)
         if view["status"] == "finished":
             game = new_game(server.url)
             continue
@@ -287,9 +289,7 @@ def test_woken_waiters_read_nothing_from_redis(fixture, request, redis_client):
     game = new_game(live.url)
     rng = random.Random(21)
     for _ in range(3):
-        view = requests.get(
-            f"{live.url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][0])
-        ).json()
+        view = view_of(live.url, game)
         answers: list[requests.Response] = []
         feed = f"{live.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
 
