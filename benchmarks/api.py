@@ -36,30 +36,14 @@ import requests
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from gunicorns import start_api  # noqa: E402  (a module beside this script)
+
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.serving import gunicorn_command  # noqa: E402
 
 
 def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY="benchmark")
-    # One machine plays every client: no per-address limit; request logs off (stderr).
-    env.update(SCHNAPSEN_LOG_LEVEL="WARNING", SCHNAPSEN_RATE_LIMIT_PER_IP="0",
-               SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR="0",
-               SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE="0")  # fmt: skip
-    process = subprocess.Popen(
-        gunicorn_command(f"127.0.0.1:{port}", workers=2, connections=5000, log_level="warning"),
-        cwd=REPO,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if requests.get(f"{url}/healthz", timeout=1).ok:
-                return process
-        except requests.ConnectionError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the server did not start")
+    settings = {"REDIS_URL": redis_url, "SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE": "0"}
+    return start_api(port, settings, connections=5000)[0]
 
 
 def play_game(

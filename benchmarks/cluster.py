@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import random
 import socket
 import subprocess
@@ -39,10 +38,11 @@ from redis.cluster import RedisCluster
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from gunicorns import start_api  # noqa: E402  (a module beside this script)
+
 from service.embedded_cluster import LocalCluster  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.redis_clients import connect  # noqa: E402
-from service.serving import gunicorn_command  # noqa: E402
 from service.store import keys  # noqa: E402
 
 #: For the estimate: a game between people sends one action every this many seconds
@@ -58,26 +58,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_api(redis_url: str, queue_url: str, acks: int) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = dict(os.environ, REDIS_URL=redis_url, QUEUE_REDIS_URL=queue_url,
-               SCHNAPSEN_SECRET_KEY="benchmark", SCHNAPSEN_REPLICA_ACKS=str(acks),
-               SCHNAPSEN_LOG_LEVEL="WARNING", SCHNAPSEN_RATE_LIMIT_PER_IP="0",
-               SCHNAPSEN_RATE_LIMIT_PER_TOKEN="0", SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR="0")  # fmt: skip
-    process = subprocess.Popen(
-        gunicorn_command(f"127.0.0.1:{port}", workers=2, connections=1000, log_level="warning"),
-        cwd=REPO,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if requests.get(f"{url}/healthz", timeout=5).ok:
-                return process, url
-        except requests.RequestException:  # not listening yet, or a worker still booting
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the server did not start")
+def start_cluster_api(
+    redis_url: str, queue_url: str, acks: int
+) -> tuple[subprocess.Popen[bytes], str]:
+    settings = {"REDIS_URL": redis_url, "QUEUE_REDIS_URL": queue_url,
+                "SCHNAPSEN_REPLICA_ACKS": str(acks)}  # fmt: skip
+    return start_api(free_port(), settings, connections=1000)
 
 
 def play(args: tuple[str, float, int]) -> tuple[list[float], list[str], int]:
@@ -185,7 +171,7 @@ def main() -> int:
             ("cluster", cluster.url, 0, primaries_of(cluster)),
             ("cluster + replica acks", cluster.url, 1, primaries_of(cluster)),
         ):
-            process, api = start_api(url, single.url, acks)
+            process, api = start_cluster_api(url, single.url, acks)
             servers.append(process)
             configs.append(Configuration(name, api, primaries))
         for round_number in range(args.rounds):
