@@ -191,22 +191,39 @@ class Service:
         self.stop()
         raise RuntimeError("schnapsen-serve did not serve /healthz within 60 s")
 
-    def gunicorn_rss_kib(self) -> int:
-        """The VmRSS of the command's descendants whose command line names gunicorn."""
+    def gunicorn_pids(self) -> list[int]:
+        """The command's descendants whose command line names gunicorn."""
         children: dict[int, list[int]] = {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
             with contextlib.suppress(OSError):
                 parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
                 children.setdefault(int(parent), []).append(int(pid))
-        rss, todo = 0, [self.process.pid]
+        found, todo = [], [self.process.pid]
         while todo:
             for pid in children.get(todo.pop(), []):
                 todo.append(pid)
-                with contextlib.suppress(OSError, AttributeError):
+                with contextlib.suppress(OSError):
                     if b"gunicorn" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        status = Path(f"/proc/{pid}/status").read_text()
-                        rss += int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+                        found.append(pid)
+        return found
+
+    def gunicorn_rss_kib(self) -> int:
+        """The VmRSS of the gunicorn processes."""
+        rss = 0
+        for pid in self.gunicorn_pids():
+            with contextlib.suppress(OSError, AttributeError):
+                status = Path(f"/proc/{pid}/status").read_text()
+                rss += int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
         return rss
+
+    def gunicorn_cpu_seconds(self) -> float:
+        """The user + system CPU time the gunicorn processes have used."""
+        ticks = 0
+        for pid in self.gunicorn_pids():
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def sample(self) -> dict:
         """Server RSS (MiB) and the embedded Redis's connected clients but this one."""
