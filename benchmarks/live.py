@@ -319,6 +319,8 @@ async def benchmark(args, url: str, service: Service | None) -> dict:
         "waiters": args.waiters, "games": args.games, "rounds": args.rounds,
         "idle": idle_figures, "waiting": waiting_figures, "ratios": ratios,
         "round_ratios": rounds, "median_round_ratio": statistics.median(rounds),
+        "round_actions_per_s": [[round(throughput(i), 1), round(throughput(w), 1)]
+                                for i, w in zip(idle, waiting, strict=True)],
         "before": segments[0]["before"], "after": segments[0]["after"],
         "held": min(s["held"] for s in segments), "refusals": dict(refusals), **totals,
     }  # fmt: skip
@@ -348,6 +350,8 @@ def report(r: dict) -> None:
         print(f"  {label(key):24}{r['idle'][key]:>10}{r['waiting'][key]:>10}{ratio or '':>8}")
     rounds = ", ".join(map(str, r["round_ratios"]))
     print(f"  throughput ratio by round: {rounds} (median {r['median_round_ratio']})")
+    segments = ", ".join(f"{i} / {w}" for i, w in r["round_actions_per_s"])
+    print(f"  actions/s by round, idle / waiting: {segments}")
     if r["before"]:
         print(f"\n{'':26}{'before':>10}{'after':>10}{'per 1,000 held':>16}")
         for key in ("rss_mib", "redis_clients"):
