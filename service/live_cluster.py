@@ -17,9 +17,12 @@ game's slot and is heard only on the shard that holds it.
 - one listener thread (a greenlet under gevent) per primary the process
   subscribes on; requests only send (``SSUBSCRIBE``), the listener only reads;
 - when a primary is lost (killed, failed over) or moves a slot away
-  (``SUNSUBSCRIBE`` from the server, ``MOVED``), its games are subscribed again
-  on the primary that serves them now, and then their waiters are woken to
-  look again, so nothing appended meanwhile is missed.
+  (``SUNSUBSCRIBE`` from the server, ``MOVED``), or a subscription cannot be
+  sent, its games are subscribed again on the primary that serves them now,
+  and then their waiters are woken to look again, so nothing appended
+  meanwhile is missed. One retrier per process keeps trying, for as long as
+  a game has waiters: a takeover can take longer than noticing the loss, and
+  until it is done the cluster still names the dead node as the primary.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 from service.live import LogWatcher
 
@@ -44,6 +49,8 @@ IDLE_SECONDS = 10.0
 CONFIRM_SECONDS = 2.0
 #: A listener looks for idle channels at least this often.
 LISTEN_SECONDS = 1.0
+#: The retrier's pause between tries grows to this (from a tenth of a second).
+RETRY_MAX_SECONDS = 2.0
 
 
 def channel(game_id: str) -> str:
@@ -72,8 +79,14 @@ class _Shard:
     def __init__(self, watcher: ShardedLogWatcher, name: str, host: str, port: int):
         self.watcher = watcher
         self.name = name
+        # No retries inside redis-py: a dead node is noticed at once (not after its
+        # backoff of seconds) and the watcher's retrier looks for the new primary.
         client = redis.Redis(
-            host=host, port=port, socket_connect_timeout=2, health_check_interval=0
+            host=host,
+            port=port,
+            socket_connect_timeout=2,
+            health_check_interval=0,
+            retry=Retry(NoBackoff(), 0),
         )
         self.pubsub = client.pubsub()
         #: Sends and the decisions they carry out happen under it, in order.
@@ -85,16 +98,29 @@ class _Shard:
         threading.Thread(target=self._listen, name=f"shard-watcher {name}", daemon=True).start()
 
     def subscribe(self, game_id: str) -> _Subscription:
-        """The game's subscription here (sent now if it is new)."""
+        """The game's subscription here (sent now if it is new).
+
+        A send that fails loses the shard (its connection is gone): no
+        subscription is left behind that nobody will ever confirm.
+        """
+        failed: BaseException | None = None
+        games: list[str] = []
         with self.send_lock:
             if self.lost:
                 raise redis.exceptions.ConnectionError(f"the subscription to {self.name} is lost")
             found = self.subscriptions.get(game_id)
             if found is None:
                 found = self.subscriptions[game_id] = _Subscription(game_id)
-                self.pubsub.ssubscribe(channel(game_id))
+                try:
+                    self.pubsub.ssubscribe(channel(game_id))
+                except (redis.exceptions.RedisError, OSError) as error:
+                    failed = error
+                    games = self._mark_lost()
             found.idle_since = None
-            return found
+        if failed is not None:
+            self._give_up(failed, games)
+            raise failed
+        return found
 
     def idle(self, game_id: str) -> None:
         with self.send_lock:
@@ -115,11 +141,11 @@ class _Shard:
             self.leaving.update(idle)
             if idle:
                 self.pubsub.sunsubscribe(*[channel(game_id) for game_id in idle])
-        self.watcher.forget(idle)
+        self.watcher.forget(idle, self)
 
     def _listen(self) -> None:
         try:
-            while True:
+            while not self.lost:
                 message = self.pubsub.get_sharded_message(timeout=LISTEN_SECONDS)
                 if message is None:
                     self._drop_idle()
@@ -141,24 +167,29 @@ class _Shard:
                         self.leaving.discard(game_id)
                         found = None if asked else self.subscriptions.pop(game_id, None)
                     if found is not None:  # not asked for: the slot moved away from here
-                        threading.Thread(
-                            target=self.watcher.resubscribe, args=(self, [game_id]), daemon=True
-                        ).start()
-        except redis.exceptions.ResponseError as error:  # MOVED: a slot is served elsewhere
-            self._lose(error)
-        except (redis.exceptions.RedisError, OSError) as error:
-            self._lose(error)
+                        self.watcher.unplace(game_id, self)
+                        self.watcher.retry([game_id])
+        except (redis.exceptions.RedisError, OSError) as error:  # MOVED is a ResponseError
+            with self.send_lock:
+                if self.lost:  # a failed send lost it already, and closed the connection
+                    return
+                games = self._mark_lost()
+            self._give_up(error, games)
 
-    def _lose(self, error: BaseException) -> None:
-        with self.send_lock:
-            self.lost = True
-            games = list(self.subscriptions)
-            self.subscriptions.clear()
+    def _mark_lost(self) -> list[str]:
+        """Lose this shard (under ``send_lock``): the games subscribed here."""
+        self.lost = True
+        games = list(self.subscriptions)
+        self.subscriptions.clear()
+        return games
+
+    def _give_up(self, error: BaseException, games: list[str]) -> None:
+        """Close the lost connection; the retrier subscribes ``games`` where they are now."""
         log.warning("shard watcher lost %s (%s); resubscribing %d games", self.name, error,
                     len(games))  # fmt: skip
         with contextlib.suppress(Exception):  # the connection is gone already
             self.pubsub.reset()
-        self.watcher.resubscribe(self, games)
+        self.watcher.retry(games)
 
 
 class ShardedLogWatcher(LogWatcher):
@@ -172,6 +203,10 @@ class ShardedLogWatcher(LogWatcher):
         #: Per game, the shard that holds its subscription.
         self._placed: dict[str, _Shard] = {}
         self._place_lock = threading.Lock()
+        #: Games to subscribe again, and whether the retrier is running (``_retry_lock``).
+        self._pending: set[str] = set()
+        self._retrying = False
+        self._retry_lock = threading.Lock()
 
     def _watching(self, game_id: str) -> None:
         """Subscribe to the game on its shard, confirmed before the waiter reads the version."""
@@ -180,8 +215,9 @@ class ShardedLogWatcher(LogWatcher):
             subscription.confirmed.wait(CONFIRM_SECONDS)
         except (redis.exceptions.RedisError, OSError) as error:
             # No subscription now: the waiter reads the version and waits; the
-            # resubscription wakes it (or its wait ends).
+            # retrier subscribes the game once its primary answers, and wakes it.
             log.warning("could not subscribe to game %s (%s)", game_id, error)
+            self.retry([game_id])
 
     def _unwatched(self, game_id: str) -> None:
         shard = self._placed.get(game_id)
@@ -202,6 +238,8 @@ class ShardedLogWatcher(LogWatcher):
         self._shards.clear()
         self._placed.clear()
         self._cluster = None
+        self._pending = set()
+        self._retrying = False
         self._subscribed.set()
 
     def _subscribe(self, game_id: str) -> _Subscription:
@@ -222,50 +260,72 @@ class ShardedLogWatcher(LogWatcher):
             shard = self._shards[node.name] = _Shard(self, node.name, node.host, node.port)
         return shard
 
-    def resubscribe(self, lost: _Shard, games: list[str]) -> None:
-        """Subscribe ``games`` again where their slots are served now, then wake their waiters.
+    def unplace(self, game_id: str, shard: _Shard) -> None:
+        """``game_id`` is not subscribed on ``shard`` any more (its slot moved away)."""
+        with self._place_lock:
+            if self._placed.get(game_id) is shard:
+                del self._placed[game_id]
 
-        Tries until each game is subscribed or has no waiter left (a failover
-        takes ``cluster-node-timeout`` and an election); the waiters are woken
-        either way, to read the version themselves.
+    def retry(self, games: list[str]) -> None:
+        """Subscribe ``games`` again where their slots are served now (in the background)."""
+        with self._retry_lock:
+            self._pending.update(games)
+            if self._retrying or not self._pending:
+                return
+            self._retrying = True
+        threading.Thread(target=self._retry_pending, name="shard-retrier", daemon=True).start()
+
+    def _retry_pending(self) -> None:
+        """The retrier: until every pending game with waiters is subscribed again.
+
+        Each pass reads the cluster's slots afresh, subscribes, and wakes the
+        waiters of the games confirmed (they read the version again, so nothing
+        appended meanwhile is missed). The others wait for the next pass: a
+        takeover takes ``cluster-node-timeout`` and an election, and until it
+        is done the dead node is still named as their primary.
         """
-        backoff = 0.1
-        todo = list(games)
-        deadline = time.monotonic() + 60
-        while todo and time.monotonic() < deadline:
+        pause = 0.1
+        while True:
             with self._lock:
-                todo = [game_id for game_id in todo if game_id in self._waiters]
-            with self._place_lock:
-                for game_id in todo:
-                    if self._placed.get(game_id) is lost:
-                        del self._placed[game_id]
-                if self._shards.get(lost.name) is lost:
-                    del self._shards[lost.name]
-                if self._cluster is not None:
-                    # No node answers yet: try again below.
-                    with contextlib.suppress(Exception):
-                        self._cluster.nodes_manager.initialize()
-            waiting = []
+                waited = set(self._waiters)
+            with self._retry_lock:
+                todo = [game_id for game_id in self._pending if game_id in waited]
+                self._pending.clear()
+                if not todo:
+                    self._retrying = False
+                    return
+            if self._cluster is not None:
+                with contextlib.suppress(Exception):  # no node answers yet: the next pass
+                    self._cluster.nodes_manager.initialize()
+            tried = []
             for game_id in todo:
                 try:
-                    waiting.append(self._subscribe(game_id))
+                    tried.append(self._subscribe(game_id))
                 except (redis.exceptions.RedisError, OSError):
                     continue
-            for subscription in waiting:
+            for subscription in tried:
                 subscription.confirmed.wait(CONFIRM_SECONDS)
-            confirmed = {s.game_id for s in waiting if s.confirmed.is_set()}
+            confirmed = {s.game_id for s in tried if s.confirmed.is_set()}
             self._wake(confirmed)
-            todo = [game_id for game_id in todo if game_id not in confirmed]
-            if todo:
-                time.sleep(backoff)
-                backoff = min(backoff * 2, 2.0)
-        self._wake(set(games))
+            failed = [game_id for game_id in todo if game_id not in confirmed]
+            with self._retry_lock:
+                self._pending.update(failed)
+            if failed:
+                time.sleep(pause)
+                pause = min(pause * 2, RETRY_MAX_SECONDS)
+            else:
+                pause = 0.1
 
-    def forget(self, games: list[str]) -> None:
-        """What was announced for ``games`` is no news any more: they are unsubscribed."""
+    def forget(self, games: list[str], shard: _Shard) -> None:
+        """``games`` were unsubscribed from ``shard`` (idle): what was announced for them
+        is no news any more, and they are placed nowhere (unless a waiter came back)."""
         with self._lock:
             for game_id in games:
                 self._announced.pop(game_id, None)
+        with self._place_lock, shard.send_lock:
+            for game_id in games:
+                if self._placed.get(game_id) is shard and game_id not in shard.subscriptions:
+                    del self._placed[game_id]
 
     def _wake(self, games: set[str]) -> None:
         with self._lock:

@@ -34,6 +34,9 @@ WORKERS = 2
 SETTINGS = {
     "SCHNAPSEN_REPLICA_ACKS": "1",
     "SCHNAPSEN_REPLICA_ACK_TIMEOUT_MS": "500",
+    # The drill's event streams wait for one action across a failover and a restart,
+    # however slow the machine: no heartbeat ends their wait before it.
+    "SCHNAPSEN_SSE_HEARTBEAT_SECONDS": "150",
     # The drill makes every replica log its 503s; the tests judge the answers themselves.
     "SCHNAPSEN_LOG_LEVEL": "CRITICAL",
 }

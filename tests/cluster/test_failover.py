@@ -19,6 +19,7 @@ acknowledged action is in the log exactly once (lost = 0, doubled = 0).
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import uuid
@@ -39,6 +40,12 @@ CLIENTS = 6
 #: Actions each client has acknowledged before the kill, and again after the takeover.
 ACTIONS_BEFORE = 5
 ACTIONS_AFTER = 5
+#: How long the drill's event streams wait for an action without a heartbeat (the
+#: topology's SCHNAPSEN_SSE_HEARTBEAT_SECONDS): across the takeover and the restart.
+STREAM_SECONDS = 150
+#: cluster-node-timeout during the drill's takeover: longer than a subscriber takes to
+#: notice its primary is gone.
+SLOW_NODE_TIMEOUT_MS = 8000
 
 
 @dataclass
@@ -86,25 +93,56 @@ def compare(store: EventStore, clients: list[Client]) -> tuple[int, int, int, in
     return acknowledged, appended, lost, doubled
 
 
-def long_poll(url: str, game: HumanGame, seat: int, after: int, answer: dict) -> None:
-    answer["reply"] = requests.get(f"{url}/v1/games/{game.game_id}/events",
-                                   params={"after": after, "wait": 30},
-                                   headers=auth(game.tokens[seat]), timeout=60)  # fmt: skip
+def watch_stream(url: str, game: HumanGame, seat: int, after: int, seen: dict) -> None:
+    """Read the game's event stream from ``after`` until its first event (into ``seen``)."""
+    with requests.get(f"{url}/v1/games/{game.game_id}/stream", params={"after": after},
+                      headers=auth(game.tokens[seat]), stream=True,
+                      timeout=STREAM_SECONDS + 30) as answer:  # fmt: skip
+        seen["status"] = answer.status_code
+        for line in answer.iter_lines(decode_unicode=True):
+            if line.startswith("data:"):
+                seen["event"] = json.loads(line.removeprefix("data:"))
+                return
+
+
+def start_watching(
+    url: str, session: requests.Session, game: HumanGame
+) -> tuple[threading.Thread, dict]:
+    """An event stream of the seat not to move, waiting for the game's next action."""
+    now = view(lambda: url, session, game, 0)
+    seen: dict = {}
+    watcher = threading.Thread(target=watch_stream, args=(url, game, 1 - now["to_move"],
+                                                          now["version"], seen))  # fmt: skip
+    watcher.start()
+    return watcher, seen
+
+
+def set_node_timeout(topology, milliseconds: int) -> None:
+    """``cluster-node-timeout`` on every live node: how long a dead primary goes unnoticed."""
+    for node in topology.cluster.nodes:
+        if node.alive():
+            node.client().config_set("cluster-node-timeout", milliseconds)
+
+
+def woke_with_an_action(watcher: threading.Thread, seen: dict, game: HumanGame) -> None:
+    watcher.join(STREAM_SECONDS + 60)
+    assert seen["status"] == 200
+    assert "event" in seen, "the stream ended without the action"
+    assert seen["event"]["action"] == game.acknowledged[-1][1]
 
 
 def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsys):
-    """Also: a long-poll waiting on a game of the killed primary is subscribed again on
-    the promoted one, and wakes for the next action there."""
+    """Also: an event stream waiting on a game of the killed primary is subscribed again on
+    the promoted one, and wakes for the next action there. The takeover is slow here
+    (``SLOW_NODE_TIMEOUT_MS``), as on a loaded machine: the stream's process loses the
+    dead node before any replica has its slots, and its first tries to subscribe again
+    find the dead node still named as their primary."""
     session = requests.Session()
     watched = new_human_game(topology.next_url, session)
-    seen = view(topology.next_url, session, watched, 0)
     victim = topology.cluster.node_of(keys(watched.game_id)["log"])
-    polled: dict = {}
-    poller = threading.Thread(target=long_poll, args=(topology.urls[0], watched,
-                                                      1 - seen["to_move"], seen["version"], polled))  # fmt: skip
-    poller.start()
+    watcher, seen = start_watching(topology.urls[0], session, watched)
     wait_until(lambda: shard_subscribers(topology, watched.game_id) == 1, 20,
-               "the long-poll's shard subscription")  # fmt: skip
+               "the event stream's shard subscription")  # fmt: skip
 
     clients = [Client(seed) for seed in range(CLIENTS)]
     stop = threading.Event()
@@ -117,26 +155,26 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
         assert not [c.error for c in clients if c.error]
         playing = watched.game_id
         before = [c.acknowledged for c in clients]
+        set_node_timeout(topology, SLOW_NODE_TIMEOUT_MS)
         victim.kill()  # kill -9, while the clients play
         wait_until(
-            topology.cluster.healthy, 60, "a replica to take over the killed primary's slots"
+            topology.cluster.healthy, 90, "a replica to take over the killed primary's slots"
         )
+        set_node_timeout(topology, topology.cluster.node_timeout_ms)
         promoted = topology.cluster.node_of(keys(playing)["log"])
         assert promoted.port != victim.port
         # Every API replica reads the games of the promoted primary, without a restart.
         for url in topology.urls:
             assert view(lambda url=url: url, requests.Session(), watched, 0)["game_id"] == playing
-        # The long-poll's process subscribed again, on the promoted primary.
-        wait_until(lambda: shard_subscribers(topology, playing) == 1, 30,
-                   "the long-poll's subscription on the promoted primary")  # fmt: skip
+        # The event stream's process subscribed again, on the promoted primary.
+        wait_until(lambda: shard_subscribers(topology, playing) == 1, 60,
+                   "the event stream's subscription on the promoted primary")  # fmt: skip
         # The killed node comes back and rejoins as the promoted primary's replica.
         topology.cluster.restart(victim)
         assert topology.cluster.roles()[victim.port] == "slave"
-        # The watched game's next action, through another replica, wakes the long-poll.
+        # The watched game's next action, through another replica, wakes the event stream.
         assert play_one(lambda: topology.urls[1], session, watched, random.Random(1))
-        poller.join(60)
-        assert polled["reply"].status_code == 200
-        assert polled["reply"].json()["events"], "the long-poll answered without the action"
+        woke_with_an_action(watcher, seen, watched)
         wait_until(
             lambda: all(c.acknowledged >= b + ACTIONS_AFTER or c.error
                         for c, b in zip(clients, before, strict=True)),
@@ -147,6 +185,9 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
         stop.set()
         for thread in threads:
             thread.join(120)
+        set_node_timeout(topology, topology.cluster.node_timeout_ms)
+        if not victim.alive():  # the drill failed before the restart: make the topology whole
+            topology.cluster.restart(victim)
     assert not [c.error for c in clients if c.error]
 
     acknowledged, appended, lost, doubled = compare(EventStore(topology.log), clients)
