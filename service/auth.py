@@ -25,6 +25,12 @@ def derive_secret(server_secret: bytes, game_id: str, purpose: str, nonce: str) 
     return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
 
 
+def derive_game_id(server_secret: bytes, scoped_key: str) -> str:
+    """The id of the game a create with this (scoped) Idempotency-Key makes: 16 hex
+    digits, like a random game id, that nobody without the server's secret can derive."""
+    return hmac.new(server_secret, f"create|{scoped_key}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
 def fingerprint(secret: str) -> str:
     """What is stored in place of a token or invite."""
     return hashlib.sha256(secret.encode()).hexdigest()

@@ -189,12 +189,14 @@ class GameService:
                 f"unknown bot level {new.opponent.level!r} (levels: {levels})",
                 code="unknown_bot_level",
             )
-        game_id = secrets.token_hex(8)
-        if idempotency_key is not None:
-            idempotency_key = _scoped(scope, idempotency_key)
-            earlier = self.store.claim_create_key(idempotency_key, game_id)
-            if earlier is not None:
-                return self._replay_create(earlier, request_print)
+        # With a key, the game's id is the key's (see _game_id_for): the create's
+        # first append is its claim, so a crash before it leaves nothing claimed.
+        keyed = idempotency_key is not None
+        game_id = (
+            self._game_id_for(_scoped(scope, idempotency_key)) if keyed else secrets.token_hex(8)
+        )
+        if keyed and self.store.duplicate(game_id, "create") is not None:
+            return self._replay_create(game_id, request_print)
         first_dealer = (
             new.first_dealer if new.first_dealer is not None else dealing.first_dealer(new.seed)
         )
@@ -227,16 +229,19 @@ class GameService:
                 0,
                 events,
                 seats=seats,
-                idempotency_key="create" if idempotency_key else None,
+                idempotency_key="create" if keyed else None,
                 fingerprint=request_print,
                 snapshot=state_to_dict(state),
                 deal_start=True,
             )
-        except Exception:
-            if idempotency_key is not None:
-                self.store.release_create_key(idempotency_key)
-            raise
-        assert isinstance(version, int)
+        except StaleVersionError:
+            if not keyed:
+                raise
+            # The key's game exists but has forgotten the key (IDEMPOTENCY_TTL has
+            # passed): the key is new again, and so is its game.
+            return self.create(new, scope=scope, owner=owner)
+        if isinstance(version, Duplicate):  # the same key's create landed first
+            return self._replay_create(game_id, request_print)
         return Seated(self._appended(game_id, version, state, seats, events), 0, token, invite)
 
     def join(
@@ -632,13 +637,19 @@ class GameService:
     def _invite(self, game_id: str, nonce: str) -> str:
         return auth.derive_secret(self.secret, game_id, "invite", nonce)
 
+    def _game_id_for(self, scoped_key: str) -> str:
+        """The id of the game a create with this (scoped) Idempotency-Key makes.
+
+        Every retry of the create names the same game, so the append that
+        creates it (only onto an empty log, remembering the key) is the whole
+        claim: two racing retries make one game, and a worker killed halfway
+        has claimed nothing (``auth.derive_game_id``).
+        """
+        return auth.derive_game_id(self.secret, scoped_key)
+
     def _replay_create(self, game_id: str, request_print: str) -> Seated:
         earlier = self.store.duplicate(game_id, "create")
-        if earlier is None:
-            raise Conflict(
-                "a request with this Idempotency-Key is still being processed",
-                code="idempotency_in_progress",
-            )
+        assert earlier is not None, "replayed only once the key's create is in the log"
         seated = self._replay_seat(game_id, 0, earlier, request_print)
         seats = seated.current.seats
         invite = self._invite(game_id, seats["invite_nonce"]) if "invite_nonce" in seats else None

@@ -69,7 +69,6 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     # -- idempotency -------------------------------------------------------
     "invalid_idempotency_key": ("Malformed Idempotency-Key", "1 to 255 visible ASCII characters."),
     "idempotency_key_reused": ("Idempotency key reused", "This key was used with a different request by the same caller."),
-    "idempotency_in_progress": ("Request still in progress", "The first request with this key has not finished; retry after Retry-After."),
     # -- clients and limits ------------------------------------------------
     "client_key_required": ("A client key is needed", "Send your app's key as 'X-Client-Key: <key>' or 'Authorization: Bearer <key>'."),
     "invalid_client_key": ("Unknown client key", "No client app has this key."),

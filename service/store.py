@@ -32,7 +32,6 @@ lives on its primary alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -357,21 +356,6 @@ class EventStore:
                 raise NotReplicated(game_id, self.replica_acks, acked)
         return duplicate
 
-    def claim_create_key(self, idempotency_key: str, game_id: str) -> str | None:
-        """Bind a create request's Idempotency-Key to ``game_id``.
-
-        Returns ``None`` when the key is new (the caller creates the game),
-        else the game id the key was bound to before.
-        """
-        name = _create_key(idempotency_key)
-        if self.redis.set(name, game_id, nx=True, ex=IDEMPOTENCY_TTL):
-            return None
-        existing = self.redis.get(name)
-        return existing.decode() if existing is not None else None
-
-    def release_create_key(self, idempotency_key: str) -> None:
-        self.redis.delete(_create_key(idempotency_key))
-
     def load(
         self,
         game_id: str,
@@ -423,11 +407,6 @@ class EventStore:
 def _duplicate(raw: bytes) -> Duplicate:
     fingerprint, _, version = raw.decode().rpartition(" ")
     return Duplicate(fingerprint, int(version))
-
-
-def _create_key(idempotency_key: str) -> str:
-    digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
-    return f"{PREFIX}:create:{digest}"
 
 
 def _parse_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> Event:

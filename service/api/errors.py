@@ -68,10 +68,6 @@ ILLEGAL_ACTION_STATUS: dict[ErrorCode, int] = {
     ErrorCode.INVALID_DECK: 422,
     ErrorCode.INVALID_EVENT: 422,
 }
-#: Headers a refusal's answer carries, by its code: when to ask again.
-HEADERS_BY_CODE: dict[str, dict[str, str]] = {
-    "idempotency_in_progress": {"Retry-After": "1"},
-}
 
 
 def precondition_failed(conflict: VersionConflict) -> Problem:
@@ -116,7 +112,7 @@ def handle_problem(problem: Problem) -> Response:
         problem.title,
         problem.detail,
         extra=problem.extra,
-        headers={**HEADERS_BY_CODE.get(problem.code, {}), **problem.headers},
+        headers=dict(problem.headers),
     )
 
 

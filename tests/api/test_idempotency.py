@@ -207,9 +207,7 @@ class Interleave:
 
 
 def assert_same_answer(original, retry) -> None:
-    """The retry answers the original's answer, or 409 idempotency_in_progress."""
-    if retry.status == 409 and retry.json().get("code") == "idempotency_in_progress":
-        return
+    """The retry answers the original's answer, told that it is a replay."""
     assert retry.status == original.status, (original, retry)
     assert retry.json() == original.json()
     assert retry.headers.get("Idempotent-Replayed") == "true", retry.headers
