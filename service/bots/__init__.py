@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.bots.base import Bot, Decision
+from service.bots.classic import ClassicBot
 from service.bots.expert import ExpertBot
 from service.bots.heuristic import HeuristicBot
 from service.bots.random_bot import RandomBot
@@ -30,12 +31,14 @@ _FACTORIES: dict[str, Callable[[], Bot]] = {
 }
 
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)
+#: Bots the benchmarks can name but the service does not offer.
+_BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot}
 
 
 def get_bot(level: str) -> Bot:
     """The bot of ``level``; raises ``KeyError`` naming the known levels."""
     try:
-        return _FACTORIES[level]()
+        return {**_FACTORIES, **_BENCHMARK_ONLY}[level]()
     except KeyError:
         raise KeyError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})") from None
 

@@ -14,11 +14,11 @@ For every decision the expert
      values every action exactly, no sampling at all;
    - with a closed talon, each sampled opponent hand is solved exactly (every
      possible hand when there are few);
-   - while the talon is open, the action is followed by the ``heuristic``
-     policy for both seats (each seeing only its own cards) until the talon
+   - while the talon is open, the action is followed by the ``classic``
+     policy (the heuristic level as it was) for both seats (each seeing only its own cards) until the talon
      is closed or exhausted, and the rest is solved exactly;
 
-3. plays the action with the best average, ties going to the heuristic's
+3. plays the action with the best average, ties going to the classic policy's
    choice.
 
 Closing, exchanging, marriages and claims are actions like any other, valued
@@ -37,7 +37,7 @@ import random
 import time
 
 from service.bots.base import Decision
-from service.bots.heuristic import heuristic_action
+from service.bots.classic import classic_action
 from service.bots.sampling import WorldSampler
 from service.bots.solver import EndgameSolver
 from service.engine.core import FastDeal, action_of, engine_action
@@ -87,7 +87,7 @@ class ExpertBot:
         values = search.run([action_of(action) for action in legal])
         best = max(values.values())
         top = [code for code, value in values.items() if value >= best - 1e-9]
-        preferred = heuristic_action(search.sampler.template)
+        preferred = classic_action(search.sampler.template)
         choice = preferred if preferred in top else top[0]
         evaluations = tuple((engine_action(code), values[code]) for code in values)
         return Decision(engine_action(choice), evaluations)
@@ -176,7 +176,7 @@ class Search:
         """Play on with the heuristic while the talon is open, then solve exactly."""
         mask = deal.legal_mask()
         while mask and not deal.strict:  # (mask is 0 once the deal is over)
-            mask = deal.apply(heuristic_action(deal, mask))
+            mask = deal.apply(classic_action(deal, mask))
             self.steps += 1
         if deal.result is not None:
             return self.outcome(deal)
