@@ -53,6 +53,23 @@ def killing(server: LiveServer, kills: list[int], enough: threading.Event, count
     return thread
 
 
+def under_kills(server: LiveServer, clients: list[Client], work, count: int,
+                enough: threading.Event) -> list[int]:  # fmt: skip
+    """``work(client)`` for every client while ``count`` workers are killed under them
+    (``enough`` is set once they are); then the server stops. The pids killed."""
+    stop = threading.Event()
+    kills: list[int] = []
+    try:
+        killing(server, kills, enough, count, stop)
+        run_all(clients, work)
+    finally:
+        stop.set()
+        server.stop()
+    assert len(kills) >= count, f"only {len(kills)} workers were killed"
+    assert sum(c.retries for c in clients) > 0, "the kills hit requests in flight"
+    return kills
+
+
 def run_all(clients: list[Client], work) -> None:
     """``work(client)`` in a thread per client; the first error of any of them fails the test."""
     errors: list[BaseException] = []
@@ -136,9 +153,7 @@ class Client:
 
 def test_kill_9_of_api_workers_during_appends_loses_and_doubles_nothing(redis_url, redis_client):
     server = LiveServer(redis_url, workers=2)
-    stop = threading.Event()
     enough = threading.Event()
-    kills: list[int] = []
     clients = [Client(server.url, seed) for seed in range(CLIENTS)]
     games: list[str] = []
 
@@ -148,15 +163,8 @@ def test_kill_9_of_api_workers_during_appends_loses_and_doubles_nothing(redis_ur
             if enough.is_set():
                 return
 
-    try:
-        killing(server, kills, enough, KILLS, stop)
-        run_all(clients, play)
-    finally:
-        stop.set()
-        server.stop()
-    assert len(kills) >= KILLS, f"only {len(kills)} workers were killed"
+    kills = under_kills(server, clients, play, KILLS, enough)
     assert len(games) >= CLIENTS
-    assert sum(c.retries for c in clients) > 0, "the kills hit requests in flight"
     store = EventStore(redis_client)
     # games finish in any order: count over all of them
     acknowledged = sum(len(c.acknowledged) for c in clients)
@@ -176,9 +184,7 @@ def test_kill_9_during_creates_leaves_no_idempotency_key_refused(redis_url, redi
     retry with the same Idempotency-Key gets its game (201), once, and not a 409
     ``idempotency_in_progress`` for as long as the key is remembered."""
     server = LiveServer(redis_url, workers=2)
-    stop = threading.Event()
     enough = threading.Event()
-    kills: list[int] = []
     clients = [Client(server.url, seed) for seed in range(CLIENTS)]
     created: dict[str, str] = {}  # key -> game id
 
@@ -188,14 +194,7 @@ def test_kill_9_during_creates_leaves_no_idempotency_key_refused(redis_url, redi
             created[key] = client.create(key)["game_id"]
             assert client.create(key)["game_id"] == created[key], "the same key, the same game"
 
-    try:
-        killing(server, kills, enough, CREATE_KILLS, stop)
-        run_all(clients, create)
-    finally:
-        stop.set()
-        server.stop()
-    assert len(kills) >= CREATE_KILLS, f"only {len(kills)} workers were killed"
-    assert sum(c.retries for c in clients) > 0, "the kills hit creates in flight"
+    kills = under_kills(server, clients, create, CREATE_KILLS, enough)
     assert len(set(created.values())) == len(created), "a game for each key"
     store = EventStore(redis_client)
     for game_id in created.values():
