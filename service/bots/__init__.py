@@ -33,6 +33,8 @@ _FACTORIES: dict[str, Callable[[], Bot]] = {
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)
 #: Bots the benchmarks can name but the service does not offer.
 _BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot}
+#: Every name ``get_bot`` knows: the levels, then the benchmark-only bots.
+BOT_NAMES: tuple[str, ...] = LEVELS + tuple(_BENCHMARK_ONLY)
 
 
 def get_bot(level: str) -> Bot:
@@ -43,4 +45,4 @@ def get_bot(level: str) -> Bot:
         raise KeyError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})") from None
 
 
-__all__ = ["LEVELS", "Bot", "Decision", "get_bot"]
+__all__ = ["BOT_NAMES", "LEVELS", "Bot", "Decision", "get_bot"]
