@@ -5,9 +5,9 @@ Run from the repository root::
     python benchmarks/tournament.py heuristic random --games 400 [--seed 1] [--processes 2]
 
 Any bot ``get_bot`` knows may play, the benchmark-only ones too (``classic``).
-``--variant both`` plays half the games in each variant (the same decks as
-two runs of half the games, one per variant) and prints each variant's result,
-then the combined one.
+``--variant both`` plays half the games in each variant and prints each variant's result,
+then the combined one. The tracked games then get decks of their own (pairs
+numbered on from the head games'), so no deck is played in both variants.
 
 Games come in pairs with the same first dealer and the same decks, deal by
 deal: in one game level A sits in seat 0, in the other in seat 1. So every
@@ -200,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     # Pairs per variant: the games split evenly, each variant at least one pair.
     pairs = max(1, (args.games + 2 * len(matches) - 1) // (2 * len(matches)))
-    jobs = [(match, pair) for match in matches for pair in range(pairs)]
+    jobs = [
+        (match, index * pairs + pair)
+        for index, match in enumerate(matches)
+        for pair in range(pairs)
+    ]
     records: dict[Variant, list[GameRecord]] = {match.variant: [] for match in matches}
     began = time.perf_counter()
 
