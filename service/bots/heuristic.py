@@ -26,6 +26,7 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
+from service.bots.solver import EndgameSolver
 from service.engine.core import FastDeal, codes_in, engine_action
 from service.engine.knowledge import SeatView
 from service.engine.masks import (
@@ -126,6 +127,9 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
     legal = codes_in(deal.legal_mask() if legal_mask < 0 else legal_mask)
     if len(legal) == 1:
         return legal[0]
+    if deal.drawn_by >= 0:
+        # Exhausted: every card is known to the seat (R11a), so play is solved exactly.
+        return _solved(deal)
     sight = Sight(deal)
     if deal.lead >= 0:
         return _follow(deal, sight, legal)
@@ -145,6 +149,12 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
     if not cards:  # the cards are out: claim (with 66) or accept the last trick
         return legal[-1]
     return _lead(sight, cards)
+
+
+def _solved(deal: FastDeal) -> int:
+    """The best action of an exhausted deal by exact search (ties: the engine's order)."""
+    values = EndgameSolver.for_deal(deal).action_values(deal)
+    return max(values, key=values.__getitem__)
 
 
 # -- leading ---------------------------------------------------------------------
