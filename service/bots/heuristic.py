@@ -62,6 +62,7 @@ class Sight:
         "my_points",
         "my_pending",
         "opponent_points",
+        "opponent_pending",
         "my_tricks",
         "opponent_tricks",
         "open",
@@ -86,6 +87,7 @@ class Sight:
         #: Declared marriage points that count once the seat wins a trick (R6d).
         self.my_pending = 0 if deal.tricks_won[seat] else deal.marriage_points[seat]
         self.opponent_points = deal.card_points(opponent)
+        self.opponent_pending = 0 if deal.tricks_won[opponent] else deal.marriage_points[opponent]
         self.my_tricks = deal.tricks_won[seat]
         self.opponent_tricks = deal.tricks_won[opponent]
         self.open = deal.talon_open
@@ -267,6 +269,13 @@ def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
         if winners:
             return min(winners, key=sight.cost)
         return min(losers, key=lambda c: (POINTS[c], sight.cost(c)))
+    # The opponent goes out if it takes this trick with enough points: win it, or give little.
+    threat = WIN - sight.opponent_points - sight.opponent_pending - POINTS[lead]
+    if threat <= 11:
+        if winners:
+            return min(winners, key=sight.cost)
+        safe = [c for c in losers if POINTS[c] < threat]
+        return min(safe or losers, key=lambda c: (POINTS[c], sight.cost(c)))
     # Open play: take with the ace or ten of the led suit; trump a led ace or ten.
     same_suit = [c for c in winners if SUIT[c] == lead_suit and not lead_is_trump]
     if same_suit:
