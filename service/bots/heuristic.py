@@ -26,7 +26,7 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 from __future__ import annotations
 
 from service.bots.base import Decision
-from service.bots.solver import EndgameSolver
+from service.bots.solver import HIGH, LOW, EndgameSolver
 from service.engine.core import FastDeal, codes_in, engine_action
 from service.engine.knowledge import SeatView
 from service.engine.masks import (
@@ -134,6 +134,8 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return _solved(deal)
     sight = Sight(deal)
     if deal.lead >= 0:
+        if deal.talon_size == 1:
+            return _last_open_follow(deal, sight, legal)
         return _follow(deal, sight, legal)
     if deal.declared >= 0:
         return _after_marriage(deal, sight, legal)
@@ -141,7 +143,7 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return CLAIM
     if EXCHANGE in legal:
         return EXCHANGE
-    if CLOSE in legal and _should_close(deal, sight):
+    if CLOSE in legal and (_should_close(deal, sight)):
         return CLOSE
     marriages = [a for a in legal if MARRIAGE <= a < CLAIM]
     if marriages:
@@ -150,6 +152,8 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
     cards = [a for a in legal if a < 20]
     if not cards:  # the cards are out: claim (with 66) or accept the last trick
         return legal[-1]
+    if deal.talon_size == 1:
+        return _last_open_lead(deal, sight, cards)
     return _lead(sight, cards)
 
 
@@ -157,6 +161,67 @@ def _solved(deal: FastDeal) -> int:
     """The best action of an exhausted deal by exact search (ties: the engine's order)."""
     values = EndgameSolver.for_deal(deal).action_values(deal)
     return max(values, key=values.__getitem__)
+
+
+def _last_open_follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
+    """The answer to the last lead before the talon runs out, by exact search.
+
+    After this trick every card is known, and before it only which unseen
+    card is the last face-down one is not: each possibility is a world, all
+    of them are solved after the trick, and the card with the best total wins.
+    """
+    opponent = 1 - sight.seat
+    unseen = codes_in(sight.unseen)
+    solver = EndgameSolver(deal.trump, deal.head, -1, None)
+    totals = dict.fromkeys(legal, 0)
+    for last in unseen:
+        world = deal.copy()
+        world.hands[opponent] = sight.opponent_known | sight.unseen & ~(1 << last)
+        world.talon = (last,)
+        world.talon_pos = 0
+        for card in legal:
+            child = world.copy()
+            child.apply(card)
+            if child.result is not None:
+                totals[card] += child.value_for(sight.seat)
+            elif child.to_move == sight.seat:
+                totals[card] += solver.value(child)
+            else:
+                totals[card] -= solver.value(child)
+    return max(legal, key=totals.__getitem__)
+
+
+def _last_open_lead(deal: FastDeal, sight: Sight, cards: list[int]) -> int:
+    """The last lead before the talon runs out, by exact search over the possible worlds."""
+    opponent = 1 - sight.seat
+    seat = sight.seat
+    solver = EndgameSolver(deal.trump, deal.head, -1, None)
+    totals = dict.fromkeys(cards, 0)
+    for last in codes_in(sight.unseen):
+        world = deal.copy()
+        world.hands[opponent] = sight.opponent_known | sight.unseen & ~(1 << last)
+        world.talon = (last,)
+        world.talon_pos = 0
+        for card in cards:
+            led = world.copy()
+            replies = codes_in(led.apply(card))
+            worst = 4
+            for reply in replies:
+                child = led.copy()
+                child.apply(reply)
+                # Only whether a reply does worse than the worst so far matters.
+                if child.result is not None:
+                    value = child.value_for(seat)
+                elif child.to_move == seat:
+                    value = solver.value(child, LOW, worst)
+                else:
+                    value = -solver.value(child, -worst, HIGH)
+                if value < worst:
+                    worst = value
+                    if worst == -3:
+                        break
+            totals[card] += worst
+    return max(cards, key=totals.__getitem__)
 
 
 # -- leading ---------------------------------------------------------------------
@@ -217,6 +282,12 @@ def _sure_winner(sight: Sight, card: int) -> bool:
 
 def _should_close(deal: FastDeal, sight: Sight) -> bool:
     """Close when the points we hold plus the tricks our master cards win make 66."""
+    estimate = _estimate(deal, sight)
+    return estimate >= WIN and (sight.my_tricks > 0 or estimate >= WIN + 10)
+
+
+def _estimate(deal: FastDeal, sight: Sight) -> int:
+    """The points we hold plus the tricks our master cards win, once closed."""
     hand = sight.hand
     trump = sight.trump
     estimate = sight.my_points + sight.my_pending
@@ -241,7 +312,7 @@ def _should_close(deal: FastDeal, sight: Sight) -> bool:
                     estimate += POINTS[card] + 4
                 elif opponent >> card & 1:
                     break
-    return estimate >= WIN and (sight.my_tricks > 0 or estimate >= WIN + 10)
+    return estimate
 
 
 # -- following -------------------------------------------------------------------
