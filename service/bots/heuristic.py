@@ -129,6 +129,8 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
     legal = codes_in(deal.legal_mask() if legal_mask < 0 else legal_mask)
     if len(legal) == 1:
         return legal[0]
+    if CLAIM in legal and deal.card_points(deal.to_move) >= WIN:
+        return CLAIM  # as soon as it counts 66 (R7d): waiting never scores more
     if deal.drawn_by >= 0:
         # Exhausted: every card is known to the seat (R11a), so play is solved exactly.
         return _solved(deal)
@@ -139,11 +141,9 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return _follow(deal, sight, legal)
     if deal.declared >= 0:
         return _after_marriage(deal, sight, legal)
-    if CLAIM in legal and sight.my_points >= WIN:
-        return CLAIM
     if EXCHANGE in legal:
         return EXCHANGE
-    if CLOSE in legal and (_should_close(deal, sight)):
+    if CLOSE in legal and _should_close(deal, sight):
         return CLOSE
     marriages = [a for a in legal if MARRIAGE <= a < CLAIM]
     if marriages:
@@ -228,9 +228,7 @@ def _last_open_lead(deal: FastDeal, sight: Sight, cards: list[int]) -> int:
 
 
 def _after_marriage(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
-    """Just declared: claim with 66, else lead the Queen (the King if it surely wins)."""
-    if CLAIM in legal and sight.my_points >= WIN:
-        return CLAIM
+    """Just declared (and short of 66): lead the Queen, the King if it surely wins."""
     cards = [a for a in legal if a < 20]
     king = 5 * deal.declared + KING
     if not sight.open and king in cards and _sure_winner(sight, king):
