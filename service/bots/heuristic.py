@@ -32,6 +32,7 @@ from service.engine.knowledge import SeatView
 from service.engine.masks import (
     ACE,
     ALL_CARDS,
+    BEATS,
     CLAIM,
     CLOSE,
     EXCHANGE,
@@ -136,9 +137,10 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return _solved(deal)
     sight = Sight(deal)
     if deal.lead >= 0:
+        choice = _follow(deal, sight, legal)
         if deal.talon_size == 1:
-            return _last_open_follow(deal, sight, legal)
-        return _follow(deal, sight, legal)
+            return _last_open_trick(deal, sight, legal, choice)
+        return choice
     if deal.declared >= 0:
         return _after_marriage(deal, sight, legal)
     if EXCHANGE in legal:
@@ -152,9 +154,10 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
     cards = [a for a in legal if a < 20]
     if not cards:  # the cards are out: claim (with 66) or accept the last trick
         return legal[-1]
+    choice = _lead(sight, cards)
     if deal.talon_size == 1:
-        return _last_open_lead(deal, sight, cards)
-    return _lead(sight, cards)
+        return _last_open_trick(deal, sight, cards, choice)
+    return choice
 
 
 def _solved(deal: FastDeal) -> int:
@@ -163,65 +166,68 @@ def _solved(deal: FastDeal) -> int:
     return max(values, key=values.__getitem__)
 
 
-def _last_open_follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
-    """The answer to the last lead before the talon runs out, by exact search.
+def _last_open_trick(deal: FastDeal, sight: Sight, cards: list[int], first: int) -> int:
+    """The card for the last trick before the talon runs out, by exact search.
 
-    After this trick every card is known, and before it only which unseen
-    card is the last face-down one is not: each possibility is a world, all
-    of them are solved after the trick, and the card with the best total wins.
+    After this trick every card is known; before it, only which unseen card is
+    the last face-down one is not. Each possibility is a world (five or six),
+    every world is solved after the trick (the leader's card against the
+    opponent's best answer in that world), and the card with the best total
+    over the worlds wins (ties: ``first``, the rule-based choice, then the
+    engine's order). A card is dropped as soon as it cannot beat the best
+    total, which narrows the solver's windows.
     """
-    opponent = 1 - sight.seat
-    unseen = codes_in(sight.unseen)
-    solver = EndgameSolver(deal.trump, deal.head, -1, None)
-    totals = dict.fromkeys(legal, 0)
-    for last in unseen:
-        world = deal.copy()
-        world.hands[opponent] = sight.opponent_known | sight.unseen & ~(1 << last)
-        world.talon = (last,)
-        world.talon_pos = 0
-        for card in legal:
-            child = world.copy()
-            child.apply(card)
-            if child.result is not None:
-                totals[card] += child.value_for(sight.seat)
-            elif child.to_move == sight.seat:
-                totals[card] += solver.value(child)
-            else:
-                totals[card] -= solver.value(child)
-    return max(legal, key=totals.__getitem__)
-
-
-def _last_open_lead(deal: FastDeal, sight: Sight, cards: list[int]) -> int:
-    """The last lead before the talon runs out, by exact search over the possible worlds."""
-    opponent = 1 - sight.seat
     seat = sight.seat
-    solver = EndgameSolver(deal.trump, deal.head, -1, None)
-    totals = dict.fromkeys(cards, 0)
+    opponent = 1 - seat
+    worlds = []
     for last in codes_in(sight.unseen):
         world = deal.copy()
         world.hands[opponent] = sight.opponent_known | sight.unseen & ~(1 << last)
         world.talon = (last,)
         world.talon_pos = 0
-        for card in cards:
-            led = world.copy()
-            replies = codes_in(led.apply(card))
-            worst = 4
-            for reply in replies:
-                child = led.copy()
-                child.apply(reply)
-                # Only whether a reply does worse than the worst so far matters.
-                if child.result is not None:
-                    value = child.value_for(seat)
-                elif child.to_move == seat:
-                    value = solver.value(child, LOW, worst)
-                else:
-                    value = -solver.value(child, -worst, HIGH)
-                if value < worst:
-                    worst = value
-                    if worst == -3:
+        worlds.append(world)
+    solver = EndgameSolver(deal.trump, deal.head, -1, None)
+    leading = deal.lead < 0
+    beats = BEATS[deal.trump]
+    best, best_total = first, None
+    for card in [first, *(c for c in cards if c != first)]:
+        total = 0
+        for index, world in enumerate(worlds):
+            # The value this card needs here to beat the best total even if it wins 3 later.
+            floor = (
+                LOW if best_total is None else best_total - total - 3 * (len(worlds) - 1 - index)
+            )
+            floor = max(floor, LOW)
+            after = world.copy()
+            replies = after.apply(card)
+            if leading:
+                # The opponent's best answer: answers that take the trick first.
+                answers = sorted(codes_in(replies), key=lambda r: not beats[card] >> r & 1)
+                value = HIGH
+                for answer in answers:
+                    child = after.copy()
+                    child.apply(answer)
+                    value = min(value, _value_after(solver, child, seat, floor, value))
+                    if value <= floor:
                         break
-            totals[card] += worst
-    return max(cards, key=totals.__getitem__)
+            else:
+                value = _value_after(solver, after, seat, floor, HIGH)
+            if value <= floor:
+                break
+            total += value
+        else:
+            if best_total is None or total > best_total:
+                best, best_total = card, total
+    return best
+
+
+def _value_after(solver: EndgameSolver, deal: FastDeal, seat: int, alpha: int, beta: int) -> int:
+    """``seat``'s exact value of a finished or strict ``deal``, within (alpha, beta)."""
+    if deal.result is not None:
+        return deal.value_for(seat)
+    if deal.to_move == seat:
+        return solver.value(deal, alpha, beta)
+    return -solver.value(deal, -beta, -alpha)
 
 
 # -- leading ---------------------------------------------------------------------
