@@ -5,7 +5,8 @@
 - ``random``: a uniformly random legal action;
 - ``heuristic``: rule-based club play (``heuristic.py``): exact point counting
   for claims, trump jack exchange, closing on sure tricks, marriages,
-  cheap leads and discards, taking tens with aces;
+  cheap leads and discards, taking tens with aces; the last trick before the
+  talon runs out and the exhausted talon searched exactly;
 - ``expert``: determinized search (``expert.py``): sampled deals consistent
   with the seat's knowledge (voids inferred from strict play), exact endgame
   solving (``solver.py``) once the talon is closed or exhausted, heuristic

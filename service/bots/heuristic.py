@@ -1,26 +1,35 @@
-"""The ``heuristic`` level: a rule-based player, and the expert's playout policy.
+"""The ``heuristic`` level: a rule-based player with exact search where the cards allow it.
 
-The rules are the ones a careful club player follows:
+It starts from the ``classic`` rules (``classic.py``, today's yardstick) and
+measured against them (``benchmarks/tournament.py heuristic classic``) adds
+what won:
 
 - claim as soon as the card points reach 66 (they are counted exactly: the
-  tricks and marriages are public, the bot's own hand is known); never claim
-  without 66;
-- exchange the trump jack whenever allowed (the turn-up is always better);
-- close the talon when the points in hand, the marriages to declare and the
-  tricks surely won with master cards add up to 66;
-- declare marriages when on lead, trumps first, and lead the Queen;
-- while the talon is open lead cheap cards (a jack, a lonely Queen or King),
-  keep trumps and marriage partners, take a led ten or ace with the ace of
-  its suit or a small trump, take low leads with the ace or ten of their suit,
-  and throw the cheapest card otherwise;
-- once play is strict, cash sure winners (drawing trumps with the top trump
-  first), win tricks with the cheapest card that wins, and throw the cheapest
-  card when nothing wins.
+  tricks and marriages are public, the bot's own hand is known), in every
+  phase;
+- once the talon is exhausted every card is known to the seat (R11a): play is
+  solved exactly (``solver.py``); a claim without 66 happens only there, where
+  it is the cheaper loss;
+- the last trick before the talon runs out is searched: only which unseen
+  card is the last face-down one is unknown, so each possibility is a world,
+  each is solved after the trick, and the card with the best total is played
+  (the leader's card against the opponent's best answer in each world);
+- while the talon is open, win (or give little to) a trick that would take
+  the opponent to 66;
+- otherwise the classic rules: exchange the trump jack whenever allowed;
+  close the talon when the points in hand, the marriages to declare and the
+  tricks surely won with master cards add up to 66; declare marriages when on
+  lead, trumps first, and lead the Queen; while the talon is open lead cheap
+  cards, keep trumps and marriage partners, take a led ten or ace with the ace
+  of its suit or a small trump, take low leads with the ace or ten of their
+  suit, and throw the cheapest card otherwise; once the talon is closed, cash
+  sure winners (drawing trumps with the top trump first), win tricks with the
+  cheapest card that wins, and throw the cheapest card when nothing wins.
 
 ``heuristic_action`` works on a ``FastDeal`` for speed but reads only what
 the seat to move may see (its own hand, the played cards, the cards the
-opponent has shown, public points): it is a fair player inside the expert's
-sampled deals, and ``HeuristicBot`` is seat-blind.
+opponent has shown, public points; the searches build their worlds from
+these alone), so ``HeuristicBot`` is seat-blind.
 """
 
 from __future__ import annotations
