@@ -175,6 +175,12 @@ def _solved(deal: FastDeal) -> int:
     return max(values, key=values.__getitem__)
 
 
+#: The most solver work (nodes and answers) the last open trick's search may do: a bound
+#: counted, not timed, so decisions stay deterministic. Measured (2000 games, seed 7):
+#: 8000 plays as well as no bound (68.5% against classic); 1000 gives 63.0%, 300 60.6%.
+SEARCH_WORK = 8000
+
+
 def _last_open_trick(deal: FastDeal, sight: Sight, cards: list[int], first: int) -> int:
     """The card for the last trick before the talon runs out, by exact search.
 
@@ -184,7 +190,8 @@ def _last_open_trick(deal: FastDeal, sight: Sight, cards: list[int], first: int)
     opponent's best answer in that world), and the card with the best total
     over the worlds wins (ties: ``first``, the rule-based choice, then the
     engine's order). A card is dropped as soon as it cannot beat the best
-    total, which narrows the solver's windows.
+    total, which narrows the solver's windows; past ``SEARCH_WORK`` the best
+    card so far is played.
     """
     seat = sight.seat
     opponent = 1 - seat
@@ -202,6 +209,8 @@ def _last_open_trick(deal: FastDeal, sight: Sight, cards: list[int], first: int)
     for card in [first, *(c for c in cards if c != first)]:
         total = 0
         for index, world in enumerate(worlds):
+            if solver.nodes + solver.answers > SEARCH_WORK:
+                return best  # out of work: the best card so far (the rule-based one at least)
             # The value this card needs here to beat the best total even if it wins 3 later.
             floor = (
                 LOW if best_total is None else best_total - total - 3 * (len(worlds) - 1 - index)
