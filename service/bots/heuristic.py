@@ -14,6 +14,9 @@ what won:
   card is the last face-down one is unknown, so each possibility is a world,
   each is solved after the trick, and the card with the best total is played
   (the leader's card against the opponent's best answer in each world);
+- once the talon is closed (and not exhausted), a few worlds consistent with
+  what the seat has seen are sampled and solved, and the action with the best
+  total is played;
 - while the talon is open, win (or give little to) a trick that would take
   the opponent to 66;
 - otherwise the classic rules: exchange the trump jack whenever allowed;
@@ -22,9 +25,7 @@ what won:
   lead, trumps first, and lead the Queen; while the talon is open lead cheap
   cards, keep trumps and marriage partners, take a led ten or ace with the ace
   of its suit or a small trump, take low leads with the ace or ten of their
-  suit, and throw the cheapest card otherwise; once the talon is closed, cash
-  sure winners (drawing trumps with the top trump first), win tricks with the
-  cheapest card that wins, and throw the cheapest card when nothing wins.
+  suit, and throw the cheapest card otherwise.
 
 ``heuristic_action`` works on a ``FastDeal`` for speed but reads only what
 the seat to move may see (its own hand, the played cards, the cards the
@@ -33,6 +34,8 @@ these alone), so ``HeuristicBot`` is seat-blind.
 """
 
 from __future__ import annotations
+
+import random
 
 from service.bots.base import Decision
 from service.bots.solver import HIGH, LOW, EndgameSolver
@@ -76,7 +79,6 @@ class Sight:
         "my_tricks",
         "opponent_tricks",
         "open",
-        "exhausted",
     )
 
     def __init__(self, deal: FastDeal) -> None:
@@ -101,7 +103,6 @@ class Sight:
         self.my_tricks = deal.tricks_won[seat]
         self.opponent_tricks = deal.tricks_won[opponent]
         self.open = deal.talon_open
-        self.exhausted = deal.drawn_by >= 0
 
     @property
     def opponent_may_hold(self) -> int:
@@ -145,13 +146,15 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         # Exhausted: every card is known to the seat (R11a), so play is solved exactly.
         return _solved(deal)
     sight = Sight(deal)
+    if deal.strict:
+        return _closed_search(deal, sight, legal)
     if deal.lead >= 0:
         choice = _follow(deal, sight, legal)
         if deal.talon_size == 1:
             return _last_open_trick(deal, sight, legal, choice)
         return choice
     if deal.declared >= 0:
-        return _after_marriage(deal, sight, legal)
+        return _after_marriage(legal)
     if EXCHANGE in legal:
         return EXCHANGE
     if CLOSE in legal and _should_close(deal, sight):
@@ -239,6 +242,41 @@ def _last_open_trick(deal: FastDeal, sight: Sight, cards: list[int], first: int)
     return best
 
 
+#: Worlds sampled once the talon is closed (measured, 2000 games: 8 worlds win 69.7% and
+#: 68.2% against classic at seeds 7 and 11, against 68.5% and 67.2% for the rules alone;
+#: 4 worlds 68.2% at seed 7), and the solver work after which no more are solved.
+CLOSED_WORLDS = 8
+CLOSED_WORK = 8000
+
+
+def _closed_search(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
+    """A closed talon (not exhausted): the action with the best total over sampled worlds.
+
+    Each world gives the opponent its shown cards and unseen ones drawn by a
+    generator seeded with what the seat sees (seat-blind and deterministic),
+    and is solved exactly. A claim is not among the choices: with 66 it was
+    made already, and without 66 the sampled worlds are no ground for one.
+    """
+    opponent = 1 - sight.seat
+    missing = deal.hands[opponent].bit_count() - sight.opponent_known.bit_count()
+    unseen = codes_in(sight.unseen)
+    rng = random.Random(sight.hand | deal.played << 20 | sight.opponent_known << 40)
+    solver = EndgameSolver.for_deal(deal)
+    totals = dict.fromkeys(legal, 0)
+    for _ in range(CLOSED_WORLDS):
+        world = deal.copy()
+        hand = sight.opponent_known
+        for card in rng.sample(unseen, missing):
+            hand |= 1 << card
+        world.hands[opponent] = hand
+        for action, value in solver.action_values(world).items():
+            totals[action] += value
+        if solver.nodes + solver.answers > CLOSED_WORK:
+            break
+    totals.pop(CLAIM, None)
+    return max(totals, key=totals.__getitem__)
+
+
 def _value_after(solver: EndgameSolver, deal: FastDeal, seat: int, alpha: int, beta: int) -> int:
     """``seat``'s exact value of a finished or strict ``deal``, within (alpha, beta)."""
     if deal.result is not None:
@@ -251,30 +289,19 @@ def _value_after(solver: EndgameSolver, deal: FastDeal, seat: int, alpha: int, b
 # -- leading ---------------------------------------------------------------------
 
 
-def _after_marriage(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
-    """Just declared (and short of 66): lead the Queen, the King if it surely wins."""
+def _after_marriage(legal: list[int]) -> int:
+    """Just declared with the talon open (and short of 66): lead the Queen."""
     cards = [a for a in legal if a < 20]
-    king = 5 * deal.declared + KING
-    if not sight.open and king in cards and _sure_winner(sight, king):
-        return king
     return cards[-1]  # the Queen comes after the King in the canonical order
 
 
 def _lead(sight: Sight, cards: list[int]) -> int:
-    """The card to lead: a sure winner that reaches 66, masters once play is strict, else cheap."""
+    """The card to lead with the talon open: a sure winner that reaches 66, else a cheap one."""
     need = WIN - sight.my_points - sight.my_pending
     winners = [c for c in cards if _sure_winner(sight, c)]
     finishing = [c for c in winners if POINTS[c] >= need]
     if finishing:
         return min(finishing, key=sight.cost)
-    if not sight.open:
-        if winners:
-            # Draw trumps with the top trump first, then cash the highest master.
-            trumps = [c for c in winners if sight.trump_mask >> c & 1]
-            if trumps and sight.unseen & sight.trump_mask:
-                return trumps[0]
-            return max(winners, key=lambda c: POINTS[c])
-        return min(cards, key=sight.cost)
     return min(cards, key=lambda c: _lead_cost(sight, c))
 
 
@@ -287,14 +314,8 @@ def _lead_cost(sight: Sight, card: int) -> float:
 
 
 def _sure_winner(sight: Sight, card: int) -> bool:
-    """Whether ``card``, led now, wins the trick whatever the opponent holds."""
+    """Whether ``card``, led now with the talon open, wins whatever the opponent holds."""
     opponent = sight.opponent_may_hold
-    if sight.exhausted:
-        # The opponent's hand is known: check its strict answers (R5).
-        same = opponent & SUIT_MASK[SUIT[card]]
-        if same:
-            return not same & HIGHER[card]
-        return not opponent & sight.trump_mask or bool(sight.trump_mask >> card & 1)
     if HIGHER[card] & opponent:
         return False
     if sight.trump_mask >> card & 1:
@@ -341,7 +362,8 @@ def _estimate(deal: FastDeal, sight: Sight) -> int:
 
 
 def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
-    """The card to answer ``deal.lead`` with: win what is worth winning, else throw cheap."""
+    """The card to answer ``deal.lead`` with, the talon open: win what is worth it, else throw
+    cheap."""
     lead = deal.lead
     lead_suit = SUIT[lead]
     trump_mask = sight.trump_mask
@@ -358,10 +380,6 @@ def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
     finishing = [c for c in winners if POINTS[lead] + POINTS[c] >= need]
     if finishing:
         return min(finishing, key=sight.cost)
-    if not sight.open:
-        if winners:
-            return min(winners, key=sight.cost)
-        return min(losers, key=lambda c: (POINTS[c], sight.cost(c)))
     # The opponent goes out if it takes this trick with enough points: win it, or give little.
     threat = WIN - sight.opponent_points - sight.opponent_pending - POINTS[lead]
     if threat <= 11:
