@@ -4,6 +4,11 @@ Run from the repository root::
 
     python benchmarks/tournament.py heuristic random --games 400 [--seed 1] [--processes 2]
 
+Any bot ``get_bot`` knows may play, the benchmark-only ones too (``classic``).
+``--variant both`` plays half the games in each variant and prints each variant's result,
+then the combined one. The tracked games then get decks of their own (pairs
+numbered on from the head games'), so no deck is played in both variants.
+
 Games come in pairs with the same first dealer and the same decks, deal by
 deal: in one game level A sits in seat 0, in the other in seat 1. So every
 deck is played twice with the seats swapped (duplicate format), which takes
@@ -31,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.bots import LEVELS, get_bot  # noqa: E402
+from service.bots import BOT_NAMES, get_bot  # noqa: E402
 from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 
@@ -93,9 +98,10 @@ def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     return record
 
 
-def _play_pair(args: tuple[Match, int]) -> tuple[GameRecord, GameRecord]:
+def _play_pair_of(args: tuple[Match, int]) -> tuple[Variant, tuple[GameRecord, GameRecord]]:
+    """The pair's two games, with the variant they were played in (for the worker pool)."""
     match, pair = args
-    return play_game(match, pair, 0), play_game(match, pair, 1)
+    return match.variant, (play_game(match, pair, 0), play_game(match, pair, 1))
 
 
 def wilson(wins: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -125,7 +131,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def report(match: Match, records: list[GameRecord], seconds: float) -> None:
+def report(match: Match, records: list[GameRecord], seconds: float, variant: str = "") -> None:
+    """Print the results of ``records``; ``variant`` names the variant(s) if not the match's."""
     a, b = match.level_a, match.level_b
     games = len(records)
     a_games = sum(r.a_won for r in records)
@@ -137,7 +144,8 @@ def report(match: Match, records: list[GameRecord], seconds: float) -> None:
     b_points = -sum(p for p in deal_points if p < 0)
     a_times = [t for r in records for t in r.a_times]
     b_times = [t for r in records for t in r.b_times]
-    print(f"Tournament: {a} (A) vs {b} (B), {match.variant.value} variant, seed {match.seed}")
+    variant = variant or f"{match.variant.value} variant"
+    print(f"Tournament: {a} (A) vs {b} (B), {variant}, seed {match.seed}")
     print(f"Format: {games} games in duplicate pairs (same decks, seats swapped), to 7 game points")
     print(
         f"Games won: {a} {a_games}, {b} {games - a_games} "
@@ -164,35 +172,48 @@ def report(match: Match, records: list[GameRecord], seconds: float) -> None:
         "How deals ended (won by A / by B): "
         + ", ".join(f"{r} {endings[(r, True)]}/{endings[(r, False)]}" for r in reasons)
     )
-    print(f"Wall time: {seconds:.0f} s")
+    if not math.isnan(seconds):
+        print(f"Wall time: {seconds:.0f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("level_a", choices=LEVELS)
-    parser.add_argument("level_b", choices=LEVELS)
+    parser.add_argument("level_a", choices=BOT_NAMES)
+    parser.add_argument("level_b", choices=BOT_NAMES)
     parser.add_argument("--games", type=int, default=100, help="games (rounded up to pairs)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--variant", choices=[v.value for v in Variant], default="head")
+    parser.add_argument(
+        "--variant",
+        choices=[v.value for v in Variant] + ["both"],
+        default="head",
+        help="both: half the games in each variant",
+    )
     parser.add_argument("--budget-a", type=int, default=None, help="A's budget per move, ms")
     parser.add_argument("--budget-b", type=int, default=None, help="B's budget per move, ms")
     args = parser.parse_args(argv)
 
-    match = Match(
-        args.level_a, args.level_b, Variant(args.variant), args.seed, args.budget_a, args.budget_b
-    )
-    pairs = (args.games + 1) // 2
-    jobs = [(match, pair) for pair in range(pairs)]
-    records: list[GameRecord] = []
+    variants = list(Variant) if args.variant == "both" else [Variant(args.variant)]
+    matches = [
+        Match(args.level_a, args.level_b, variant, args.seed, args.budget_a, args.budget_b)
+        for variant in variants
+    ]
+    # Pairs per variant: the games split evenly, each variant at least one pair.
+    pairs = max(1, (args.games + 2 * len(matches) - 1) // (2 * len(matches)))
+    jobs = [
+        (match, index * pairs + pair)
+        for index, match in enumerate(matches)
+        for pair in range(pairs)
+    ]
+    records: dict[Variant, list[GameRecord]] = {match.variant: [] for match in matches}
     began = time.perf_counter()
 
     def progress(done: int) -> None:
         width = 30
-        filled = width * done // pairs
-        wins = sum(r.a_won for r in records)
+        filled = width * done // len(jobs)
+        wins = sum(r.a_won for rs in records.values() for r in rs)
         sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {2 * done}/{2 * pairs} games, "
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {2 * done}/{2 * len(jobs)} games, "
             f"{args.level_a} won {wins}, {time.perf_counter() - began:.0f} s"
         )
         sys.stderr.flush()
@@ -200,15 +221,26 @@ def main(argv: list[str] | None = None) -> int:
     progress(0)
     if args.processes > 1:
         with multiprocessing.Pool(args.processes) as pool:
-            for done, pair_records in enumerate(pool.imap_unordered(_play_pair, jobs), 1):
-                records.extend(pair_records)
+            for done, pair_records in enumerate(pool.imap_unordered(_play_pair_of, jobs), 1):
+                variant, played = pair_records
+                records[variant].extend(played)
                 progress(done)
     else:
         for done, job in enumerate(jobs, 1):
-            records.extend(_play_pair(job))
+            variant, played = _play_pair_of(job)
+            records[variant].extend(played)
             progress(done)
     sys.stderr.write("\n")
-    report(match, records, time.perf_counter() - began)
+    seconds = time.perf_counter() - began
+    for index, match in enumerate(matches):
+        if index:
+            print()
+        report(match, records[match.variant], seconds if len(matches) == 1 else float("nan"))
+    if len(matches) > 1:
+        print()
+        every = [r for match in matches for r in records[match.variant]]
+        names = " + ".join(match.variant.value for match in matches)
+        report(matches[0], every, seconds, variant=f"{names} variants combined")
     return 0
 
 

@@ -5,7 +5,8 @@
 - ``random``: a uniformly random legal action;
 - ``heuristic``: rule-based club play (``heuristic.py``): exact point counting
   for claims, trump jack exchange, closing on sure tricks, marriages,
-  cheap leads and discards, taking tens with aces;
+  cheap leads and discards, taking tens with aces; the last trick before the
+  talon runs out and the exhausted talon searched exactly;
 - ``expert``: determinized search (``expert.py``): sampled deals consistent
   with the seat's knowledge (voids inferred from strict play), exact endgame
   solving (``solver.py``) once the talon is closed or exhausted, heuristic
@@ -33,6 +34,8 @@ _FACTORIES: dict[str, Callable[[], Bot]] = {
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)
 #: Bots the benchmarks can name but the service does not offer.
 _BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot}
+#: Every name ``get_bot`` knows: the levels, then the benchmark-only bots.
+BOT_NAMES: tuple[str, ...] = LEVELS + tuple(_BENCHMARK_ONLY)
 
 
 def get_bot(level: str) -> Bot:
@@ -43,4 +46,4 @@ def get_bot(level: str) -> Bot:
         raise KeyError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})") from None
 
 
-__all__ = ["LEVELS", "Bot", "Decision", "get_bot"]
+__all__ = ["BOT_NAMES", "LEVELS", "Bot", "Decision", "get_bot"]

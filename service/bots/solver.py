@@ -100,17 +100,22 @@ class EndgameSolver:
 
     # -- public entry points -------------------------------------------------------
 
-    def value(self, deal: FastDeal) -> int:
-        """The game-point value of a strict-phase ``deal`` for its seat to move."""
+    def value(self, deal: FastDeal, alpha: int = LOW, beta: int = HIGH) -> int:
+        """The game-point value of a strict-phase ``deal`` for its seat to move.
+
+        With a window (``alpha``, ``beta``) narrower than the whole range the
+        value is exact only inside it: at most ``alpha`` or at least ``beta``
+        otherwise (what a caller that only compares needs, found faster).
+        """
         if deal.result is not None:
             raise ValueError("the deal is over")
         if not deal.strict:
             raise ValueError("the solver plays only a closed or exhausted talon")
         hl, hf, seat, pl, pf, tl, tf, ml, mf = self._args(deal)
         if deal.lead >= 0:
-            return -self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, LOW, HIGH, deal.lead)
+            return -self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, -beta, -alpha, deal.lead)
         if deal.declared < 0:
-            return self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, LOW, HIGH)
+            return self._node(hl, hf, seat, pl, pf, tl, tf, ml, mf, alpha, beta)
         # The leader has declared a marriage: lead its King or Queen, or claim (R6c).
         best = LOW
         if self.head:
