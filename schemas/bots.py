@@ -300,13 +300,14 @@ class ReplayExportSchema(Schema):
 
 @answer()
 class StrengthSchema(Schema):
-    opponent = fields.String(metadata=_doc("The level it was measured against"))
+    opponent = fields.String(metadata=_doc("The next weaker level on the ladder"))
     games = fields.Integer(metadata=_doc("Duplicate games to 7 game points played"))
     games_won = fields.Integer()
     interval_95 = fields.List(
         fields.Float(), metadata=_doc("95% interval of the share of games won")
     )
-    net_game_points_per_deal = fields.Float()
+    elo = fields.Float(metadata=_doc("Elo rating on the ladder, `random` at 0"))
+    elo_interval_95 = fields.List(fields.Float(), metadata=_doc("95% interval of the Elo rating"))
     measured_by = fields.String()
 
 

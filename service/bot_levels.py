@@ -7,4 +7,4 @@ two the same).
 
 from __future__ import annotations
 
-LEVELS: tuple[str, ...] = ("random", "heuristic", "expert")
+LEVELS: tuple[str, ...] = ("random", "beginner", "novice", "heuristic", "expert")

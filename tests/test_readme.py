@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 
+from service.bots import LEVELS
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text()
@@ -67,6 +68,6 @@ def test_the_lifecycle_session_resigns_aborts_and_lists(live_server, redis_clien
         "(0, 'resigned')",
         "aborted",
         "['aborted', 'resigned']",
-        "['random', 'heuristic', 'expert']",
+        str(list(LEVELS)),
         "The game cannot be aborted now",
     ], result.stdout

@@ -1,17 +1,22 @@
 """Bot players by level. They import the engine only and see one seat's view.
 
-``get_bot(level)`` returns a bot; ``LEVELS`` lists the level names, weakest first:
+``get_bot(level)`` returns a bot; ``LEVELS`` is the ladder, weakest first: one
+family, the heuristic's rules, with deliberate noise below it and search within
+a think-time budget above it:
 
-- ``random``: a uniformly random legal action;
+- ``random``: a uniformly random legal action (the ladder's anchor);
+- ``beginner``: the heuristic, but a random legal action on half of its moves;
+- ``novice``: the heuristic, but a random legal action on 15% of its moves;
 - ``heuristic``: rule-based club play (``heuristic.py``): exact point counting
   for claims, trump jack exchange, closing on sure tricks, marriages,
   cheap leads and discards, taking tens with aces; the last trick before the
   talon runs out and the exhausted talon searched exactly;
 - ``expert``: determinized search (``expert.py``): sampled deals consistent
   with the seat's knowledge (voids inferred from strict play), exact endgame
-  solving (``solver.py``) once the talon is closed or exhausted, heuristic
-  playouts while it is open, within a time budget per move.
+  solving (``solver.py``) once the talon is closed or exhausted, playouts of
+  the classic policy while it is open, within a time budget per move.
 
+``benchmarks/ladder.py`` measures the steps (Elo, README.md's Bots section).
 Search runs on the engine's search core (``service.engine.core``): the same rules on bit masks.
 """
 
@@ -23,10 +28,17 @@ from service.bots.base import Bot, Decision
 from service.bots.classic import ClassicBot
 from service.bots.expert import ExpertBot
 from service.bots.heuristic import HeuristicBot
+from service.bots.noisy import NoisyBot
 from service.bots.random_bot import RandomBot
+
+#: The ladder's knobs (``benchmarks/ladder.py`` measured the steps they make).
+BEGINNER_NOISE = 0.50
+NOVICE_NOISE = 0.15
 
 _FACTORIES: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
+    "beginner": lambda: NoisyBot("beginner", HeuristicBot, BEGINNER_NOISE),
+    "novice": lambda: NoisyBot("novice", HeuristicBot, NOVICE_NOISE),
     "heuristic": HeuristicBot,
     "expert": ExpertBot,
 }

@@ -1,9 +1,11 @@
 """What a client may know about each bot level before it plays one.
 
 Names, a line each, the think time a level takes, and its strength as
-measured by ``benchmarks/tournament.py`` (400 duplicate games to 7 game points,
-seed 2024; the figures of README.md's Bots section). A level without a
-measured figure says so instead of showing a number nobody measured.
+measured by ``benchmarks/ladder.py`` (a round robin of every level in
+duplicate games to 7 game points; the figures of README.md's Bots section):
+its Elo (``random`` at 0) and its games against the next weaker level. A
+level without a measured figure says so instead of showing a number nobody
+measured.
 """
 
 from __future__ import annotations
@@ -15,19 +17,21 @@ from service.bots import LEVELS
 from service.bots.expert import DEFAULT_BUDGET_MS
 
 #: How the figures were measured (the README's Bots section).
-MEASURED_BY = "benchmarks/tournament.py A B --games 400 --seed 2024 (README.md, Bots)"
+MEASURED_BY = "benchmarks/ladder.py --games 60 --seed 2024 (README.md, Bots)"
 
 
 @dataclass(frozen=True, slots=True)
 class Strength:
-    """A level's result against the next weaker one in duplicate games to 7."""
+    """A level's place on the ladder: its Elo, and its games against the next weaker level."""
 
     opponent: str
     games: int
     games_won: int
     #: 95% interval of the share of games won.
     interval_95: tuple[float, float]
-    net_game_points_per_deal: float
+    #: Elo rating, ``random`` at 0, and its 95% interval.
+    elo: float
+    elo_interval_95: tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,19 +48,33 @@ class LevelInfo:
 CATALOG: tuple[LevelInfo, ...] = (
     LevelInfo(
         "random",
-        "Plays a uniformly random legal action: the baseline.",
+        "Plays a uniformly random legal action: the ladder's anchor (Elo 0).",
         None,
         False,
         None,
-        "the baseline the ladder starts from; not measured against another level",
+        "the anchor of the ladder (Elo 0); not measured against a weaker level",
+    ),
+    LevelInfo(
+        "beginner",
+        "The heuristic's play, but a random legal action on half of its moves.",
+        None,
+        False,
+        Strength("random", 60, 47, (0.664, 0.869), 179.0, (92.0, 266.0)),
+    ),
+    LevelInfo(
+        "novice",
+        "The heuristic's play, but a random legal action on 15% of its moves.",
+        None,
+        False,
+        Strength("beginner", 60, 52, (0.758, 0.931), 460.0, (355.0, 566.0)),
     ),
     LevelInfo(
         "heuristic",
-        "Rule-based club play: counts points exactly to claim, exchanges, closes on sure "
-        "tricks, declares marriages.",
+        "Rule-based club play (exact counting, exchanges, closes, marriages), with the "
+        "last trick before the talon runs out and a closed talon searched exactly.",
         None,
         False,
-        Strength("random", 400, 400, (0.990, 1.0), 2.254),
+        Strength("novice", 60, 43, (0.592, 0.815), 628.0, (511.0, 746.0)),
     ),
     LevelInfo(
         "expert",
@@ -64,7 +82,7 @@ CATALOG: tuple[LevelInfo, ...] = (
         "exactly, within a think-time budget.",
         DEFAULT_BUDGET_MS,
         True,
-        Strength("heuristic", 400, 349, (0.836, 0.902), 0.740),
+        Strength("heuristic", 60, 32, (0.409, 0.654), 654.0, (531.0, 777.0)),
     ),
 )
 
@@ -90,7 +108,8 @@ def describe_levels(max_budget_ms: int, default_level: str) -> dict[str, Any]:
                     "games": strength.games,
                     "games_won": strength.games_won,
                     "interval_95": list(strength.interval_95),
-                    "net_game_points_per_deal": strength.net_game_points_per_deal,
+                    "elo": strength.elo,
+                    "elo_interval_95": list(strength.elo_interval_95),
                     "measured_by": MEASURED_BY,
                 },
                 "strength_note": info.strength_note,

@@ -57,6 +57,29 @@ async function createGame(event) {
   }
 }
 
+/** The bot levels the server offers (GET /v1/bot/levels), weakest first, then a person. */
+async function offerServerLevels() {
+  let offered;
+  try {
+    offered = await api("GET", "/v1/bot/levels");
+  } catch {
+    return; // the page's own list stays
+  }
+  const select = $("level");
+  const chosen = select.value;
+  const human = [...select.options].find((o) => o.value === "human");
+  const served = offered.levels.map((level) => level.name);
+  // A level the link asked for stays selectable: the server's refusal names the real ones.
+  const asked = chosen && chosen !== "human" && !served.includes(chosen) ? [el("option", { value: chosen }, `${chosen} bot`)] : [];
+  select.replaceChildren(
+    ...offered.levels.map((level) => el("option", { value: level.name, title: level.description }, `${level.name} bot`)),
+    ...asked,
+    ...(human ? [human] : []),
+  );
+  const names = [...select.options].map((o) => o.value);
+  select.value = names.includes(chosen) ? chosen : names.includes("heuristic") ? "heuristic" : names[0];
+}
+
 /** A refusal naming the known levels ("... (levels: a, b, c)") updates the select. */
 function offerLevelsFrom(error) {
   const detail = (error && error.problem && error.problem.detail) || "";
@@ -409,6 +432,9 @@ export function startPlay() {
   });
   const params = new URLSearchParams(location.search);
   const level = params.get("level");
+  offerServerLevels().then(() => {
+    if (level && [...$("level").options].some((o) => o.value === level)) $("level").value = level;
+  });
   if (level) {
     if (![...$("level").options].some((o) => o.value === level)) {
       $("level").append(el("option", { value: level }, `${level} bot`));

@@ -1,7 +1,7 @@
 """`GET /v1/bot/levels`: the levels a client may choose, with their budgets and strength.
 
-The strength figures are the README's measured ones (benchmarks/tournament.py),
-never made up: a test reads them back from the README.
+The strength figures are the README's measured ones (benchmarks/ladder.py),
+never made up: a test reads them back from the README's ladder table.
 """
 
 from __future__ import annotations
@@ -36,15 +36,25 @@ def test_the_levels_weakest_first_with_budgets(api, app):
 
 
 def test_strength_is_the_readmes_measured_figures(api):
+    """Each level above ``random`` shows its ladder Elo and its games against the next
+    weaker level, as README.md's ladder table prints them."""
     readme = (REPO / "README.md").read_text()
-    by_name = {level["name"]: level for level in ok(api.get("/v1/bot/levels"))["levels"]}
-    assert by_name["random"]["strength"] is None and by_name["random"]["strength_note"]
-    for name in ("heuristic", "expert"):
-        strength = by_name[name]["strength"]
-        assert strength["opponent"] in LEVELS and strength["games"] == 400
+    levels = ok(api.get("/v1/bot/levels"))["levels"]
+    assert levels[0]["name"] == "random"
+    assert levels[0]["strength"] is None and levels[0]["strength_note"]
+    for weaker, level in zip(levels, levels[1:], strict=False):
+        strength = level["strength"]
+        assert strength is not None, level["name"]
+        assert strength["opponent"] == weaker["name"]
+        assert "benchmarks/ladder.py" in strength["measured_by"]
         won = strength["games_won"]
-        assert f"{won} : {strength['games'] - won}" in readme, strength
-        assert f"{strength['net_game_points_per_deal']:+.3f} for {name}" in readme, strength
+        low, high = strength["elo_interval_95"]
+        assert low < strength["elo"] < high
+        row = (
+            f"| {level['name']} | {strength['elo']:.0f} | {low:.0f} .. {high:.0f} | "
+            f"{won} : {strength['games'] - won} vs {weaker['name']} "
+        )
+        assert row in readme, row
 
 
 def test_every_listed_level_can_be_played(api):

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from service.bots import LEVELS, get_bot
+from service.bots import BEGINNER_NOISE, LEVELS, NOVICE_NOISE, get_bot
 from service.bots.expert import ExpertBot, Search
 from service.bots.solver import EndgameSolver
 from service.engine import GameState, legal_actions
@@ -18,24 +18,28 @@ from tests.bots.helpers import sampled_states
 
 #: A small budget keeps the expert quick here; its search is the same at any budget.
 BUDGET_MS = 4
-POSITIONS = {"random": 1000, "heuristic": 3000, "expert": 800}
+POSITIONS = {"random": 1000, "beginner": 1000, "novice": 1000, "heuristic": 3000,
+             "expert": 800}  # fmt: skip
 
 
 def clockless_bot(level: str):
     """The level's bot, deciding by counted work alone (no wall-clock guard), so that a
     busy machine cannot change a decision between two calls."""
-    return ExpertBot(wall_clock_guard=False) if level == "expert" else get_bot(level)
+    bot = get_bot(level)
+    if isinstance(bot, ExpertBot):
+        bot.wall_clock_guard = False
+    return bot
 
 
 def test_the_registry_has_the_levels():
-    assert {"random", "heuristic", "expert"} <= set(LEVELS)
+    assert LEVELS == ("random", "beginner", "novice", "heuristic", "expert")
     for level in LEVELS:
         assert get_bot(level).level == level
     with pytest.raises(KeyError, match="unknown bot level"):
         get_bot("grandmaster")
 
 
-@pytest.mark.parametrize("level", ["random", "heuristic", "expert"])
+@pytest.mark.parametrize("level", LEVELS)
 def test_every_level_only_returns_legal_actions(level):
     """Random positions of both variants, every phase of a deal (R2-R8)."""
     bot = get_bot(level)
@@ -49,7 +53,7 @@ def test_every_level_only_returns_legal_actions(level):
             assert all(-3 <= value <= 3 for _, value in decision.evaluations)
 
 
-@pytest.mark.parametrize("level", ["random", "heuristic", "expert"])
+@pytest.mark.parametrize("level", LEVELS)
 def test_same_view_and_seed_give_the_same_action(level):
     for number, state in enumerate(sampled_states(11, 150)):
         view = seat_view(state, state.to_move)
@@ -74,6 +78,8 @@ def permuted(state: GameState, seat: int, rng: random.Random) -> GameState:
     ("level", "budget_ms", "count"),
     [
         ("random", None, 300),
+        ("beginner", None, 300),
+        ("novice", None, 300),
         ("heuristic", None, 300),
         ("classic", None, 300),
         ("expert", BUDGET_MS, 300),
@@ -158,3 +164,20 @@ def test_expert_search_grows_with_its_budget():
         small_total += small.work
         large_total += large.work
     assert large_total > 3 * small_total
+
+
+def test_the_noise_knob_blunders_as_often_as_it_says():
+    """``beginner`` plays a random legal action on about half of its moves (where it has a
+    choice), ``novice`` on about 15%: elsewhere both play the heuristic's move."""
+    heuristic = get_bot("heuristic")
+    for level, noise in (("beginner", BEGINNER_NOISE), ("novice", NOVICE_NOISE)):
+        bot = get_bot(level)
+        differ = choices = 0
+        for number, state in enumerate(sampled_states(53, 2000)):
+            view = seat_view(state, state.to_move)
+            if len(view.legal_actions()) < 2:
+                continue
+            choices += 1
+            differ += bot.choose(view, seed=number) != heuristic.choose(view, seed=number)
+        # A random action is the heuristic's own now and then: fewer differ than blunder.
+        assert 0.5 * noise < differ / choices <= noise + 0.05, (level, differ, choices)

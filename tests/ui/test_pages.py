@@ -92,6 +92,11 @@ def test_play_a_whole_game_against_the_random_bot_then_replay_it(live_server, wo
         watch = PageWatch(page)
         page.goto(f"{base}/play/")
         assert page.get_attribute("body", "data-state") == "setup"
+        # The opponents offered are the server's levels (GET /v1/bot/levels), then a person.
+        levels = [level["name"] for level in requests.get(f"{base}/v1/bot/levels").json()["levels"]]
+        page.wait_for_selector(f"#level option[value='{levels[-1]}'][title]", state="attached")
+        offered = page.eval_on_selector_all("#level option", "els => els.map(e => e.value)")
+        assert offered == [*levels, "human"]
         screenshot(page, "play-01-setup")
         page.select_option("#level", "random")
         page.click("#start")
