@@ -1,6 +1,8 @@
 """The ``classic`` policy: the ``heuristic`` level as it was until 2026-12, kept as the
 expert's playout policy (so ``expert`` plays as it did) and as a yardstick for the
-tournaments (``get_bot("classic")``; not a level the service offers).
+tournaments (``get_bot("classic")``; not a level the service offers). Its rules
+stay as they were; the ones the ``heuristic`` level kept are imported from here
+(``heuristic.py``), so each rule is written once.
 
 The rules are the ones a careful club player follows:
 
@@ -26,6 +28,8 @@ sampled deals, and ``HeuristicBot`` is seat-blind.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from service.bots.base import Decision
 from service.engine.core import FastDeal, codes_in, engine_action
@@ -93,6 +97,11 @@ class Sight:
         self.exhausted = deal.drawn_by >= 0
 
     @property
+    def need(self) -> int:
+        """The card points still missing for 66, counting the marriages pending a trick."""
+        return WIN - self.my_points - self.my_pending
+
+    @property
     def opponent_may_hold(self) -> int:
         """Cards the opponent may hold: the shown ones and the unseen ones."""
         return self.unseen | self.opponent_known
@@ -135,21 +144,34 @@ def classic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return _after_marriage(deal, sight, legal)
     if CLAIM in legal and sight.my_points >= WIN:
         return CLAIM
+    action = before_leading(deal, sight, legal)
+    if action is not None:
+        return action
+    return _lead(sight, [a for a in legal if a < 20])
+
+
+# -- leading ---------------------------------------------------------------------
+
+
+def before_leading(deal: FastDeal, sight: Sight, legal: list[int]) -> int | None:
+    """What the seat on lead does before leading a card, or None to lead one.
+
+    Exchange the trump jack (the turn-up is always better), close when
+    ``should_close``, declare a marriage (trumps first); with the cards out,
+    claim (with 66) or accept the last trick. The claim with 66 is the
+    caller's: the levels make it at different moments.
+    """
     if EXCHANGE in legal:
         return EXCHANGE
-    if CLOSE in legal and _should_close(deal, sight):
+    if CLOSE in legal and should_close(deal, sight):
         return CLOSE
     marriages = [a for a in legal if MARRIAGE <= a < CLAIM]
     if marriages:
         trump_marriage = MARRIAGE + sight.trump
         return trump_marriage if trump_marriage in marriages else marriages[0]
-    cards = [a for a in legal if a < 20]
-    if not cards:  # the cards are out: claim (with 66) or accept the last trick
+    if not any(a < 20 for a in legal):  # the cards are out: claim or accept the last trick
         return legal[-1]
-    return _lead(sight, cards)
-
-
-# -- leading ---------------------------------------------------------------------
+    return None
 
 
 def _after_marriage(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
@@ -158,30 +180,42 @@ def _after_marriage(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
         return CLAIM
     cards = [a for a in legal if a < 20]
     king = 5 * deal.declared + KING
-    if not sight.open and king in cards and _sure_winner(sight, king):
+    if not sight.open and king in cards and sure_winner(sight, king):
         return king
     return cards[-1]  # the Queen comes after the King in the canonical order
 
 
 def _lead(sight: Sight, cards: list[int]) -> int:
     """The card to lead: a sure winner that reaches 66, masters once play is strict, else cheap."""
-    need = WIN - sight.my_points - sight.my_pending
-    winners = [c for c in cards if _sure_winner(sight, c)]
+    if sight.open:
+        return open_lead(sight, cards)
+    winners = [c for c in cards if sure_winner(sight, c)]
+    need = sight.need
     finishing = [c for c in winners if POINTS[c] >= need]
     if finishing:
         return min(finishing, key=sight.cost)
-    if not sight.open:
-        if winners:
-            # Draw trumps with the top trump first, then cash the highest master.
-            trumps = [c for c in winners if sight.trump_mask >> c & 1]
-            if trumps and sight.unseen & sight.trump_mask:
-                return trumps[0]
-            return max(winners, key=lambda c: POINTS[c])
-        return min(cards, key=sight.cost)
-    return min(cards, key=lambda c: _lead_cost(sight, c))
+    if winners:
+        # Draw trumps with the top trump first, then cash the highest master.
+        trumps = [c for c in winners if sight.trump_mask >> c & 1]
+        if trumps and sight.unseen & sight.trump_mask:
+            return trumps[0]
+        return max(winners, key=lambda c: POINTS[c])
+    return min(cards, key=sight.cost)
 
 
-def _lead_cost(sight: Sight, card: int) -> float:
+def open_lead(sight: Sight, cards: list[int]) -> int:
+    """The card to lead with the talon open: a sure winner that reaches 66, else a cheap one.
+
+    Cheap by ``lead_cost``: an ace or ten led into an open talon may be trumped or taken.
+    """
+    need = sight.need
+    finishing = [c for c in cards if POINTS[c] >= need and sure_winner(sight, c)]
+    if finishing:
+        return min(finishing, key=sight.cost)
+    return min(cards, key=lambda c: lead_cost(sight, c))
+
+
+def lead_cost(sight: Sight, card: int) -> float:
     """Open play: what leading ``card`` risks. Aces and tens may be trumped or taken."""
     cost = sight.cost(card)
     if not sight.trump_mask >> card & 1 and card % 5 in (ACE, TEN):
@@ -189,7 +223,7 @@ def _lead_cost(sight: Sight, card: int) -> float:
     return cost
 
 
-def _sure_winner(sight: Sight, card: int) -> bool:
+def sure_winner(sight: Sight, card: int) -> bool:
     """Whether ``card``, led now, wins the trick whatever the opponent holds."""
     opponent = sight.opponent_may_hold
     if sight.exhausted:
@@ -205,8 +239,18 @@ def _sure_winner(sight: Sight, card: int) -> bool:
     return not opponent & sight.trump_mask
 
 
-def _should_close(deal: FastDeal, sight: Sight) -> bool:
-    """Close when the points we hold plus the tricks our master cards win make 66."""
+def should_close(deal: FastDeal, sight: Sight) -> bool:
+    """Close when the points we hold plus the tricks our master cards win make 66.
+
+    Without a trick yet the estimate must clear 66 by ten: its marriage points
+    count only once a trick is won (R6d).
+    """
+    estimate = close_estimate(deal, sight)
+    return estimate >= WIN and (sight.my_tricks > 0 or estimate >= WIN + 10)
+
+
+def close_estimate(deal: FastDeal, sight: Sight) -> int:
+    """The points we hold plus the tricks our master cards win, once closed."""
     hand = sight.hand
     trump = sight.trump
     estimate = sight.my_points + sight.my_pending
@@ -231,7 +275,7 @@ def _should_close(deal: FastDeal, sight: Sight) -> bool:
                     estimate += POINTS[card] + 4
                 elif opponent >> card & 1:
                     break
-    return estimate >= WIN and (sight.my_tricks > 0 or estimate >= WIN + 10)
+    return estimate
 
 
 # -- following -------------------------------------------------------------------
@@ -240,9 +284,21 @@ def _should_close(deal: FastDeal, sight: Sight) -> bool:
 def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
     """The card to answer ``deal.lead`` with: win what is worth winning, else throw cheap."""
     lead = deal.lead
+    winners, losers = split_answers(sight, lead, legal)
+    finishing = going_out(sight, lead, winners)
+    if finishing:
+        return min(finishing, key=sight.cost)
+    if not sight.open:
+        if winners:
+            return min(winners, key=sight.cost)
+        return min(losers, key=lambda c: (POINTS[c], sight.cost(c)))
+    return open_answer(sight, lead, legal, winners, losers)
+
+
+def split_answers(sight: Sight, lead: int, legal: list[int]) -> tuple[list[int], list[int]]:
+    """The answers to ``lead`` that take the trick, and those that do not (in ``legal``'s order)."""
     lead_suit = SUIT[lead]
     trump_mask = sight.trump_mask
-    lead_is_trump = lead_suit == sight.trump
 
     def wins(card: int) -> bool:
         if SUIT[card] == lead_suit:
@@ -251,15 +307,27 @@ def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
 
     winners = [c for c in legal if wins(c)]
     losers = [c for c in legal if not wins(c)]
-    need = WIN - sight.my_points - (deal.marriage_points[sight.seat] if not sight.my_tricks else 0)
-    finishing = [c for c in winners if POINTS[lead] + POINTS[c] >= need]
-    if finishing:
-        return min(finishing, key=sight.cost)
-    if not sight.open:
-        if winners:
-            return min(winners, key=sight.cost)
-        return min(losers, key=lambda c: (POINTS[c], sight.cost(c)))
-    # Open play: take with the ace or ten of the led suit; trump a led ace or ten.
+    return winners, losers
+
+
+def going_out(sight: Sight, lead: int, winners: list[int]) -> list[int]:
+    """The winning answers whose trick takes the seat to 66: any of them ends the deal."""
+    need = sight.need
+    return [c for c in winners if POINTS[lead] + POINTS[c] >= need]
+
+
+def open_answer(
+    sight: Sight, lead: int, legal: list[int], winners: list[int], losers: list[int]
+) -> int:
+    """The answer with the talon open: take what is worth taking cheaply, else throw cheap.
+
+    Take a led card with a higher one of its suit (a led trump aside), a led
+    ace or ten with a trump that costs little, a led trump ace or ten with any
+    card that wins; otherwise throw the cheapest card, a loser if there is one.
+    """
+    trump_mask = sight.trump_mask
+    lead_suit = SUIT[lead]
+    lead_is_trump = lead_suit == sight.trump
     same_suit = [c for c in winners if SUIT[c] == lead_suit and not lead_is_trump]
     if same_suit:
         return min(same_suit, key=sight.cost)
@@ -280,8 +348,17 @@ class ClassicBot:
     level = "classic"
 
     def choose(self, view: SeatView, *, seed: int = 0, budget_ms: int | None = None) -> Decision:
-        if view.to_move != view.seat:
-            raise ValueError(f"seat {view.seat} is not to move")
-        # Any placement of the unseen cards will do: the rules read only the seat's sight.
-        deal = FastDeal.from_engine(view.sample_deal(), view.variant)
-        return Decision(engine_action(classic_action(deal)))
+        return decide_by_sight(view, classic_action)
+
+
+def decide_by_sight(view: SeatView, policy: Callable[[FastDeal], int]) -> Decision:
+    """``policy``'s action for the seat to move in ``view``, on any deal the seat may be in.
+
+    Any placement of the unseen cards will do: a policy that reads only the
+    seat's sight (as ``classic_action`` and ``heuristic_action`` do) plays the
+    same on every one.
+    """
+    if view.to_move != view.seat:
+        raise ValueError(f"seat {view.seat} is not to move")
+    deal = FastDeal.from_engine(view.sample_deal(), view.variant)
+    return Decision(engine_action(policy(deal)))

@@ -1,8 +1,8 @@
 """The ``heuristic`` level: a rule-based player with exact search where the cards allow it.
 
-It starts from the ``classic`` rules (``classic.py``, today's yardstick) and
-measured against them (``benchmarks/tournament.py heuristic classic``) adds
-what won:
+It starts from the ``classic`` rules (``classic.py``, today's yardstick; the
+rules it keeps are imported from there, so each is written once) and measured
+against them (``benchmarks/tournament.py heuristic classic``) adds what won:
 
 - claim as soon as the card points reach 66 (they are counted exactly: the
   tricks and marriages are public, the bot's own hand is known), in every
@@ -37,105 +37,40 @@ from __future__ import annotations
 
 import random
 
+from service.bots import classic
 from service.bots.base import Decision
-from service.bots.solver import HIGH, LOW, EndgameSolver
-from service.engine.core import FastDeal, codes_in, engine_action
-from service.engine.knowledge import SeatView
-from service.engine.masks import (
-    ACE,
-    ALL_CARDS,
-    BEATS,
-    CLAIM,
-    CLOSE,
-    EXCHANGE,
-    HIGHER,
-    KING,
-    MARRIAGE,
-    PAIR_MASK,
-    POINTS,
-    QUEEN,
-    SUIT,
-    SUIT_MASK,
-    TEN,
+from service.bots.classic import (
+    before_leading,
+    decide_by_sight,
+    going_out,
+    open_answer,
+    open_lead,
+    split_answers,
 )
+from service.bots.solver import HIGH, LOW, EndgameSolver
+from service.engine.core import FastDeal, codes_in
+from service.engine.knowledge import SeatView
+from service.engine.masks import BEATS, CLAIM, POINTS
 from service.engine.points import WINNING_POINTS as WIN
-from service.engine.points import marriage_points
 
 
-class Sight:
-    """What the seat to move knows, as masks: the inputs of every rule."""
+class Sight(classic.Sight):
+    """Classic's sight plus the opponent's pending marriage points: the open-talon rule
+    that stops the opponent going out counts them."""
 
-    __slots__ = (
-        "seat",
-        "hand",
-        "unseen",
-        "opponent_known",
-        "trump",
-        "trump_mask",
-        "my_points",
-        "my_pending",
-        "opponent_points",
-        "opponent_pending",
-        "my_tricks",
-        "opponent_tricks",
-        "open",
-    )
+    __slots__ = ("opponent_pending",)
 
     def __init__(self, deal: FastDeal) -> None:
-        seat = deal.to_move
-        opponent = 1 - seat
-        self.seat = seat
-        self.hand = deal.hands[seat]
-        played = deal.played
-        self.opponent_known = deal.shown[opponent] & ~played
-        placed = self.hand | played | self.opponent_known
-        if deal.drawn_by < 0:
-            placed |= 1 << deal.turn_up  # under the talon, or out of play after a close
-        #: The opponent's other cards and the talon: after exhaustion, the opponent's hand.
-        self.unseen = ALL_CARDS & ~placed
-        self.trump = deal.trump
-        self.trump_mask = SUIT_MASK[deal.trump]
-        self.my_points = deal.card_points(seat)
-        #: Declared marriage points that count once the seat wins a trick (R6d).
-        self.my_pending = 0 if deal.tricks_won[seat] else deal.marriage_points[seat]
-        self.opponent_points = deal.card_points(opponent)
+        super().__init__(deal)
+        opponent = 1 - self.seat
+        #: Declared marriage points that count once the opponent wins a trick (R6d).
         self.opponent_pending = 0 if deal.tricks_won[opponent] else deal.marriage_points[opponent]
-        self.my_tricks = deal.tricks_won[seat]
-        self.opponent_tricks = deal.tricks_won[opponent]
-        self.open = deal.talon_open
-
-    @property
-    def opponent_may_hold(self) -> int:
-        """Cards the opponent may hold: the shown ones and the unseen ones."""
-        return self.unseen | self.opponent_known
-
-    def live_partner(self, card: int) -> bool:
-        """Whether ``card`` is a King or Queen whose partner may still make a marriage with it."""
-        rank = card % 5
-        if rank != KING and rank != QUEEN:
-            return False
-        partner = card + 1 if rank == KING else card - 1
-        return bool((self.hand | self.unseen) >> partner & 1)
-
-    def cost(self, card: int) -> float:
-        """How much giving ``card`` away hurts: its points, more for trumps and marriage cards."""
-        cost = float(POINTS[card])
-        if self.trump_mask >> card & 1:
-            cost += 12 + 2 * (4 - card % 5)
-        if self.live_partner(card):
-            cost += 9 if self.hand >> (card + 1 if card % 5 == KING else card - 1) & 1 else 3
-        return cost
-
-    def is_master(self, card: int) -> bool:
-        """No card the opponent may hold beats ``card`` in its own suit."""
-        return not HIGHER[card] & self.opponent_may_hold
 
 
 def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
-    """The rule-based action of the seat to move (always one of ``legal_actions``).
+    """The heuristic level's action for the seat to move (always one of ``legal_actions``).
 
-    ``legal_mask``: the deal's ``legal_mask`` when the caller has it already
-    (``FastDeal.apply`` returns it), -1 to compute it.
+    ``legal_mask`` as for ``classic_action``: the mask when the caller has it, else -1.
     """
     legal = codes_in(deal.legal_mask() if legal_mask < 0 else legal_mask)
     if len(legal) == 1:
@@ -155,18 +90,11 @@ def heuristic_action(deal: FastDeal, legal_mask: int = -1) -> int:
         return choice
     if deal.declared >= 0:
         return _after_marriage(legal)
-    if EXCHANGE in legal:
-        return EXCHANGE
-    if CLOSE in legal and _should_close(deal, sight):
-        return CLOSE
-    marriages = [a for a in legal if MARRIAGE <= a < CLAIM]
-    if marriages:
-        trump_marriage = MARRIAGE + sight.trump
-        return trump_marriage if trump_marriage in marriages else marriages[0]
+    action = before_leading(deal, sight, legal)
+    if action is not None:
+        return action
     cards = [a for a in legal if a < 20]
-    if not cards:  # the cards are out: claim (with 66) or accept the last trick
-        return legal[-1]
-    choice = _lead(sight, cards)
+    choice = open_lead(sight, cards)
     if deal.talon_size == 1:
         return _last_open_trick(deal, sight, cards, choice)
     return choice
@@ -295,111 +223,34 @@ def _after_marriage(legal: list[int]) -> int:
     return cards[-1]  # the Queen comes after the King in the canonical order
 
 
-def _lead(sight: Sight, cards: list[int]) -> int:
-    """The card to lead with the talon open: a sure winner that reaches 66, else a cheap one."""
-    need = WIN - sight.my_points - sight.my_pending
-    winners = [c for c in cards if _sure_winner(sight, c)]
-    finishing = [c for c in winners if POINTS[c] >= need]
-    if finishing:
-        return min(finishing, key=sight.cost)
-    return min(cards, key=lambda c: _lead_cost(sight, c))
-
-
-def _lead_cost(sight: Sight, card: int) -> float:
-    """Open play: what leading ``card`` risks. Aces and tens may be trumped or taken."""
-    cost = sight.cost(card)
-    if not sight.trump_mask >> card & 1 and card % 5 in (ACE, TEN):
-        cost += 4
-    return cost
-
-
-def _sure_winner(sight: Sight, card: int) -> bool:
-    """Whether ``card``, led now with the talon open, wins whatever the opponent holds."""
-    opponent = sight.opponent_may_hold
-    if HIGHER[card] & opponent:
-        return False
-    if sight.trump_mask >> card & 1:
-        return True
-    return not opponent & sight.trump_mask
-
-
-def _should_close(deal: FastDeal, sight: Sight) -> bool:
-    """Close when the points we hold plus the tricks our master cards win make 66."""
-    estimate = _estimate(deal, sight)
-    return estimate >= WIN and (sight.my_tricks > 0 or estimate >= WIN + 10)
-
-
-def _estimate(deal: FastDeal, sight: Sight) -> int:
-    """The points we hold plus the tricks our master cards win, once closed."""
-    hand = sight.hand
-    trump = sight.trump
-    estimate = sight.my_points + sight.my_pending
-    for s in range(4):
-        if hand & PAIR_MASK[s] == PAIR_MASK[s]:
-            estimate += marriage_points(s == trump)
-    opponent = sight.opponent_may_hold & ~(1 << deal.turn_up)
-    opponent_trumps = (opponent & sight.trump_mask).bit_count()
-    top_trumps = 0
-    for card in range(5 * trump, 5 * trump + 5):
-        if hand >> card & 1:
-            top_trumps += 1
-            estimate += POINTS[card] + 4
-        elif opponent >> card & 1:
-            break
-    if top_trumps >= opponent_trumps:
-        for s in range(4):
-            if s == trump:
-                continue
-            for card in range(5 * s, 5 * s + 5):
-                if hand >> card & 1:
-                    estimate += POINTS[card] + 4
-                elif opponent >> card & 1:
-                    break
-    return estimate
-
-
 # -- following -------------------------------------------------------------------
 
 
 def _follow(deal: FastDeal, sight: Sight, legal: list[int]) -> int:
-    """The card to answer ``deal.lead`` with, the talon open: win what is worth it, else throw
-    cheap."""
+    """The card to answer ``deal.lead`` with, the talon open: go out, else stop the opponent
+    going out, else the classic answer."""
     lead = deal.lead
-    lead_suit = SUIT[lead]
-    trump_mask = sight.trump_mask
-    lead_is_trump = lead_suit == sight.trump
-
-    def wins(card: int) -> bool:
-        if SUIT[card] == lead_suit:
-            return card < lead
-        return bool(trump_mask >> card & 1)
-
-    winners = [c for c in legal if wins(c)]
-    losers = [c for c in legal if not wins(c)]
-    need = WIN - sight.my_points - (deal.marriage_points[sight.seat] if not sight.my_tricks else 0)
-    finishing = [c for c in winners if POINTS[lead] + POINTS[c] >= need]
+    winners, losers = split_answers(sight, lead, legal)
+    finishing = going_out(sight, lead, winners)
     if finishing:
         return min(finishing, key=sight.cost)
     # The opponent goes out if it takes this trick with enough points: win it, or give little.
     threat = WIN - sight.opponent_points - sight.opponent_pending - POINTS[lead]
     if threat <= 11:
-        if winners:
-            return min(winners, key=sight.cost)
-        safe = [c for c in losers if POINTS[c] < threat]
-        return min(safe or losers, key=lambda c: (POINTS[c], sight.cost(c)))
-    # Open play: take with the ace or ten of the led suit; trump a led ace or ten.
-    same_suit = [c for c in winners if SUIT[c] == lead_suit and not lead_is_trump]
-    if same_suit:
-        return min(same_suit, key=sight.cost)
-    if not lead_is_trump and POINTS[lead] >= 10:
-        trumps = [c for c in winners if trump_mask >> c & 1]
-        cheap = [c for c in trumps if sight.cost(c) < 30]
-        if cheap:
-            return min(cheap, key=sight.cost)
-    if lead_is_trump and POINTS[lead] >= 10 and winners:
+        return _stop_going_out(sight, threat, winners, losers)
+    return open_answer(sight, lead, legal, winners, losers)
+
+
+def _stop_going_out(sight: Sight, threat: int, winners: list[int], losers: list[int]) -> int:
+    """Win the trick the opponent would go out with, or give it fewer than ``threat`` points.
+
+    Cheapest first: the winner that costs least, else a loser that keeps the
+    opponent under 66, else the cheapest loser.
+    """
+    if winners:
         return min(winners, key=sight.cost)
-    pool = losers or legal
-    return min(pool, key=sight.cost)
+    safe = [c for c in losers if POINTS[c] < threat]
+    return min(safe or losers, key=lambda c: (POINTS[c], sight.cost(c)))
 
 
 class HeuristicBot:
@@ -408,8 +259,4 @@ class HeuristicBot:
     level = "heuristic"
 
     def choose(self, view: SeatView, *, seed: int = 0, budget_ms: int | None = None) -> Decision:
-        if view.to_move != view.seat:
-            raise ValueError(f"seat {view.seat} is not to move")
-        # Any placement of the unseen cards will do: the rules read only the seat's sight.
-        deal = FastDeal.from_engine(view.sample_deal(), view.variant)
-        return Decision(engine_action(heuristic_action(deal)))
+        return decide_by_sight(view, heuristic_action)
