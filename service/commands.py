@@ -195,8 +195,10 @@ class GameService:
         game_id = (
             self._game_id_for(_scoped(scope, idempotency_key)) if keyed else secrets.token_hex(8)
         )
-        if keyed and self.store.duplicate(game_id, "create") is not None:
-            return self._replay_create(game_id, request_print)
+        # A retry whose create landed touches nothing (not even the client's listing).
+        earlier = self.store.duplicate(game_id, "create") if keyed else None
+        if earlier is not None:
+            return self._replay_create(game_id, earlier, request_print)
         first_dealer = (
             new.first_dealer if new.first_dealer is not None else dealing.first_dealer(new.seed)
         )
@@ -241,7 +243,7 @@ class GameService:
             # passed): the key is new again, and so is its game.
             return self.create(new, scope=scope, owner=owner)
         if isinstance(version, Duplicate):  # the same key's create landed first
-            return self._replay_create(game_id, request_print)
+            return self._replay_create(game_id, version, request_print)
         return Seated(self._appended(game_id, version, state, seats, events), 0, token, invite)
 
     def join(
@@ -647,9 +649,7 @@ class GameService:
         """
         return auth.derive_game_id(self.secret, scoped_key)
 
-    def _replay_create(self, game_id: str, request_print: str) -> Seated:
-        earlier = self.store.duplicate(game_id, "create")
-        assert earlier is not None, "replayed only once the key's create is in the log"
+    def _replay_create(self, game_id: str, earlier: Duplicate, request_print: str) -> Seated:
         seated = self._replay_seat(game_id, 0, earlier, request_print)
         seats = seated.current.seats
         invite = self._invite(game_id, seats["invite_nonce"]) if "invite_nonce" in seats else None
