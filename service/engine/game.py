@@ -94,7 +94,12 @@ def start_deal(state: GameState, deck: Sequence[Card]) -> GameState:
 def legal_actions(state: GameState) -> list[Action]:
     """The legal actions of the seat to move (``state.to_move``); [] when nobody is."""
     deal = state.deal
-    if deal is None or state.over or not (state.seated[0] and state.seated[1]):
+    # A finished deal or an ended game first: both are plain fields, and
+    # ``over`` (a property over ``winner``) adds nothing once they are clear,
+    # since game points only reach 0 when a deal finishes.
+    if deal is None or deal.result is not None or state.ending is not None:
+        return []
+    if not (state.seated[0] and state.seated[1]):
         return []
     return deal_legal_actions(deal, state.variant)
 

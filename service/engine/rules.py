@@ -36,7 +36,7 @@ def deal_legal_actions(deal: DealState, variant: Variant) -> list[Action]:
     if deal.result is not None:
         return []
     if deal.lead_card is not None:
-        return [PLAY[card] for card in follow_options(deal, deal.hands[1 - deal.leader])]
+        return list(map(PLAY.__getitem__, follow_options(deal, deal.hands[1 - deal.leader])))
     declared = deal.declared
     return actions_in(
         lead_mask(
@@ -110,7 +110,10 @@ def _lead(deal: DealState, card: Card | None) -> DealState:
             "R6c",
             deal,
         )
-    return deal._replace(hands=_without(deal.hands, seat, card), lead_card=card, declared=None)
+    hands = _without(deal.hands, seat, card)
+    return _after_card(
+        deal, hands, deal.talon, deal.turn_up_drawn_by, seat, card, deal.tricks, deal.trick_points
+    )
 
 
 def _declare_marriage(deal: DealState, variant: Variant, suit: Suit | None) -> DealState:
@@ -254,28 +257,15 @@ def _follow(deal: DealState, variant: Variant, card: Card | None) -> DealState:
             turn_up_drawn_by = loser
         else:
             talon = talon[2:]
-    # Built field by field rather than with _replace: this is the engine's
-    # hottest line (one per trick, millions in a bot's search).
-    deal = DealState(
-        number=deal.number,
-        dealer=deal.dealer,
-        deck=deal.deck,
-        trump=trump,
-        hands=(hands[0], hands[1]),
-        talon=talon,
-        turn_up=deal.turn_up,
-        turn_up_drawn_by=turn_up_drawn_by,
-        leader=winner,
-        lead_card=None,
-        tricks=deal.tricks + (Trick(leader, lead, card, winner),),
-        trick_points=trick_points,
-        marriages=deal.marriages,
-        declared=None,
-        closed_by=deal.closed_by,
-        at_close=deal.at_close,
-        exchanged_by=deal.exchanged_by,
-        exchanged_card=deal.exchanged_card,
-        result=None,
+    deal = _after_card(
+        deal,
+        (hands[0], hands[1]),
+        talon,
+        turn_up_drawn_by,
+        winner,
+        None,
+        deal.tricks + (Trick(leader, lead, card, winner),),
+        trick_points,
     )
     if variant is Variant.TRACKED:
         # R7e, R8b: go out at once with 66, else the last trick settles the deal.
@@ -284,6 +274,45 @@ def _follow(deal: DealState, variant: Variant, card: Card | None) -> DealState:
         elif not hands[0] and not hands[1]:
             deal = deal._replace(result=last_trick_result(deal))
     return deal
+
+
+def _after_card(
+    deal: DealState,
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]],
+    talon: tuple[Card, ...],
+    turn_up_drawn_by: int | None,
+    leader: int,
+    lead_card: Card | None,
+    tricks: tuple[Trick, ...],
+    trick_points: tuple[int, int],
+) -> DealState:
+    """The deal after a card is led or followed: no marriage pending, no result yet.
+
+    Built positionally: a lead or a trick is the engine's hottest line (one per
+    action, millions in a bot's search), and a NamedTuple built by keywords or
+    ``_replace`` costs three times as much (0.8 us against 0.25 us here).
+    """
+    return DealState(
+        deal.number,
+        deal.dealer,
+        deal.deck,
+        deal.trump,
+        hands,
+        talon,
+        deal.turn_up,
+        turn_up_drawn_by,
+        leader,
+        lead_card,
+        tricks,
+        trick_points,
+        deal.marriages,
+        None,  # declared
+        deal.closed_by,
+        deal.at_close,
+        deal.exchanged_by,
+        deal.exchanged_card,
+        None,  # result
+    )
 
 
 def _strict_play_error(
