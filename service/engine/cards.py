@@ -11,6 +11,7 @@ keeps the engine's hot paths (legal actions, tricks) cheap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from .masks import follower_wins
 from .words import Word
@@ -122,15 +123,16 @@ _BY_RANK_SUIT = {(card.rank, card.suit): card for card in Card}
 
 #: The whole pack in canonical order.
 DECK: tuple[Card, ...] = tuple(Card)
+_DECK_SET = frozenset(DECK)
 
 
 def sort_cards(cards: Iterable[Card]) -> list[Card]:
     """Cards in the canonical order (suits C, D, H, S; ace first within a suit)."""
-    return sorted(cards, key=_order)
+    return sorted(cards, key=_ORDER)
 
 
-def _order(card: Card) -> int:
-    return card.order
+#: A card's place in the canonical order, read at C speed (a deal sorts two hands).
+_ORDER = attrgetter("order")
 
 
 def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
@@ -154,6 +156,12 @@ def check_deck(deck: Sequence[Card]) -> tuple[Card, ...]:
     Raises ``ValueError`` naming the missing and repeated cards otherwise.
     """
     cards = tuple(deck)
+    try:
+        # The common case in one C-level pass (a deck is checked once a deal).
+        if len(cards) == len(DECK) and len(_DECK_SET.intersection(cards)) == len(DECK):
+            return cards
+    except TypeError:  # an unhashable stranger: named below
+        pass
     strangers = [item for item in cards if not isinstance(item, Card)]
     if strangers:
         raise ValueError(f"R1a: a deck holds Card values, not {strangers[0]!r}")

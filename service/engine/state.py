@@ -258,7 +258,10 @@ class GameState(NamedTuple):
     @property
     def awaiting_deal(self) -> bool:
         """The game goes on but no deal runs: the next deck must be dealt."""
-        return not self.over and (self.deal is None or self.deal.result is not None)
+        deal = self.deal
+        if deal is not None and deal.result is None:
+            return False  # a deal runs (asked once per action: the plain fields first)
+        return not self.over
 
     @property
     def next_dealer(self) -> int:
