@@ -45,6 +45,7 @@ from service.api.operations import (
     V1,
     operation,
 )
+from service.api.plain_query import FeedParser
 from service.api.render import (
     bearer_token,
     etag,
@@ -71,6 +72,8 @@ log = logging.getLogger(__name__)
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
 )
+#: Before the routes: ``arguments`` takes the parser when it decorates a view.
+blp.ARGUMENTS_PARSER = FeedParser()
 
 _IDEMPOTENCY_HEADER = {
     "in": "header",
