@@ -29,6 +29,7 @@ import gc
 import json
 import ssl
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -159,6 +160,30 @@ class OneWriteResponse(Response):
                 sock.sendall(b"".join(gathered.parts))
 
 
+class SecondsHttpDate:
+    """gunicorn's ``util.http_date``, formatting the current second once, not per answer.
+
+    Every answer's ``Date`` header is the current time to the second (RFC 9110
+    5.6.7): a busy worker sends many a second, and ``email.utils.formatdate``
+    costs a few microseconds each time. A given timestamp is formatted as before.
+    """
+
+    def __init__(self) -> None:
+        self._second, self._text = -1, ""
+
+    def __call__(self, timestamp: float | None = None) -> str:
+        if timestamp is not None:
+            return _GUNICORN_HTTP_DATE(timestamp)
+        second = int(time.time())
+        if second != self._second:
+            self._second, self._text = second, _GUNICORN_HTTP_DATE(second)
+        return self._text
+
+
+#: gunicorn's own, before a worker replaces it.
+_GUNICORN_HTTP_DATE = util.http_date
+
+
 def settle_settings(cfg: Any) -> None:
     """Each of a worker's settings as a plain attribute of its ``cfg``, read as any other.
 
@@ -202,6 +227,7 @@ class ProblemErrors:
         # gunicorn's workers build each response with ``gunicorn.http.wsgi.create``,
         # which takes the module's ``Response``: the one place to put ours.
         wsgi.Response = OneWriteResponse
+        util.http_date = SecondsHttpDate()  # what wsgi.Response's Date header calls
         settle_settings(self.cfg)
         super().init_process()  # type: ignore[misc]
 
