@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,7 +41,7 @@ from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
 from service.game_memory import GameMemory
-from service.live import LogWatcher, OneRead
+from service.live import LogWatcher, OneRead, WaitingSlots
 from service.live_cluster import ShardedLogWatcher
 from service.logs import configure_logging
 from service.problems import Problem
@@ -197,7 +196,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "seen": services.seen,
         "exports": services.exports,
         "clients": ClientRegistry(client),
-        "waiting_slots": threading.BoundedSemaphore(app.config["MAX_WAITING"]),
+        "waiting_slots": WaitingSlots(app.config["MAX_WAITING"]),
         # The one subscription of this process that wakes its waiters (service.live).
         "watcher": _watcher(log_url, timeout),
         "memory": memory,

@@ -32,7 +32,7 @@ import select
 import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -275,6 +275,38 @@ def _original_poll() -> select.poll:
         return monkey.get_original("select", "poll")()
     except ImportError:  # no gevent: select.poll is the system's
         return select.poll()
+
+
+class WaitingSlots:
+    """At most ``size`` waiting requests per process: taken without blocking, given back.
+
+    A deque of free slots, since its appends and pops are thread-safe without a
+    lock (the docs say so): every long-poll delivery takes a slot and gives it
+    back, and ``threading.BoundedSemaphore`` paid a condition variable (three
+    lock operations under gevent) for a wait that nobody here makes.
+    """
+
+    def __init__(self, size: int):
+        self._size = size
+        self._free: deque[None] = deque([None] * size)
+
+    def take(self) -> bool:
+        """A slot if one is free (True), else False at once."""
+        try:
+            self._free.pop()
+        except IndexError:
+            return False
+        return True
+
+    def give_back(self) -> None:
+        """Return a slot that ``take`` gave (one given back twice is a bug: ValueError)."""
+        if len(self._free) >= self._size:
+            raise ValueError("a waiting slot was given back that was not taken")
+        self._free.append(None)
+
+    @property
+    def free(self) -> int:
+        return len(self._free)
 
 
 class Recent(Generic[T]):

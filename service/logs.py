@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,6 +22,9 @@ _RECORD_FIELDS = frozenset(
 )
 
 RequestIdSource = Callable[[], str | None]
+
+#: ``json.dumps(entry, default=str)``, without building an encoder per line.
+_ENCODE = json.JSONEncoder(default=str).encode
 
 
 def no_request_id() -> str | None:
@@ -44,9 +48,13 @@ class JsonFormatter(logging.Formatter):
     ``use_request_ids``); a record's own ``request_id`` (``extra``) wins.
     """
 
+    #: The newest second formatted, and its text: a busy process writes many lines a
+    #: second (an access line per request), and only the milliseconds differ.
+    _second: tuple[int, str] = (-1, "")
+
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": self._time(record.created),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
@@ -63,7 +71,19 @@ class JsonFormatter(logging.Formatter):
             entry["exception"] = record.exc_text
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(entry, default=str)
+        return _ENCODE(entry)
+
+    def _time(self, created: float) -> str:
+        """``created`` as ISO 8601 in UTC to the millisecond: ``2026-12-01T20:30:37.013+00:00``."""
+        # As datetime.fromtimestamp rounds: the fraction to microseconds, half to even.
+        fraction, whole = math.modf(created)
+        microseconds = round(fraction * 1_000_000)
+        second = int(whole) + microseconds // 1_000_000
+        milliseconds = microseconds % 1_000_000 // 1000
+        if self._second[0] != second:
+            text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:-6]
+            self._second = (second, text)
+        return f"{self._second[1]}.{milliseconds:03d}+00:00"
 
 
 def configure_logging(level: str | int = "INFO", stream: Any = None) -> logging.Handler:

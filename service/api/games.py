@@ -6,7 +6,6 @@ import json
 import logging
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +44,7 @@ from service.api.operations import (
     V1,
     operation,
 )
+from service.api.plain_query import FeedParser
 from service.api.render import (
     bearer_token,
     etag,
@@ -61,7 +61,7 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game_memory import GameMemory
-from service.live import END_EVENT, LogWatcher, OneRead, client_gone
+from service.live import END_EVENT, LogWatcher, OneRead, WaitingSlots, client_gone
 from service.metrics import WAITING_REQUESTS
 from service.problems import Problem, Unauthorized, VersionConflict
 from service.store import announced_events
@@ -71,6 +71,8 @@ log = logging.getLogger(__name__)
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
 )
+#: Before the routes: ``arguments`` takes the parser when it decorates a view.
+blp.ARGUMENTS_PARSER = FeedParser()
 
 _IDEMPOTENCY_HEADER = {
     "in": "header",
@@ -460,8 +462,8 @@ def _take_waiting_slot() -> Callable[[], None]:
     A waiting request costs little (a greenlet under gevent, no Redis
     connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process.
     """
-    slots: threading.BoundedSemaphore = current_app.extensions["schnapsen"]["waiting_slots"]
-    if not slots.acquire(blocking=False):
+    slots: WaitingSlots = current_app.extensions["schnapsen"]["waiting_slots"]
+    if not slots.take():
         raise Problem(
             "this server holds as many waiting requests as it may; retry shortly, "
             "or poll without wait",
@@ -473,7 +475,7 @@ def _take_waiting_slot() -> Callable[[], None]:
 
     def release() -> None:
         WAITING_REQUESTS.dec()
-        slots.release()
+        slots.give_back()
 
     return release
 

@@ -154,3 +154,16 @@ def test_the_log_level_comes_from_the_settings(redis_url):
         assert root.level == logging.DEBUG
     finally:
         root.setLevel(before)
+
+
+def test_a_line_s_time_is_datetime_s_to_the_millisecond():
+    # The formatter keeps the text of the newest second; its milliseconds must round as
+    # datetime.fromtimestamp does (to microseconds, half to even), at second boundaries too.
+    import random
+    from datetime import UTC, datetime
+
+    formatter, rng = JsonFormatter(), random.Random(11)
+    for _ in range(20_000):
+        created = rng.choice([rng.uniform(0, 4e9), 1_764_620_000 + rng.random() * 3])
+        expected = datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+        assert formatter._time(created) == expected, created

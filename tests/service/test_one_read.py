@@ -43,3 +43,17 @@ def test_a_failed_read_fails_its_waiters_and_the_next_caller_reads_afresh():
     with pytest.raises(ZeroDivisionError):
         shared.get("k", lambda: 1 // 0)
     assert shared.get("k", lambda: 7) == 7
+
+
+def test_waiting_slots_are_taken_to_the_bound_and_given_back():
+    from service.live import WaitingSlots
+
+    slots = WaitingSlots(2)
+    assert slots.take() and slots.take()
+    assert not slots.take()  # full: refused at once, nothing waits
+    slots.give_back()
+    assert slots.free == 1 and slots.take()
+    slots.give_back()
+    slots.give_back()
+    with pytest.raises(ValueError):
+        slots.give_back()  # one more than was taken

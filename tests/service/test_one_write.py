@@ -72,3 +72,18 @@ def test_an_answer_without_a_body_still_sends_its_head_once(method, status):
     assert sends == 1
     assert received.startswith(f"HTTP/1.1 {status}\r\n".encode())
     assert received.endswith(b"\r\n\r\n")
+
+
+def test_the_date_header_is_gunicorns_to_the_second():
+    import email.utils
+    import time
+
+    from service.serving import SecondsHttpDate
+
+    http_date = SecondsHttpDate()
+    before = int(time.time())
+    text = http_date()
+    after = int(time.time())
+    assert text in {email.utils.formatdate(t, usegmt=True) for t in range(before, after + 1)}
+    assert http_date() is text or int(time.time()) != before  # formatted once a second
+    assert http_date(0) == "Thu, 01 Jan 1970 00:00:00 GMT"
