@@ -31,10 +31,9 @@ import os
 import select
 import socket
 import threading
-import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -101,6 +100,9 @@ class LogWatcher:
         #: and the events it carried (their JSON lines), for the waiters it woke
         #: (bounded: oldest dropped; a waiter that finds nothing reads the log).
         self._news: dict[str, tuple[int, bytes]] = {}
+        #: Set by ``close``: the listener and the sweep end, and say nothing more.
+        self._closed = threading.Event()
+        self._pubsub: redis.client.PubSub | None = None
 
     @contextmanager
     def watch(
@@ -189,6 +191,16 @@ class LogWatcher:
         for waiter in waiters:
             waiter.woken.set()
 
+    def close(self) -> None:
+        """End the listener and the sweep (an app that goes away before its Redis:
+        a test session's apps; a server process simply exits). Waiters are woken."""
+        self._closed.set()
+        pubsub = self._pubsub
+        if pubsub is not None:
+            with suppress(Exception):  # unblocks the listener's read
+                pubsub.close()
+        self.wake_all()
+
     # -- the listener ----------------------------------------------------
     def _ensure_listening(self) -> None:
         """Start listening once per process (after a fork, again), and the closed-client
@@ -211,32 +223,33 @@ class LogWatcher:
 
     def _listen(self) -> None:
         backoff = 0.1
-        while True:
+        while not self._closed.is_set():
             try:
-                pubsub = self._connect().pubsub(ignore_subscribe_messages=True)
+                pubsub = self._pubsub = self._connect().pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(CHANNEL)
                 pubsub.get_message(timeout=5)  # the subscription's confirmation
                 self._subscribed.set()
                 self.wake_all()  # anything published while we were not listening
                 backoff = 0.1
-                while True:
+                while not self._closed.is_set():
                     message = pubsub.get_message(timeout=30)
                     if message is not None and message["type"] == "message":
                         head, _, news = message["data"].partition(b"\n")
                         game_id, _, version = head.decode().partition(" ")
                         self.notify(game_id, int(version), news)
             except Exception as error:  # lost Redis: wake everyone, then resubscribe
+                if self._closed.is_set():
+                    return
                 log.warning("log watcher lost its subscription (%s); resubscribing", error)
                 self._subscribed.set()  # do not hold new waiters; they read the version
                 self.wake_all()
-                time.sleep(backoff)
+                self._closed.wait(backoff)
                 backoff = min(backoff * 2, 5)
 
     def _sweep(self) -> None:
         """Every ``CLOSED_CHECK_SECONDS``, one poll over every waiter's socket: wake the
         waiters whose clients have gone (cheaper than each waiter looking itself)."""
-        while True:
-            time.sleep(CLOSED_CHECK_SECONDS)
+        while not self._closed.wait(CLOSED_CHECK_SECONDS):
             with self._lock:
                 watched = [w for group in self._waiters.values() for w in group if w.client]
             if not watched:

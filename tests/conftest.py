@@ -7,6 +7,7 @@ Nothing is mocked.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import socket
@@ -19,6 +20,7 @@ import redis
 import requests
 
 from service.embedded_redis import EmbeddedRedis
+from service.live import LogWatcher
 from service.serving import gunicorn_command
 from service.worker_commands import worker_command
 from tests.processes import kill_tree
@@ -50,6 +52,17 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def watchers_closed_before_redis_stops(redis_url: str) -> Iterator[None]:
+    """At the session's end, before the session's Redis stops, close every app's log
+    watcher (service.live): their threads would otherwise log the lost subscription
+    into streams pytest has already closed."""
+    yield
+    for thing in gc.get_objects():
+        if isinstance(thing, LogWatcher):
+            thing.close()
 
 
 @pytest.fixture(scope="session")
