@@ -168,7 +168,11 @@ def check_deck(deck: Sequence[Card]) -> tuple[Card, ...]:
     if len(cards) == len(DECK) and len(set(cards)) == len(DECK):
         return cards
     seen: set[Card] = set()
-    repeated = [card for card in cards if card in seen or seen.add(card)]
+    repeated = []
+    for card in cards:
+        if card in seen:
+            repeated.append(card)
+        seen.add(card)
     missing = [card for card in DECK if card not in seen]
     problems = [f"{len(cards)} cards given, 20 needed"] if len(cards) != len(DECK) else []
     if repeated:

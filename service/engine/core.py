@@ -92,7 +92,9 @@ def action_of(action: Action) -> int:
     """The int of an engine action."""
     kind = action.type
     if kind is ActionType.PLAY:
-        return action.card.order
+        card = action.card
+        assert card is not None  # a PLAY action always names its card
+        return card.order
     if kind is ActionType.DECLARE_MARRIAGE:
         return MARRIAGE + SUITS.index(action.suit)
     return _SIMPLE_CODES[kind]
@@ -213,10 +215,16 @@ class FastDeal:
 
     # -- building ------------------------------------------------------------
 
+    def __init__(self) -> None:
+        """An empty deal: ``from_deck``, ``from_engine`` and ``copy`` set every field.
+
+        (A constructor rather than ``__new__``, so the compiled core builds it too.)
+        """
+
     @classmethod
     def from_deck(cls, deck: Sequence[int], dealer: int, head: bool = True) -> FastDeal:
         """A fresh deal from a deck order of card indices (R1, RULES.md positions)."""
-        deal = cls.__new__(cls)
+        deal = cls()
         # The first five cards to the dealer's opponent, the next five to the
         # dealer (HAND_SIZE, spelled out: a search deals millions of times).
         b = BIT
@@ -253,7 +261,7 @@ class FastDeal:
     @classmethod
     def from_engine(cls, deal: DealState, variant: Variant) -> FastDeal:
         """The fast twin of an engine deal (finished deals keep their result)."""
-        fast = cls.__new__(cls)
+        fast = cls()
         fast.head = variant is Variant.HEAD
         fast.trump = SUITS.index(deal.trump)
         fast.hands = [mask_of(deal.hands[0]), mask_of(deal.hands[1])]
@@ -336,7 +344,7 @@ class FastDeal:
 
     def copy(self) -> FastDeal:
         """An independent copy (lists copied, ints shared)."""
-        other = FastDeal.__new__(FastDeal)
+        other = FastDeal()
         # The lists, copied:
         other.hands = self.hands[:]
         other.trick_points = self.trick_points[:]

@@ -15,6 +15,7 @@ the shuffle is a recorded fact, so replaying a game draws no random numbers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .actions import Action
 from .cards import Card, check_deck, sort_cards
@@ -179,5 +180,5 @@ def _finish_deal(state: GameState, deal: DealState, result: DealResult) -> GameS
     )
 
 
-def _replace(state: GameState, **changes: object) -> GameState:
+def _replace(state: GameState, **changes: Any) -> GameState:
     return state._replace(**changes)
