@@ -37,19 +37,20 @@ from pathlib import Path
 # not (and wherever) the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+# core: the search core, measured in its own section below (compiled, or run from source).
 from service.engine import (  # noqa: E402
     DECK,
     GameState,
     Variant,
     apply,
+    core,
     legal_actions,
+    native,
     new_game,
     start_deal,
     take_seat,
 )
 from service.engine.actions import CLAIM, Action  # noqa: E402
-
-# The search core, measured in its own section below.
 from service.engine.core import FastDeal  # noqa: E402
 
 Policy = Callable[[random.Random, list[Action]], Action]
@@ -256,7 +257,8 @@ def core_playouts(head: bool, by_mask: bool, seed: int, seconds: float) -> Tally
 def print_fast_section(seed: int, seconds: float, warmup: float) -> None:
     print(
         "Search core (service/engine/core.py on the rules of service/engine/masks.py: "
-        "cards as ints, hands as bit masks, apply in place)"
+        "cards as ints, hands as bit masks, apply in place; "
+        + ("compiled by setup.py with mypyc)" if native.compiled(core) else "run from source)")
     )
     print(
         "Method: one process, one core; a fresh deck shuffled by Fisher-Yates on random(), "

@@ -1,0 +1,105 @@
+"""Which of the engine's hot modules run compiled, and never a compiled one older than its source.
+
+The search core and the rules on bit masks (``NATIVE_MODULES``) are plain
+Python that ``setup.py`` also compiles with mypyc when the package is
+installed on a machine with a C compiler: the same source, two to three times
+faster in a search, no second copy of any rule. Where nothing was compiled
+(no compiler, ``SCHNAPSEN_PURE_PYTHON=1`` at install) the source runs as it
+is; ``SCHNAPSEN_PURE_PYTHON=1`` at run time runs the source beside a compiled
+build (to compare the two, or to debug).
+
+An editable install (``pip install -e .``) puts the compiled modules beside
+their sources, and Python prefers them, so an edited ``masks.py`` would be
+shadowed by the ``masks`` compiled before the edit. The build records each
+source's SHA-256 in ``native.json``; ``use_sources_when_stale`` (called by
+the package's ``__init__`` before any of these modules is imported) loads
+them all from source when any one was compiled from other text (they are
+compiled as one group), with a warning that says how to rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+#: The modules setup.py compiles (the search core and what it calls per step).
+NATIVE_MODULES = ("points", "masks", "outcomes", "core")
+#: What the build writes beside the modules: {module name: SHA-256 of its source}.
+STAMP = "native.json"
+HERE = Path(__file__).resolve().parent
+
+
+def source_digest(path: Path) -> str:
+    """The SHA-256 of a module's source file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def compiled_file(folder: Path, name: str) -> Path | None:
+    """The compiled module ``name`` in ``folder``, if there is one."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = folder / f"{name}{suffix}"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def stale_modules(folder: Path = HERE, names: Sequence[str] = NATIVE_MODULES) -> list[str]:
+    """The compiled modules of ``folder`` to set aside: all of them when any one was not
+    built from its source now (they are compiled together and call each other
+    directly, so one edited module makes the whole group stale); else none."""
+    try:
+        built = json.loads((folder / STAMP).read_text())
+    except (OSError, ValueError):
+        built = {}
+    present = [name for name in names if compiled_file(folder, name) is not None]
+    fresh = all(built.get(name) == source_digest(folder / f"{name}.py") for name in present)
+    return [] if fresh else present
+
+
+class _SourceFirst:
+    """A finder that loads the named modules from their ``.py`` files."""
+
+    def __init__(self, sources: dict[str, Path]):
+        self.sources = sources
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None):
+        source = self.sources.get(fullname)
+        return None if source is None else importlib.util.spec_from_file_location(fullname, source)
+
+
+def use_sources_when_stale(package: str, folder: Path = HERE) -> list[str]:
+    """Make ``package``'s stale compiled modules load from source (warned about), or all of
+    them with ``SCHNAPSEN_PURE_PYTHON=1`` (to compare, or to debug); the names set aside."""
+    if os.environ.get("SCHNAPSEN_PURE_PYTHON") == "1":
+        chosen = [name for name in NATIVE_MODULES if compiled_file(folder, name) is not None]
+        _load_from_source(package, folder, chosen)
+        return chosen
+    stale = stale_modules(folder)
+    if stale:
+        _load_from_source(package, folder, stale)
+        warnings.warn(
+            f"{package}: the compiled {', '.join(stale)} predate their source; running the "
+            "source (pip install -e . compiles them again)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return stale
+
+
+def _load_from_source(package: str, folder: Path, names: Sequence[str]) -> None:
+    if names:
+        sources = {f"{package}.{name}": folder / f"{name}.py" for name in names}
+        sys.meta_path.insert(0, _SourceFirst(sources))
+
+
+def compiled(module: ModuleType) -> bool:
+    """Whether ``module`` runs compiled (an extension module) rather than from source."""
+    return not str(getattr(module, "__file__", "")).endswith(".py")
