@@ -161,11 +161,11 @@ class Search:
                 break
         return {action: total / count for action, total in totals.items()}
 
-    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, float]:
+    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, int]:
         """Each action's value for the seat in one sampled deal."""
         if not deal.talon_open:
             return self.solver(deal).action_values(deal)
-        values = {}
+        values: dict[int, int] = {}
         for action in actions:
             child = deal.copy()
             child.apply(action)
@@ -193,7 +193,9 @@ class Search:
 
     def outcome(self, deal: FastDeal) -> int:
         """A finished deal's value for the seat, counted as far as the game needs it."""
-        winner, points = deal.result[0], deal.result[1]
+        result = deal.result
+        assert result is not None  # a finished deal
+        winner, points = result[0], result[1]
         if winner == self.seat:
             return min(points, self.game_points[winner])
         return -min(points, self.game_points[winner])

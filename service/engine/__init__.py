@@ -6,13 +6,13 @@ Start here::
 
 The state is rebuilt from facts (``events``), changed only by ``apply``, and
 shown to a viewer only through ``observation.observe`` (RULES.md R11).
-The search core's modules may run compiled (``native``): first of all, a
-compiled module older than its source is set aside for the source.
+The search core's modules (and the bots') may run compiled (``native``): first
+of all, a compiled group older than its source is set aside for the source.
 """
 
 from .native import use_sources_when_stale
 
-use_sources_when_stale(__name__)
+use_sources_when_stale()
 
 from .actions import Action, ActionType
 from .cards import DECK, Card, Rank, Suit

@@ -106,7 +106,7 @@ class SeatView:
             c.order for c in self.unseen_cards()
         ]:
             raise ValueError("the unseen cards must be placed exactly once each")
-        hands = [(), ()]
+        hands: list[tuple[Card, ...]] = [(), ()]
         hands[self.seat] = self.hand
         hands[self.opponent] = opponent_hand
         points = [0, 0]

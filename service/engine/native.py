@@ -1,9 +1,10 @@
-"""Which of the engine's hot modules run compiled, and never a compiled one older than its source.
+"""Which hot modules run compiled, and never a compiled one older than its source.
 
-The search core and the rules on bit masks (``NATIVE_MODULES``) are plain
-Python that ``setup.py`` also compiles with mypyc when the package is
-installed on a machine with a C compiler: the same source, two to three times
-faster in a search, no second copy of any rule. Where nothing was compiled
+The search core, the rules on bit masks and the bots that search on them
+(``NATIVE_MODULES``) are plain Python that ``setup.py`` also compiles with
+mypyc, as one group, when the package is installed on a machine with a C
+compiler: the same source, about three times faster in a bot's search, no
+second copy of any rule. Where nothing was compiled
 (no compiler, ``SCHNAPSEN_PURE_PYTHON=1`` at install) the source runs as it
 is; ``SCHNAPSEN_PURE_PYTHON=1`` at run time runs the source beside a compiled
 build (to compare the two, or to debug).
@@ -30,11 +31,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: The modules setup.py compiles (the search core and what it calls per step).
-NATIVE_MODULES = ("points", "masks", "outcomes", "core")
-#: What the build writes beside the modules: {module name: SHA-256 of its source}.
+#: The modules setup.py compiles, as paths below ``service/`` without ".py": the search
+#: core and what it calls per step, and the bots' search and policies.
+NATIVE_MODULES = (
+    "engine/points",
+    "engine/masks",
+    "engine/outcomes",
+    "engine/core",
+    "bots/solver",
+    "bots/classic",
+    "bots/sampling",
+    "bots/heuristic",
+    "bots/expert",
+)
+#: What the build writes in ``service/engine``: {module path: SHA-256 of its source}.
 STAMP = "native.json"
-HERE = Path(__file__).resolve().parent
+#: The ``service`` folder.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def source_digest(path: Path) -> str:
@@ -42,25 +55,25 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def compiled_file(folder: Path, name: str) -> Path | None:
-    """The compiled module ``name`` in ``folder``, if there is one."""
+def compiled_file(root: Path, name: str) -> Path | None:
+    """The compiled module ``name`` (a path below ``root``), if there is one."""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        candidate = folder / f"{name}{suffix}"
+        candidate = root / f"{name}{suffix}"
         if candidate.exists():
             return candidate
     return None
 
 
-def stale_modules(folder: Path = HERE, names: Sequence[str] = NATIVE_MODULES) -> list[str]:
-    """The compiled modules of ``folder`` to set aside: all of them when any one was not
+def stale_modules(root: Path = ROOT, names: Sequence[str] = NATIVE_MODULES) -> list[str]:
+    """The compiled modules below ``root`` to set aside: all of them when any one was not
     built from its source now (they are compiled together and call each other
     directly, so one edited module makes the whole group stale); else none."""
     try:
-        built = json.loads((folder / STAMP).read_text())
+        built = json.loads((root / "engine" / STAMP).read_text())
     except (OSError, ValueError):
         built = {}
-    present = [name for name in names if compiled_file(folder, name) is not None]
-    fresh = all(built.get(name) == source_digest(folder / f"{name}.py") for name in present)
+    present = [name for name in names if compiled_file(root, name) is not None]
+    fresh = all(built.get(name) == source_digest(root / f"{name}.py") for name in present)
     return [] if fresh else present
 
 
@@ -75,16 +88,20 @@ class _SourceFirst:
         return None if source is None else importlib.util.spec_from_file_location(fullname, source)
 
 
-def use_sources_when_stale(package: str, folder: Path = HERE) -> list[str]:
-    """Make ``package``'s stale compiled modules load from source (warned about), or all of
-    them with ``SCHNAPSEN_PURE_PYTHON=1`` (to compare, or to debug); the names set aside."""
+def use_sources_when_stale(package: str = "service", root: Path = ROOT) -> list[str]:
+    """Make the stale compiled modules of ``package`` (whose folder is ``root``) load from
+    source (warned about), or all of them with ``SCHNAPSEN_PURE_PYTHON=1`` (to compare, or
+    to debug); the names set aside. Called once, by ``service.engine`` before it imports
+    any of them (every bot imports the engine first)."""
+    if any(isinstance(finder, _SourceFirst) for finder in sys.meta_path):
+        return []  # done already
     if os.environ.get("SCHNAPSEN_PURE_PYTHON") == "1":
-        chosen = [name for name in NATIVE_MODULES if compiled_file(folder, name) is not None]
-        _load_from_source(package, folder, chosen)
+        chosen = [name for name in NATIVE_MODULES if compiled_file(root, name) is not None]
+        _load_from_source(package, root, chosen)
         return chosen
-    stale = stale_modules(folder)
+    stale = stale_modules(root)
     if stale:
-        _load_from_source(package, folder, stale)
+        _load_from_source(package, root, stale)
         warnings.warn(
             f"{package}: the compiled {', '.join(stale)} predate their source; running the "
             "source (pip install -e . compiles them again)",
@@ -94,9 +111,9 @@ def use_sources_when_stale(package: str, folder: Path = HERE) -> list[str]:
     return stale
 
 
-def _load_from_source(package: str, folder: Path, names: Sequence[str]) -> None:
+def _load_from_source(package: str, root: Path, names: Sequence[str]) -> None:
     if names:
-        sources = {f"{package}.{name}": folder / f"{name}.py" for name in names}
+        sources = {f"{package}.{name.replace('/', '.')}": root / f"{name}.py" for name in names}
         sys.meta_path.insert(0, _SourceFirst(sources))
 
 

@@ -18,20 +18,22 @@ from pathlib import Path
 
 from service.engine import native
 
-ENGINE = Path(native.__file__).resolve().parent
+SERVICE = native.ROOT
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
 def engine_copy(root: Path, *, stamp: dict[str, str] | None) -> Path:
-    """``root/service/engine``: the engine's sources, a stand-in compiled file for each
-    native module (not loadable: importing one fails), and ``stamp`` as native.json."""
-    folder = root / "service" / "engine"
-    shutil.copytree(ENGINE, folder, ignore=shutil.ignore_patterns("*.so", "*.json", "__pycache__"))
-    (root / "service" / "__init__.py").write_text("")
+    """``root/service``: the engine's and the bots' sources, a stand-in compiled file for
+    each native module (not loadable: importing one fails), and ``stamp`` as native.json."""
+    folder = root / "service"
+    skip = shutil.ignore_patterns("*.so", "*.json", "__pycache__")
+    for package in ("engine", "bots"):
+        shutil.copytree(SERVICE / package, folder / package, ignore=skip)
+    (folder / "__init__.py").write_text("")
     for name in native.NATIVE_MODULES:
         (folder / f"{name}{SUFFIX}").write_bytes(b"not a shared object")
     if stamp is not None:
-        (folder / native.STAMP).write_text(json.dumps(stamp))
+        (folder / "engine" / native.STAMP).write_text(json.dumps(stamp))
     return folder
 
 
@@ -39,10 +41,16 @@ def digests(folder: Path) -> dict[str, str]:
     return {n: native.source_digest(folder / f"{n}.py") for n in native.NATIVE_MODULES}
 
 
+def write_stamp(folder: Path) -> None:
+    """native.json as a build of the copy's sources now would write it."""
+    (folder / "engine" / native.STAMP).write_text(json.dumps(digests(folder)))
+
+
 def import_core(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """Import the copy's search core in a fresh interpreter (no site: only the copy)."""
+    """Import the copy's search core and a bot in a fresh interpreter (no site: only the
+    copy); prints the files they came from."""
     code = (
-        "import service.engine.core as c, service.engine.masks as m; print(c.__file__, m.__file__)"
+        "import service.engine.core as c, service.bots.solver as s; print(c.__file__, s.__file__)"
     )
     return subprocess.run(
         [sys.executable, "-S", "-c", code],
@@ -56,7 +64,7 @@ def import_core(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_compiled_group_built_from_these_sources_is_kept(tmp_path: Path) -> None:
     folder = engine_copy(tmp_path, stamp=None)
-    (folder / native.STAMP).write_text(json.dumps(digests(folder)))
+    write_stamp(folder)
     assert native.stale_modules(folder) == []
     # Kept, so Python loads the (stand-in) compiled module, and fails on it:
     answer = import_core(tmp_path)
@@ -66,20 +74,20 @@ def test_a_compiled_group_built_from_these_sources_is_kept(tmp_path: Path) -> No
 
 def test_an_edited_source_sets_the_whole_compiled_group_aside(tmp_path: Path) -> None:
     folder = engine_copy(tmp_path, stamp=None)
-    (folder / native.STAMP).write_text(json.dumps(digests(folder)))
-    with open(folder / "masks.py", "a") as source:
+    write_stamp(folder)
+    with open(folder / "engine" / "masks.py", "a") as source:
         source.write("\n# edited after the build\n")
     assert native.stale_modules(folder) == list(native.NATIVE_MODULES)
     answer = import_core(tmp_path)
     assert answer.returncode == 0, answer.stderr
-    core_file, masks_file = answer.stdout.split()
-    assert core_file.endswith("core.py") and masks_file.endswith("masks.py")
+    core_file, solver_file = answer.stdout.split()
+    assert core_file.endswith("core.py") and solver_file.endswith("solver.py")
     assert "RuntimeWarning" in answer.stderr and "pip install -e ." in answer.stderr
 
 
 def test_pure_python_at_run_time_sets_even_a_fresh_group_aside(tmp_path: Path) -> None:
     folder = engine_copy(tmp_path, stamp=None)
-    (folder / native.STAMP).write_text(json.dumps(digests(folder)))
+    write_stamp(folder)
     answer = import_core(tmp_path, SCHNAPSEN_PURE_PYTHON="1")
     assert answer.returncode == 0, answer.stderr
     assert all(path.endswith(".py") for path in answer.stdout.split())
@@ -95,7 +103,7 @@ def test_compiled_files_without_a_stamp_are_not_trusted(tmp_path: Path) -> None:
 def test_no_compiled_files_nothing_to_set_aside(tmp_path: Path) -> None:
     folder = engine_copy(tmp_path, stamp={})
     for name in native.NATIVE_MODULES:
-        (folder / f"{name}{SUFFIX}").unlink()
+        (folder / f"{name}{SUFFIX}").unlink()  # (a source build: nothing compiled)
     assert native.stale_modules(folder) == []
     answer = import_core(tmp_path)
     assert answer.returncode == 0 and "RuntimeWarning" not in answer.stderr
