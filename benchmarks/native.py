@@ -1,13 +1,13 @@
 """The compiled search core and bots against their source: the expert's time per decision.
 
-    python benchmarks/native.py [--games 3] [--rounds 2]
+    python benchmarks/native.py [--positions 200] [--rounds 2]
 
 setup.py compiles the search core and the searching bots with mypyc where a
 C compiler is found (``service.engine.native``); ``SCHNAPSEN_PURE_PYTHON=1``
-runs the source beside that build. This benchmark collects every decision
-with a choice from ``--games`` seeded games of the heuristic against itself
-(head variant), then lets the expert decide each of them at its default
-budget (work counted, no wall-clock guard), in a fresh process per mode,
+runs the source beside that build. This benchmark lets the expert decide the
+first ``--positions`` of the 500 recorded positions (tests/data/corpus.py,
+random deals of both variants, each with a choice) at its default budget
+(work counted, no wall-clock guard), in a fresh process per mode,
 compiled and source alternating ``--rounds`` times (these machines are
 shared: a drift cancels). It prints the CPU time per decision of each run,
 the ratio, and whether both modes chose the same actions (they must: the
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -30,28 +30,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def decide(games: int) -> dict:
-    """In this process: the expert on the positions of ``games`` seeded heuristic games."""
-    from service.bots import get_bot
+def decide(count: int) -> dict:
+    """In this process: the expert on the first ``count`` positions of the recorded corpus."""
     from service.bots.expert import ExpertBot
-    from service.engine import DECK, Variant, apply, core, native, new_game, start_deal, take_seat
+    from service.engine import apply, core, native
     from service.engine.knowledge import seat_view
+    from tests.data.corpus import read_decisions
 
-    views, heuristic = [], get_bot("heuristic")
-    for game in range(games):
-        deck_order = random.Random(game)
-        state = take_seat(take_seat(new_game(Variant.HEAD, game % 2), 0), 1)
-        while state.winner is None:
-            if state.awaiting_deal:
-                deck = list(DECK)
-                deck_order.shuffle(deck)
-                state = start_deal(state, deck)
-                continue
-            seat = state.deal.to_move
-            view = seat_view(state, seat)
-            if len(view.legal_actions()) > 1:
-                views.append(view)
-            state = apply(state, heuristic.choose(view, seed=1).action, seat)
+    views = []
+    for position, _choice_at_the_corpus_budget in itertools.islice(read_decisions(), count):
+        state = position.start()
+        for action in position.actions:
+            state = apply(state, action)
+        views.append(seat_view(state, state.deal.to_move))
     expert = ExpertBot(wall_clock_guard=False)
     started = time.process_time()
     choices = [expert.choose(view, seed=7).action for view in views]
@@ -64,27 +55,27 @@ def decide(games: int) -> dict:
     }
 
 
-def run(games: int, pure: bool) -> dict:
+def run(positions: int, pure: bool) -> dict:
     env = dict(os.environ, SCHNAPSEN_PURE_PYTHON="1" if pure else "0")
-    command = [sys.executable, __file__, "--child", "--games", str(games)]
+    command = [sys.executable, __file__, "--child", "--positions", str(positions)]
     out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out.splitlines()[-1])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=3, help="seeded heuristic games")
+    parser.add_argument("--positions", type=int, default=200, help="recorded positions")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(decide(args.games)))
+        print(json.dumps(decide(args.positions)))
         return 0
     print(__doc__.splitlines()[0])
     runs: dict[bool, list[dict]] = {True: [], False: []}
     for _ in range(args.rounds):
         for pure in (False, True):
-            figures = run(args.games, pure)
+            figures = run(args.positions, pure)
             runs[pure].append(figures)
             mode = "compiled" if figures["compiled"] else "source"
             print(f"  {mode:9} {figures['decisions']} decisions: "
