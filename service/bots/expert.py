@@ -46,9 +46,12 @@ from service.engine.knowledge import SeatView
 #: The default time budget per move, in milliseconds.
 DEFAULT_BUDGET_MS = 80
 #: Work units per millisecond of budget. A unit is about a microsecond of this
-#: machine's time (measured by regression over whole games): a heuristic
-#: playout step costs ``STEP_WORK`` units, a solver node or answer
-#: ``NODE_WORK``, valuing one action in one sampled deal ``VALUE_WORK``.
+#: machine's time run from source (measured by regression over whole games; the
+#: compiled build, setup.py, does a unit in about a quarter of that, with the
+#: same decisions): a heuristic playout step costs ``STEP_WORK`` units, a
+#: solver node or answer ``NODE_WORK``, valuing one action in one sampled deal
+#: ``VALUE_WORK``. Four times the work per move won only 54% of 200 games
+#: against the default (README.md, Bots), so the budget stays work, not time.
 WORK_PER_MS = 1000
 STEP_WORK = 8
 NODE_WORK = 1
