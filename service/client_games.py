@@ -32,25 +32,22 @@ LIST_SCAN_LIMIT = 500
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """One game of a client's index: its id and when it was created (ms since the epoch)."""
+    """One game of a client's index: its id and when it was created (ms since the epoch).
+
+    The last game a page shows is also where the next page starts: ``encode``
+    gives the cursor handed to clients (opaque to them, base64url), ``decode``
+    reads one back.
+    """
 
     game_id: str
     created_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class Cursor:
-    """Where a page ended: the last game shown. Opaque to clients (base64url)."""
-
-    created_ms: int
-    game_id: str
 
     def encode(self) -> str:
         raw = f"{self.created_ms}:{self.game_id}".encode()
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
     @classmethod
-    def decode(cls, text: str) -> Cursor:
+    def decode(cls, text: str) -> Listed:
         """Raises ``ValueError`` for anything this service did not hand out."""
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("ascii")
@@ -59,7 +56,7 @@ class Cursor:
         created, sep, game_id = raw.partition(":")
         if not sep or not created.isascii() or not created.isdigit() or not game_id.isalnum():
             raise ValueError("not a cursor of this listing")
-        return cls(int(created), game_id)
+        return cls(game_id, int(created))
 
 
 class ClientGames:
@@ -72,7 +69,7 @@ class ClientGames:
         """Index a new game; a retried create (same id) keeps its first time."""
         self.redis.zadd(index_key(client_id), {game_id: created_ms}, nx=True)
 
-    def page(self, client_id: str, after: Cursor | None, count: int) -> list[Listed]:
+    def page(self, client_id: str, after: Listed | None, count: int) -> list[Listed]:
         """Up to ``count`` games older than ``after`` (default: the newest), newest first.
 
         Games of the same millisecond come in descending id order, so the

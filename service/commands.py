@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from service import auth, dealing
-from service.client_games import LIST_SCAN_LIMIT, ClientGames, Cursor, Listed
+from service.client_games import LIST_SCAN_LIMIT, ClientGames, Listed
 from service.engine import (
     Aborted,
     Action,
@@ -128,7 +128,8 @@ class GamePage:
     """One page of a client's games: each with its creation time, and where to go on."""
 
     games: list[tuple[Listed, Current]]
-    next_cursor: Cursor | None
+    #: The last game shown, where the next page starts (None: no more games).
+    next_cursor: Listed | None
 
 
 class AppendListener(Protocol):
@@ -516,7 +517,7 @@ class GameService:
         raise Unauthorized("this token belongs to no seat of this game")
 
     def list_games(
-        self, owner: str, *, status: str | None, after: Cursor | None, limit: int
+        self, owner: str, *, status: str | None, after: Listed | None, limit: int
     ) -> GamePage:
         """The games ``owner`` created, newest first, with ``status`` if given.
 
@@ -533,7 +534,7 @@ class GameService:
                 return GamePage(found, None)
             for listed in batch:
                 scanned += 1
-                cursor = Cursor(listed.created_ms, listed.game_id)
+                cursor = listed
                 try:
                     current = self.current(listed.game_id)
                 except GameNotFound:  # a create that failed after indexing its id

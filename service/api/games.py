@@ -54,7 +54,7 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
-from service.client_games import Cursor
+from service.client_games import Listed
 from service.commands import Acted, Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
@@ -171,7 +171,7 @@ def list_games(query: dict[str, Any]):
     after = None
     if "cursor" in query:
         try:
-            after = Cursor.decode(query["cursor"])
+            after = Listed.decode(query["cursor"])
         except ValueError:
             raise Problem(
                 "cursor is not the next_cursor of a page of this listing",
