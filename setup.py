@@ -51,7 +51,7 @@ class BuildNative(build_ext):
         digests = {name: NATIVE.source_digest(SERVICE / f"{name}.py") for name in names}
         folder.mkdir(parents=True, exist_ok=True)
         (folder / STAMP).write_text(json.dumps(digests, indent=1) + "\n")
-        if self.inplace is False and self.editable_mode:
+        if not self.inplace and getattr(self, "editable_mode", False):  # setuptools >= 64
             (ENGINE / STAMP).write_text(json.dumps(digests, indent=1) + "\n")
 
     def build_extension(self, ext) -> None:
