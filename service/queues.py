@@ -36,6 +36,11 @@ FAILURE_TTL = 24 * 3600
 PUBLIC_KINDS = ("move", "hint", "export", "analysis")
 
 
+def job_kind(job_id: str) -> str:
+    """What a job does: every job id begins with its kind and a dash ("move-3f2a...")."""
+    return job_id.partition("-")[0]
+
+
 def queue(name: str, connection: Redis) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
 
@@ -160,12 +165,16 @@ class JobReport:
     """A job as a client sees it: its status, and its result or error."""
 
     id: str
-    kind: str
     status: str
     result: Any = None
     error: str | None = None
     #: The fraction of the work done (analysis jobs), 0 to 1.
     progress: float | None = None
+
+    @property
+    def kind(self) -> str:
+        """What the job does ("move", "export", "analysis"): its id begins with it."""
+        return job_kind(self.id)
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"id": self.id, "kind": self.kind, "status": self.status}
@@ -183,7 +192,7 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
 
     With ``wait``, block up to that many seconds for the job to finish.
     """
-    kind = job_id.partition("-")[0]
+    kind = job_kind(job_id)
     if kind not in PUBLIC_KINDS:
         return None
     try:
@@ -197,15 +206,14 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
     if status == JobStatus.FINISHED:
         return JobReport(
             job_id,
-            kind,
             "finished",
             result=job.return_value(),
             progress=1.0 if kind == "analysis" else None,
         )
     if status == JobStatus.FAILED:
-        return JobReport(job_id, kind, "failed", error=_last_line(job.exc_info), progress=progress)
+        return JobReport(job_id, "failed", error=_last_line(job.exc_info), progress=progress)
     name = str(status.value if hasattr(status, "value") else status)
-    return JobReport(job_id, kind, name, progress=progress)
+    return JobReport(job_id, name, progress=progress)
 
 
 def _progress(job: Job) -> float:

@@ -53,7 +53,11 @@ class Refusal:
     status: int
     code: str
     detail: str
-    client_error: bool = True
+
+    @property
+    def client_error(self) -> bool:
+        """A 4xx is the client's fault (a warning in the log); a 5xx the server's (a traceback)."""
+        return self.status < HTTPStatus.INTERNAL_SERVER_ERROR
 
     @property
     def title(self) -> str:
@@ -120,7 +124,6 @@ def _server_error() -> Refusal:
         500,
         "internal_error",
         "the server failed to answer this request; it has been logged",
-        client_error=False,
     )
 
 

@@ -209,14 +209,6 @@ class StaleVersionError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Duplicate:
-    """An idempotency key seen before: its request fingerprint and the version it reached."""
-
-    fingerprint: str
-    version: int
-
-
-@dataclass(frozen=True, slots=True)
 class Loaded:
     """What ``load`` read in one round trip.
 
@@ -235,6 +227,14 @@ class Loaded:
     def version(self) -> int:
         """The version the snapshot plus events reach."""
         return self.snapshot_version + len(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """An idempotency key seen before: its request fingerprint and the version it reached."""
+
+    fingerprint: str
+    version: int
 
 
 def keys(game_id: str) -> dict[str, str]:

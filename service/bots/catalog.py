@@ -24,14 +24,14 @@ MEASURED_BY = "benchmarks/ladder.py --games 60 --seed 2024 (README.md, Bots)"
 class Strength:
     """A level's place on the ladder: its Elo, and its games against the next weaker level."""
 
+    #: Elo rating, ``random`` at 0, and its 95% interval.
+    elo: float
+    elo_interval_95: tuple[float, float]
     opponent: str
     games: int
     games_won: int
     #: 95% interval of the share of games won.
     interval_95: tuple[float, float]
-    #: Elo rating, ``random`` at 0, and its 95% interval.
-    elo: float
-    elo_interval_95: tuple[float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +59,14 @@ CATALOG: tuple[LevelInfo, ...] = (
         "The heuristic's play, but a random legal action on half of its moves.",
         None,
         False,
-        Strength("random", 60, 47, (0.664, 0.869), 179.0, (92.0, 266.0)),
+        Strength(179.0, (92.0, 266.0), "random", 60, 47, (0.664, 0.869)),
     ),
     LevelInfo(
         "novice",
         "The heuristic's play, but a random legal action on 15% of its moves.",
         None,
         False,
-        Strength("beginner", 60, 52, (0.758, 0.931), 460.0, (355.0, 566.0)),
+        Strength(460.0, (355.0, 566.0), "beginner", 60, 52, (0.758, 0.931)),
     ),
     LevelInfo(
         "heuristic",
@@ -74,7 +74,7 @@ CATALOG: tuple[LevelInfo, ...] = (
         "last trick before the talon runs out and a closed talon searched exactly.",
         None,
         False,
-        Strength("novice", 60, 43, (0.592, 0.815), 628.0, (511.0, 746.0)),
+        Strength(628.0, (511.0, 746.0), "novice", 60, 43, (0.592, 0.815)),
     ),
     LevelInfo(
         "expert",
@@ -82,7 +82,7 @@ CATALOG: tuple[LevelInfo, ...] = (
         "exactly, within a think-time budget.",
         DEFAULT_BUDGET_MS,
         True,
-        Strength("heuristic", 60, 32, (0.409, 0.654), 654.0, (531.0, 777.0)),
+        Strength(654.0, (531.0, 777.0), "heuristic", 60, 32, (0.409, 0.654)),
     ),
 )
 
