@@ -9,7 +9,6 @@ export const SUITS = {
 };
 export const RANKS = { A: "A", T: "10", K: "K", Q: "Q", J: "J" };
 export const RANK_NAMES = { A: "ace", T: "ten", K: "king", Q: "queen", J: "jack" };
-export const POINTS = { A: 11, T: 10, K: 4, Q: 3, J: 2 };
 const RANK_ORDER = "ATKQJ";
 const SUIT_ORDER = "SHCD"; // alternating colours in a sorted hand
 
