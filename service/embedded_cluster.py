@@ -21,6 +21,7 @@ from pathlib import Path
 import redis
 
 from service.embedded_redis import redis_server_binary
+from service.sessions import end_process
 
 
 def free_ports(count: int) -> list[int]:
@@ -244,13 +245,9 @@ class LocalCluster:
             if node.alive():
                 assert node.process is not None
                 node.process.terminate()
-        for node in self.nodes:
+        for node in self.nodes:  # all asked first, so they stop together
             if node.process is not None:
-                try:
-                    node.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    node.process.kill()
-                    node.process.wait()
+                end_process(node.process, timeout=10)
 
     def _wait(self, predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
         deadline = time.monotonic() + timeout

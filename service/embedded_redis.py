@@ -21,6 +21,8 @@ from pathlib import Path
 
 import redis
 
+from service.sessions import end_process
+
 
 @functools.cache
 def redis_server_binary() -> str:
@@ -110,13 +112,7 @@ class EmbeddedRedis:
     def stop(self) -> None:
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end_process(self.process, timeout=10)
         self.process = None
 
     def __enter__(self) -> EmbeddedRedis:

@@ -11,7 +11,23 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 from pathlib import Path
+
+
+def end_process(process: subprocess.Popen, timeout: float) -> None:  # type: ignore[type-arg]
+    """Ask ``process`` to stop (SIGTERM), give it ``timeout`` seconds, then kill it.
+
+    A process that has already exited is only reaped. The embedded Redis, the
+    local cluster's nodes and the tests' servers stop this way.
+    """
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def session_members(session: int) -> set[int]:

@@ -22,6 +22,7 @@ import requests
 from service.embedded_redis import EmbeddedRedis
 from service.live import LogWatcher
 from service.serving import gunicorn_command
+from service.sessions import end_process
 from service.worker_commands import worker_command
 from tests.processes import kill_tree
 from tests.waiting import wait_until
@@ -123,13 +124,7 @@ class LiveServer:
             return False
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end_process(self.process, timeout=15)
 
 
 @pytest.fixture(scope="session")
