@@ -1,4 +1,5 @@
-"""The processes of a session (Linux /proc), to take down what a dead child left behind.
+"""Stopping child processes: one child (``end_process``), or the whole session a dead
+child left behind (Linux /proc).
 
 The run command starts each child in a session of its own. A child's own
 children may leave its process group (RQ's work horse calls ``os.setpgrp()``)
