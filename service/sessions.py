@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 
-def end_process(process: subprocess.Popen, timeout: float) -> None:  # type: ignore[type-arg]
+def end_process(process: subprocess.Popen[bytes], timeout: float) -> None:
     """Ask ``process`` to stop (SIGTERM), give it ``timeout`` seconds, then kill it.
 
     A process that has already exited is only reaped. The embedded Redis, the
