@@ -12,19 +12,25 @@ random legal actions:
   each asking again after every answer;
 - ``sse``: as many SSE streams a game.
 
-For each phase it reads the gunicorn processes' CPU time (user + system,
-``/proc``) before and after: the ``none`` phases give the CPU of an action
-(its POST and the other seat's GET, as the players of live.py play), and the
-others the CPU per event delivered once their actions are taken off. CPU
-time, unlike throughput, hardly depends on what else the machine runs, so
-this isolates what ``benchmarks/live.py``'s throughput ratio is made of.
-Clock ticks are 10 ms: the phases are long enough for a figure to two digits.
+For each phase it reads, before and after, the CPU time (user + system,
+``/proc``) of the server (the gunicorn processes), of its embedded Redis, of
+this client process, and of the whole machine (every core's busy time, the
+kernel's network work included): the ``none`` phases give the CPU of an
+action (its POST and the other seat's GET, as the players of live.py play),
+and the others the CPU per event delivered once their actions are taken off.
+The server's CPU time, unlike throughput, hardly depends on what else the
+machine runs, so it isolates what ``benchmarks/live.py``'s throughput ratio
+is made of; the machine's column is what the live benchmark's machine pays
+in all (its client, Redis and the kernel included), and is noisier, since
+anything else running counts too. Clock ticks are 10 ms: the phases are
+long enough for a figure to two digits.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import sys
 import tempfile
@@ -34,14 +40,27 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from live import Service  # noqa: E402  (scripts beside this one)
+from live import Service, machine_busy_seconds  # noqa: E402  (scripts beside this one)
 from live_clients import Load, Waiter, new_game, play, poll_waiter, sse_waiter  # noqa: E402
 
 KINDS = ("none", "poll", "sse")
+#: Where the CPU time goes: the columns of every figure printed.
+PARTS = ("server", "redis", "client", "machine")
+
+
+def cpu_now(service: Service) -> tuple[float, ...]:
+    """CPU seconds used so far by each of ``PARTS``."""
+    client = os.times()
+    return (
+        service.gunicorn_cpu_seconds(),
+        service.redis_cpu_seconds(),
+        client.user + client.system,
+        machine_busy_seconds(),
+    )
 
 
 async def phase(session, service: Service, kind: str, games: int, waiters: int, seed: int):
-    """(actions, events delivered, server CPU seconds) of one phase."""
+    """(actions, events delivered, CPU seconds of each of ``PARTS``) of one phase."""
     played = [await new_game(session, service.url) for _ in range(games)]
     stop, tasks, held = asyncio.Event(), [], []
     for game in played if kind != "none" else []:
@@ -51,11 +70,11 @@ async def phase(session, service: Service, kind: str, games: int, waiters: int, 
             run = poll_waiter if kind == "poll" else sse_waiter
             tasks.append(asyncio.create_task(run(session, service.url, waiter, stop)))
     await asyncio.sleep(1.5)  # every waiter connected and waiting
-    load, rng, before = Load(), random.Random(seed), service.gunicorn_cpu_seconds()
+    load, rng, before = Load(), random.Random(seed), cpu_now(service)
     for game in played:
         await play(session, service.url, game, rng, load, time.monotonic() + 300)
     await asyncio.sleep(1.5)  # the last deliveries made
-    cpu = service.gunicorn_cpu_seconds() - before
+    cpu = tuple(now - then for now, then in zip(cpu_now(service), before, strict=True))
     stop.set()
     for task in tasks:
         task.cancel()
@@ -63,8 +82,11 @@ async def phase(session, service: Service, kind: str, games: int, waiters: int, 
     return len(load.latencies), sum(len(w.versions) for w in held), cpu
 
 
-async def measure(service: Service, args) -> dict[str, list[tuple[int, int, float]]]:
-    rows: dict[str, list[tuple[int, int, float]]] = {kind: [] for kind in KINDS}
+Row = tuple[int, int, tuple[float, ...]]
+
+
+async def measure(service: Service, args) -> dict[str, list[Row]]:
+    rows: dict[str, list[Row]] = {kind: [] for kind in KINDS}
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         await phase(session, service, "none", 2, 0, seed=0)  # warm-up, not counted
         for round_number in range(args.rounds):
@@ -73,8 +95,16 @@ async def measure(service: Service, args) -> dict[str, list[tuple[int, int, floa
                 row = await phase(session, service, kind, args.games, args.waiters, seed)
                 rows[kind].append(row)
                 print(f"round {round_number + 1} {kind}: {row[0]} actions, {row[1]} events "
-                      f"delivered, {row[2]:.2f} s server CPU", flush=True)  # fmt: skip
+                      f"delivered, CPU s {seconds(row[2])}", flush=True)  # fmt: skip
     return rows
+
+
+def seconds(values) -> str:
+    return ", ".join(f"{part} {value:.2f}" for part, value in zip(PARTS, values, strict=True))
+
+
+def milliseconds(values) -> str:
+    return "  ".join(f"{1000 * value:8.3f}" for value in values)
 
 
 def main() -> int:
@@ -91,15 +121,19 @@ def main() -> int:
         finally:
             service.stop()
     actions = sum(row[0] for row in rows["none"])
-    per_action = sum(row[2] for row in rows["none"]) / actions
-    print(f"\nserver CPU per action (POST and a GET): {per_action * 1000:.2f} ms")
+    per_action = [sum(row[2][i] for row in rows["none"]) / actions for i in range(len(PARTS))]
+    print(f"\nCPU ms        {'  '.join(f'{part:>8}' for part in PARTS)}")
+    print(f"an action     {milliseconds(per_action)}  (its POST and a GET)")
     for kind in ("poll", "sse"):
         taken = sum(row[0] for row in rows[kind])
         events = sum(row[1] for row in rows[kind])
-        extra = sum(row[2] for row in rows[kind]) - per_action * taken
-        name = "long-poll" if kind == "poll" else "SSE"
-        print(f"server CPU per {name} delivery: {extra / events * 1000:.3f} ms "
-              f"= {extra / events / per_action:.2f} of an action ({events} events)")  # fmt: skip
+        extra = [
+            (sum(row[2][i] for row in rows[kind]) - per_action[i] * taken) / events
+            for i in range(len(PARTS))
+        ]
+        name = "a long-poll" if kind == "poll" else "an SSE event"
+        shares = ", ".join(f"{e / a:.2f}" for e, a in zip(extra, per_action, strict=True))
+        print(f"{name:<13} {milliseconds(extra)}  ({events} delivered; of an action: {shares})")
     return 0
 
 

@@ -35,8 +35,13 @@ log as that viewer sees it, from its start up to the head when the players
 stopped: *missed* versions never arrived, *duplicated* ones arrived twice
 (both must be 0). The waiting/idle ratios show what holding the waiters costs
 the players and the health check; "client cpu cores" shows whether the client
-itself was the limit. Server RSS (the gunicorn processes) and the embedded
-Redis's ``connected_clients`` (ours not counted) before and after the first
+itself was the limit. With the local server, "cpu cores" and "cpu ms an
+action" rows split each phase's CPU between the server (gunicorn), its Redis,
+this client and the whole machine (busy time of every core, the kernel's
+network work included): two cores busy means the machine was saturated, and
+then the waiting/idle ratio of the machine's CPU an action is about the
+inverse of the throughput ratio. Server RSS (the gunicorn processes) and
+the embedded Redis's ``connected_clients`` (ours not counted) before and after the first
 waiters connect give memory and Redis connections per 1,000 held waiters.
 Warnings and errors in the service's log are counted and grouped before the
 table; the last line repeats the figures as JSON.
@@ -133,7 +138,8 @@ async def waiting_segment(session, url: str, args, games: list[dict], seed: int,
         figures |= {"refusals": dict(Counter(w.refused for w in waiters if w.refused))}
         figures |= {"refused": sum(figures["refusals"].values())}
         print(f"  waiters: {figures['held']} held, {figures['refused']} refused", flush=True)
-        load = await run_load(session, url, args.players, args.seconds, seed, games[::-1])
+        load = await measured(service, run_load(session, url, args.players, args.seconds, seed,
+                                                games[::-1]))  # fmt: skip
         views = await gather_limited(
             call(session, "GET", f"{url}/v1/games/{g['id']}", retries=5) for g in games
         )
@@ -153,6 +159,15 @@ async def waiting_segment(session, url: str, args, games: list[dict], seed: int,
     }
 
 
+async def measured(service: Service | None, segment) -> Load:
+    """A segment's load; with a local server, what its parts' CPU did meanwhile."""
+    before = service.cpu() if service else {}
+    load = await segment
+    if service:
+        load.parts = {part: used - before[part] for part, used in service.cpu().items()}
+    return load
+
+
 async def settle(waiters: list[Waiter], heads: dict[str, int]) -> None:
     """2 s, then until every held waiter has its game's head (10 s at most)."""
     deadline = time.monotonic() + 10
@@ -161,6 +176,24 @@ async def settle(waiters: list[Waiter], heads: dict[str, int]) -> None:
         w.held and not w.ended and w.last < heads[w.game["id"]] for w in waiters
     ):
         await asyncio.sleep(0.2)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """The user + system CPU time processes ``pids`` have used (``/proc``; gone ones: 0)."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU time the whole machine has been busy, every core: user, nice, system, irq and
+    softirq time (not idle or iowait, nor time a hypervisor stole; guest time is in user)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 class Service:
@@ -193,6 +226,14 @@ class Service:
 
     def gunicorn_pids(self) -> list[int]:
         """The command's descendants whose command line names gunicorn."""
+        return self.descendants(b"gunicorn")
+
+    def redis_pids(self) -> list[int]:
+        """The embedded Redis (a descendant whose command line names redis-server)."""
+        return self.descendants(b"redis-server")
+
+    def descendants(self, named: bytes) -> list[int]:
+        """The command's descendant processes whose command line contains ``named``."""
         children: dict[int, list[int]] = {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
             with contextlib.suppress(OSError):
@@ -203,7 +244,7 @@ class Service:
             for pid in children.get(todo.pop(), []):
                 todo.append(pid)
                 with contextlib.suppress(OSError):
-                    if b"gunicorn" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    if named in Path(f"/proc/{pid}/cmdline").read_bytes():
                         found.append(pid)
         return found
 
@@ -218,12 +259,19 @@ class Service:
 
     def gunicorn_cpu_seconds(self) -> float:
         """The user + system CPU time the gunicorn processes have used."""
-        ticks = 0
-        for pid in self.gunicorn_pids():
-            with contextlib.suppress(OSError):
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                ticks += int(fields[11]) + int(fields[12])
-        return ticks / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.gunicorn_pids())
+
+    def redis_cpu_seconds(self) -> float:
+        """The user + system CPU time the embedded Redis has used."""
+        return cpu_seconds(self.redis_pids())
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds used so far: the server, its Redis, the whole machine (busy time)."""
+        return {
+            "server": self.gunicorn_cpu_seconds(),
+            "redis": self.redis_cpu_seconds(),
+            "machine": machine_busy_seconds(),
+        }
 
     def sample(self) -> dict:
         """Server RSS (MiB) and the embedded Redis's connected clients but this one."""
@@ -250,6 +298,8 @@ def pooled(loads: list[Load]) -> Load:
         pool.healthz += load.healthz
         for name in ("errors", "healthz_errors", "games", "seconds", "cpu"):
             setattr(pool, name, getattr(pool, name) + getattr(load, name))
+        for part, seconds in load.parts.items():
+            pool.parts[part] = pool.parts.get(part, 0.0) + seconds
     return pool
 
 
@@ -261,12 +311,13 @@ def phase_figures(load: Load) -> dict:
     figures = {"actions_per_s": round(len(load.latencies) / load.seconds, 1)}
     for name, values in (("action", load.latencies), ("healthz", load.healthz)):
         figures |= {f"{name}_p50_ms": ms(values, 0.5), f"{name}_p99_ms": ms(values, 0.99)}
-    return figures | {
-        "client_cpu_cores": round(load.cpu / load.seconds, 2),
-        "games_finished": load.games,
-        "player_errors": load.errors,
-        "healthz_errors": load.healthz_errors,
-    }
+    used = {"client": load.cpu, **load.parts}
+    actions = max(1, len(load.latencies))
+    cpu = {f"{part}_cpu_cores": round(seconds / load.seconds, 2) for part, seconds in used.items()}
+    cpu |= {f"{part}_cpu_ms_an_action": round(1000 * seconds / actions, 2)
+            for part, seconds in used.items()}  # fmt: skip
+    counts = {"games_finished": load.games, "player_errors": load.errors}
+    return figures | cpu | counts | {"healthz_errors": load.healthz_errors}
 
 
 def throughput(load: Load) -> float:
@@ -298,7 +349,8 @@ async def benchmark(args, url: str, service: Service | None) -> dict:
                 print(f"round {round_number + 1} {kind}: {args.players} players, "
                       f"{args.seconds:.0f} s", flush=True)  # fmt: skip
                 if kind == "idle":
-                    idle.append(await run_load(session, url, args.players, args.seconds, seed))
+                    load = run_load(session, url, args.players, args.seconds, seed)
+                    idle.append(await measured(service, load))
                     continue
                 games = await watched_games(session, url, games, args.games)
                 load, figures = await waiting_segment(session, url, args, games, seed, service)
@@ -309,7 +361,8 @@ async def benchmark(args, url: str, service: Service | None) -> dict:
     idle_figures, waiting_figures = phase_figures(pooled(idle)), phase_figures(pooled(waiting))
     ratios = {
         key: round(waiting_figures[key] / idle_figures[key], 2) if idle_figures[key] else None
-        for key in list(idle_figures)[:6]
+        for key in idle_figures
+        if key.endswith(("_per_s", "_ms", "_cores", "_an_action"))
     }
     totals = {key: sum(s[key] for s in segments) for key in COUNTS if key != "held"}
     refusals = Counter()

@@ -59,6 +59,8 @@ class Load:
     games: int = 0
     seconds: float = 0.0
     cpu: float = 0.0  # the client's CPU seconds
+    #: CPU seconds of the local server's parts meanwhile (live.py: server, redis, machine).
+    parts: dict[str, float] = field(default_factory=dict)
 
 
 def auth(game: dict, seat: int | None) -> dict[str, str]:
