@@ -11,7 +11,12 @@ gunicorn's gevent worker: a greenlet, a few KiB) and no Redis connection:
   greenlet under gevent) and wakes that process's waiters of the game;
 - a waiter registers first and reads the version after, so an append that
   lands between its read and its wait is never missed ("check after
-  subscribing");
+  subscribing"); the version it reads is the newest announced one, or, for a
+  game not announced since the process subscribed, the log's head, which
+  the process then remembers (every later append is announced on top of it);
+- a wait that ends with nothing announced (most do: the other side is
+  thinking) proves the log has not grown, so its empty answer, a long-poll's
+  or an SSE heartbeat's, reads nothing from Redis either (``Waited``);
 - when the subscription is lost (Redis restarted) every waiter is woken to
   look again, so nothing published meanwhile is missed either;
 - the waiters of one game wake together at the same version, and the
@@ -32,9 +37,10 @@ import select
 import socket
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Generic, TypeVar
 
 import redis
@@ -75,6 +81,17 @@ class Waiter:
         return self.woken.wait(timeout) and not self.gone
 
 
+class Waited(Enum):
+    """How a wait for a game's next event ended."""
+
+    #: The log passed the version waited after.
+    APPENDED = "appended"
+    #: Time ran out with nothing announced: the log is still at that version.
+    UNCHANGED = "unchanged"
+    #: Time ran out or the client left, and this process cannot vouch for the head.
+    UNKNOWN = "unknown"
+
+
 def client_gone(client: socket.socket) -> bool:
     """The peer closed the connection: readable, and a peek reads nothing."""
     try:
@@ -100,6 +117,11 @@ class LogWatcher:
         #: and the events it carried (their JSON lines), for the waiters it woke
         #: (bounded: oldest dropped; a waiter that finds nothing reads the log).
         self._news: dict[str, tuple[int, bytes]] = {}
+        #: Counts what was forgotten (``_forget``): a head read before (it may have
+        #: missed publishes) is not remembered after (``head``).
+        self._generation = 0
+        #: The one subscription stands (set by the listener, cleared when it is lost).
+        self._hearing = False
         #: Set by ``close``: the listener and the sweep end, and say nothing more.
         self._closed = threading.Event()
         self._pubsub: redis.client.PubSub | None = None
@@ -153,6 +175,38 @@ class LogWatcher:
         with self._lock:
             return self._announced.get(game_id)
 
+    def head(self, game_id: str, read_head: Callable[[], int]) -> int:
+        """The version of ``game_id``'s log, for a registered waiter: the newest announced,
+        else ``read_head()`` (Redis), which is remembered as if announced.
+
+        Remembering it is safe when the process heard the game's announcements
+        from before the read on: every append after the read is then announced
+        on top of it. A read that a lost subscription overtook (``_forget``) is
+        used once and not remembered.
+        """
+        known = self.announced(game_id)
+        if known is not None:
+            return known
+        with self._lock:
+            generation = self._generation
+        hearing = self._hears(game_id)
+        version = read_head()
+        if hearing:
+            with self._lock:
+                if generation == self._generation:
+                    self._remember(game_id, version)
+        return version
+
+    def unchanged(self, game_id: str, after: int) -> bool:
+        """For a registered waiter that was not woken: whether the log is known to be still
+        at ``after`` (an announcement past it would have woken the waiter)."""
+        return self._hears(game_id) and self.announced(game_id) == after
+
+    def _hears(self, game_id: str) -> bool:
+        """Whether the game's announcements reach this process now: on one Redis, while
+        the one subscription stands."""
+        return self._hearing
+
     def news(self, game_id: str, after: int) -> tuple[int, bytes] | None:
         """The newest announcement of ``game_id`` if it carried exactly the events after
         ``after``: (the version it reached, their JSON lines); else None (read the log)."""
@@ -166,10 +220,7 @@ class LogWatcher:
         """The log of ``game_id`` reached ``version`` (``news``: the events that got it
         there, a JSON line each): wake its waiters behind it."""
         with self._lock:
-            self._announced.pop(game_id, None)  # re-inserted last: the newest stays longest
-            self._announced[game_id] = version
-            if len(self._announced) > ANNOUNCED_GAMES:
-                del self._announced[next(iter(self._announced))]
+            self._remember(game_id, version)
             waiters = list(self._waiters.get(game_id, ()))
             self._news.pop(game_id, None)
             if waiters:
@@ -181,11 +232,29 @@ class LogWatcher:
                 waiter.announced = max(waiter.announced, version)
                 waiter.woken.set()
 
+    def _remember(self, game_id: str, version: int) -> None:
+        """Under the lock: ``game_id``'s log has reached ``version`` (never lowered: a head
+        read may be ahead of announcements still on their way)."""
+        known = self._announced.pop(game_id, 0)  # re-inserted last: the newest stays longest
+        self._announced[game_id] = max(known, version)
+        if len(self._announced) > ANNOUNCED_GAMES:
+            del self._announced[next(iter(self._announced))]
+
+    def _forget(self, game_ids: Iterable[str] | None = None) -> None:
+        """Under the lock: what was announced for ``game_ids`` (None: every game) may be
+        stale (publishes may have been missed): drop it, and any head read meanwhile."""
+        self._generation += 1
+        if game_ids is None:
+            self._announced.clear()
+            return
+        for game_id in game_ids:
+            self._announced.pop(game_id, None)
+
     def wake_all(self) -> None:
         """Wake every waiter to look again (and forget what was announced: we may have
         missed publishes)."""
         with self._lock:
-            self._announced.clear()
+            self._forget()
             self._news.clear()
             waiters = [w for group in self._waiters.values() for w in group]
         for waiter in waiters:
@@ -195,6 +264,7 @@ class LogWatcher:
         """End the listener and the sweep (an app that goes away before its Redis:
         a test session's apps; a server process simply exits). Waiters are woken."""
         self._closed.set()
+        self._hearing = False
         pubsub = self._pubsub
         if pubsub is not None:
             with suppress(Exception):  # unblocks the listener's read
@@ -228,6 +298,7 @@ class LogWatcher:
                 pubsub = self._pubsub = self._connect().pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(CHANNEL)
                 pubsub.get_message(timeout=5)  # the subscription's confirmation
+                self._hearing = True
                 self._subscribed.set()
                 self.wake_all()  # anything published while we were not listening
                 backoff = 0.1
@@ -241,6 +312,7 @@ class LogWatcher:
                 if self._closed.is_set():
                     return
                 log.warning("log watcher lost its subscription (%s); resubscribing", error)
+                self._hearing = False
                 self._subscribed.set()  # do not hold new waiters; they read the version
                 self.wake_all()
                 self._closed.wait(backoff)

@@ -226,11 +226,13 @@ class ShardedLogWatcher(LogWatcher):
 
     def announced(self, game_id: str) -> int | None:
         """Only a game whose subscription is confirmed has its announcements here."""
+        return super().announced(game_id) if self._hears(game_id) else None
+
+    def _hears(self, game_id: str) -> bool:
+        """Whether the game's subscription on its shard is confirmed."""
         shard = self._placed.get(game_id)
         found = shard.subscriptions.get(game_id) if shard is not None else None
-        if found is None or not found.confirmed.is_set():
-            return None
-        return super().announced(game_id)
+        return found is not None and found.confirmed.is_set()
 
     def _start_listening(self) -> None:
         """After a fork no shard of the parent's is ours: each game subscribes on its own
@@ -320,8 +322,7 @@ class ShardedLogWatcher(LogWatcher):
         """``games`` were unsubscribed from ``shard`` (idle): what was announced for them
         is no news any more, and they are placed nowhere (unless a waiter came back)."""
         with self._lock:
-            for game_id in games:
-                self._announced.pop(game_id, None)
+            self._forget(games)
         with self._place_lock, shard.send_lock:
             for game_id in games:
                 if self._placed.get(game_id) is shard and game_id not in shard.subscriptions:
@@ -329,8 +330,7 @@ class ShardedLogWatcher(LogWatcher):
 
     def _wake(self, games: set[str]) -> None:
         with self._lock:
-            for game_id in games:
-                self._announced.pop(game_id, None)
+            self._forget(games)
             waiters = [w for game_id in games for w in self._waiters.get(game_id, ())]
         for waiter in waiters:
             waiter.woken.set()

@@ -61,7 +61,7 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game_memory import GameMemory
-from service.live import END_EVENT, LogWatcher, OneRead, WaitingSlots, client_gone
+from service.live import END_EVENT, LogWatcher, OneRead, Waited, WaitingSlots, client_gone
 from service.metrics import WAITING_REQUESTS
 from service.problems import Problem, Unauthorized, VersionConflict
 from service.store import announced_events
@@ -344,10 +344,14 @@ def events(query: dict[str, Any], game_id: str):
     seat = _seat(service, known, token)
     if wait > 0 and known.version == after and known.state.status != "finished":
         with _waiting_slot():
-            woken = _wait_for_append(service, game_id, after, wait)
+            waited = _wait_for_append(service, game_id, after, wait)
     else:
-        woken = False
-    body, latest = _feed(service, game_id, seat, after, known=known, shared=woken)
+        waited = Waited.UNKNOWN
+    if waited is Waited.UNCHANGED:
+        body, latest = {"version": after, "events": []}, known  # nothing to read
+    else:
+        shared = waited is Waited.APPENDED
+        body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
     if query.get("include") == "view":
         body["view"] = game_view(latest, seat)
     # The hottest answer of all (every delivery to a long-poll): sent as it is, since
@@ -390,27 +394,23 @@ def stream(query: dict[str, Any], game_id: str):
         yield "retry: 1000\n\n"
         deadline = time.monotonic() + limit
         known: Current | None = current
-        woken = False  # the first read asks Redis: the stream may start behind the head
+        waited = Waited.UNKNOWN  # the first read asks Redis: the stream may start behind
         try:
             while True:
-                body, known = _feed(service, game_id, seat, after, known=known, shared=woken)
-                shown = body["events"]
-                if include_view and shown:
-                    shown[-1] = {**shown[-1], "view": game_view(known, seat)}
-                burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
-                if shown:
-                    after = shown[-1]["version"]
-                if known.state.status == "finished":
-                    burst.append(_sse(END_EVENT, _end_of(known)))  # no id: Last-Event-ID stays
-                    yield "".join(burst)
-                    return
-                if burst:
-                    yield "".join(burst)  # one write for the burst
+                if waited is not Waited.UNCHANGED:  # else nothing new: nothing to read
+                    shared = waited is Waited.APPENDED
+                    burst, after, known, finished = _sse_burst(
+                        service, game_id, seat, after, known, shared=shared, view=include_view
+                    )
+                    if burst:
+                        yield burst  # one write for the burst
+                    if finished:
+                        return
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
-                woken = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
-                if not woken:
+                waited = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
+                if waited is not Waited.APPENDED:
                     if client is not None and client_gone(client):
                         return  # the client left: give its slot back now
                     yield ": keep-alive\n\n"
@@ -489,27 +489,29 @@ def _waiting_slot() -> Iterator[None]:
         release()
 
 
-def _wait_for_append(service: GameService, game_id: str, after: int, seconds: float) -> bool:
-    """Wait until the log passes ``after``; False after ``seconds`` or when the client left.
+def _wait_for_append(service: GameService, game_id: str, after: int, seconds: float) -> Waited:
+    """Wait until the log passes ``after``, at most ``seconds`` or until the client leaves.
 
     The waiter registers before it reads the head, so an append that lands
-    in between wakes it rather than being missed (service.live).
+    in between wakes it rather than being missed (service.live). A wait that
+    ends unwoken says whether the subscription proves the log still at
+    ``after`` (``Waited.UNCHANGED``: nothing to read).
     """
     watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
     deadline = time.monotonic() + seconds
     with watcher.watch(game_id, after, client=_client_socket()) as waiter:
-        announced = watcher.announced(game_id)
-        if (announced if announced is not None else service.store.head(game_id)) > after:
-            return True
+        if watcher.head(game_id, lambda: service.store.head(game_id)) > after:
+            return Waited.APPENDED
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not waiter.wait(remaining):
-                return False
+                unchanged = not waiter.gone and watcher.unchanged(game_id, after)
+                return Waited.UNCHANGED if unchanged else Waited.UNKNOWN
             if waiter.announced > after:
-                return True
+                return Waited.APPENDED
             waiter.woken.clear()  # woken without news (a resubscription): look again
             if service.store.head(game_id) > after:
-                return True
+                return Waited.APPENDED
 
 
 def _memory() -> GameMemory:
@@ -584,6 +586,30 @@ def _one_read() -> OneRead[Any]:
 def _client_socket() -> socket.socket | None:
     """The request's socket under gunicorn (to notice a client that left); None elsewhere."""
     return request.environ.get("gunicorn.socket")
+
+
+def _sse_burst(
+    service: GameService,
+    game_id: str,
+    seat: int | None,
+    after: int,
+    known: Current | None,
+    *,
+    shared: bool,
+    view: bool,
+) -> tuple[str, int, Current, bool]:
+    """The events after ``after`` as one SSE write, closed by ``end`` once the game is over:
+    (the text, the last version sent, the game it leads to, whether the game is over)."""
+    body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
+    shown = body["events"]
+    if view and shown:
+        shown[-1] = {**shown[-1], "view": game_view(latest, seat)}
+    burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
+    finished = latest.state.status == "finished"
+    if finished:
+        burst.append(_sse(END_EVENT, _end_of(latest)))  # no id: Last-Event-ID stays
+    last = shown[-1]["version"] if shown else after
+    return "".join(burst), last, latest, finished
 
 
 def _sse(kind: str, data: dict[str, Any], *, event_id: int | None = None) -> str:

@@ -309,3 +309,92 @@ def test_woken_waiters_read_nothing_from_redis(fixture, request, redis_client):
         assert all(a.status_code == 200 and a.json()["events"] for a in answers)
         assert {a.json()["events"][0]["version"] for a in answers} == {view["version"] + 1}
         assert "XRANGE" not in sent, f"a woken waiter read the log again: {sent}"
+
+
+@pytest.fixture(scope="module")
+def heartbeat_server(redis_url) -> Iterator[LiveServer]:
+    """One gevent process whose SSE streams send a heartbeat every second."""
+    live = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_SSE_HEARTBEAT_SECONDS": "1"})
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+#: What a waiter would send to Redis to look at the log: its length or its events.
+LOG_READS = {"XLEN", "XRANGE"}
+
+
+def test_a_long_poll_that_waits_in_vain_reads_nothing_from_redis(heartbeat_server, redis_client):
+    """Most waits end with nothing new (the other side is thinking): the process's one
+    subscription, registered before the wait, proves the log has not grown, so the empty
+    answer, and the re-poll after it, cost Redis nothing."""
+    live = heartbeat_server
+    game = new_game(live.url)
+    feed = f"{live.url}/v1/games/{game['game_id']}/events?after={game['version']}&wait=1"
+    headers = bearer(game["tokens"][0])
+    first = requests.get(feed, headers=headers, timeout=HANG)  # may learn the head once
+    assert first.status_code == 200 and first.json()["events"] == []
+    with commands_sent(redis_client) as sent:
+        for _ in range(3):  # each waits its second, in vain, then asks again
+            answer = requests.get(feed, headers=headers, timeout=HANG)
+            assert answer.status_code == 200
+            assert answer.json() == {"game_id": game["game_id"], "version": game["version"],
+                                     "events": []}  # fmt: skip
+    assert not LOG_READS & set(sent), f"a vain wait read the log: {sent}"
+    # And the next append still reaches a waiter at once.
+    waiting = threading.Thread(
+        target=lambda: answers.append(requests.get(feed.replace("wait=1", "wait=8"),
+                                                   headers=headers, timeout=HANG)))  # fmt: skip
+    answers: list[requests.Response] = []
+    waiting.start()
+    wait_until(lambda: _waiting(live.url) == 1, timeout=HANG, what="the poll waiting")
+    act(live.url, game, random.Random(3))
+    waiting.join(HANG)
+    assert [e["version"] for e in answers[0].json()["events"]] == [game["version"] + 1]
+
+
+def test_an_sse_heartbeat_reads_nothing_from_redis(heartbeat_server, redis_client):
+    """A stream's heartbeats (one a second here) send no read to Redis between events."""
+    live = heartbeat_server
+    game = new_game(live.url)
+    stream_url = f"{live.url}/v1/games/{game['game_id']}/stream?after={game['version']}"
+    with requests.get(stream_url, stream=True, timeout=HANG) as stream:
+        assert stream.status_code == 200
+        lines = stream.iter_lines(decode_unicode=True)
+
+        def next_heartbeat() -> None:
+            for line in lines:
+                if line.startswith(": keep-alive"):
+                    return
+            raise AssertionError("the stream ended")
+
+        next_heartbeat()  # the stream's first read of the log is behind it
+        with commands_sent(redis_client) as sent:
+            for _ in range(3):
+                next_heartbeat()
+    assert not LOG_READS & set(sent), f"a heartbeat read the log: {sent}"
+
+
+def test_a_head_read_is_remembered_unless_a_lost_subscription_overtook_it(redis_url):
+    """A waiter's head read stands for the game's version until announcements raise it,
+    but not when the subscription was lost meanwhile (publishes may have been missed)."""
+    watcher = LogWatcher(lambda: redis.Redis.from_url(redis_url))
+    game_id = f"heads-{random.randrange(10**9)}"
+    try:
+        with watcher.watch(game_id, 0):
+
+            def read_while_the_subscription_is_lost() -> int:
+                watcher.wake_all()
+                return 5
+
+            assert watcher.head(game_id, read_while_the_subscription_is_lost) == 5
+            assert watcher.announced(game_id) is None, "a read overtaken by a loss was kept"
+            assert watcher.head(game_id, lambda: 7) == 7
+            assert watcher.head(game_id, lambda: 0) == 7, "a remembered head is not read again"
+            watcher.notify(game_id, 6)  # an announcement still on its way when 7 was read
+            assert watcher.unchanged(game_id, 7) and not watcher.unchanged(game_id, 6)
+            watcher.notify(game_id, 8)
+            assert watcher.announced(game_id) == 8
+    finally:
+        watcher.close()
