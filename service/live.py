@@ -299,8 +299,10 @@ class LogWatcher:
                 pubsub.subscribe(CHANNEL)
                 pubsub.get_message(timeout=5)  # the subscription's confirmation
                 self._hearing = True
+                # Anything published while we were not listening: look again. Before the
+                # first waiter is let in, so its head read is not overtaken by this.
+                self.wake_all()
                 self._subscribed.set()
-                self.wake_all()  # anything published while we were not listening
                 backoff = 0.1
                 while not self._closed.is_set():
                     message = pubsub.get_message(timeout=30)
