@@ -40,7 +40,7 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from live import Service, machine_busy_seconds  # noqa: E402  (scripts beside this one)
+from live import Service  # noqa: E402  (scripts beside this one)
 from live_clients import Load, Waiter, new_game, play, poll_waiter, sse_waiter  # noqa: E402
 
 KINDS = ("none", "poll", "sse")
@@ -49,14 +49,10 @@ PARTS = ("server", "redis", "client", "machine")
 
 
 def cpu_now(service: Service) -> tuple[float, ...]:
-    """CPU seconds used so far by each of ``PARTS``."""
+    """CPU seconds used so far by each of ``PARTS``: the service's parts, and this client."""
     client = os.times()
-    return (
-        service.gunicorn_cpu_seconds(),
-        service.redis_cpu_seconds(),
-        client.user + client.system,
-        machine_busy_seconds(),
-    )
+    used = service.cpu() | {"client": client.user + client.system}
+    return tuple(used[part] for part in PARTS)
 
 
 async def phase(session, service: Service, kind: str, games: int, waiters: int, seed: int):
