@@ -6,7 +6,10 @@
 Starts ``schnapsen-serve`` as a user runs it (embedded Redis, default
 settings, a temporary ``--data-dir``; only the per-address and per-token rate
 limits are off, since one machine plays every client), or uses ``--url``,
-then in one run, with one asyncio client (benchmarks/live_clients.py):
+then in one run, with asyncio clients (benchmarks/live_clients.py): the
+players and the health check in this process, each segment's waiters in a
+process of their own (benchmarks/live_waiters.py), since real waiters are
+other devices and on the players' loop their reading delayed the players:
 
 - idle segments: ``--players`` clients play human-vs-human games (both seats,
   random legal actions, a new game when one ends) for ``--seconds``, while one
@@ -36,10 +39,11 @@ waiters stop. Every held waiter's received versions are compared with the
 log as that viewer sees it, from its start up to the head when the players
 stopped: *missed* versions never arrived, *duplicated* ones arrived twice
 (both must be 0). The waiting/idle ratios show what holding the waiters costs
-the players and the health check; "client cpu cores" shows whether the client
-itself was the limit. With the local server, "cpu cores" and "cpu ms an
+the players and the health check; "client cpu cores" (the players' process
+and, while they play, the waiters') shows whether the client itself was the
+limit. With the local server, "cpu cores" and "cpu ms an
 action" rows split each phase's CPU between the server (gunicorn), its Redis,
-this client and the whole machine (busy time of every core, the kernel's
+the clients and the whole machine (busy time of every core, the kernel's
 network work included): two cores busy means the machine was saturated, and
 then the waiting/idle ratio of the machine's CPU an action is about the
 inverse of the throughput ratio. Server RSS (the gunicorn processes) and
@@ -75,14 +79,10 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from live_clients import (  # noqa: E402  (a script beside its client module)
     Load,
-    Waiter,
-    _sent,
     auth,
     call,
     gather_limited,
-    make_waiters,
     new_game,
-    open_waiters,
     run_load,
 )
 
@@ -90,27 +90,6 @@ REPO = Path(__file__).resolve().parent.parent
 LIMITS = ("RATE_LIMIT_PER_IP", "RATE_LIMIT_PER_TOKEN", "GAMES_PER_ADDRESS_PER_HOUR")
 NO_RATE_LIMITS = {f"SCHNAPSEN_{name}": "0" for name in LIMITS}
 ODD_LOG_LINE = re.compile(r'"level": "(WARNING|ERROR|CRITICAL)"|\[(ERROR|CRITICAL)\]|Traceback')
-
-
-async def compare(session, url: str, waiters: list[Waiter], heads: dict[str, int]) -> dict:
-    """Each held waiter's versions against the log its viewer sees, up to the stop head."""
-    held = [w for w in waiters if w.held]
-    viewers = {(w.game["id"], w.seat): w for w in held}  # one start per game
-
-    async def log(w: Waiter) -> list[int]:
-        events = f"{url}/v1/games/{w.game['id']}/events"
-        query, headers = {"after": w.start}, auth(w.game, w.seat)
-        body = await call(session, "GET", events, params=query, headers=headers, retries=5)
-        return [e["version"] for e in body["events"] if e["version"] <= heads[w.game["id"]]]
-
-    logs = dict(zip(viewers, await gather_limited(map(log, viewers.values())), strict=True))
-    missed = duplicated = gaps = 0
-    for w in held:
-        expected = logs[(w.game["id"], w.seat)]
-        missed += len(set(expected) - set(w.versions))
-        duplicated += len(w.versions) - len(set(w.versions))
-        gaps += heads[w.game["id"]] - w.start - len(expected)
-    return {"missed": missed, "duplicated": duplicated, "log_gaps": gaps}
 
 
 async def watched_games(session, url: str, games: list[dict], count: int) -> list[dict]:
@@ -130,56 +109,84 @@ async def watched_games(session, url: str, games: list[dict], count: int) -> lis
 
 async def waiting_segment(session, url: str, args, games: list[dict], seed: int,
                           service: Service | None) -> tuple[Load, dict]:  # fmt: skip
-    """Waiters connect, players play (half of them the watched games), waiters are checked."""
-    waiters, stop = make_waiters(games, args.waiters), asyncio.Event()
+    """Waiters connect (in their own process), players play (half of them the watched
+    games), waiters are checked."""
     figures = {"before": service.sample() if service else {}}
-    tasks = await open_waiters(session, url, waiters, stop)
+    waiters = await WaiterProcess.start(url, games, args.waiters)
     try:
+        figures |= await waiters.answer()  # held and refusals, once all are connected
         figures["after"] = service.sample() if service else {}
-        figures |= {"held": sum(w.held for w in waiters)}
-        figures |= {"refusals": dict(Counter(w.refused for w in waiters if w.refused))}
         figures |= {"refused": sum(figures["refusals"].values())}
         print(f"  waiters: {figures['held']} held, {figures['refused']} refused", flush=True)
         watched = None if args.no_deliveries else games[::-1]
         load = await measured(
-            service, run_load(session, url, args.players, args.seconds, seed, watched)
+            service, run_load(session, url, args.players, args.seconds, seed, watched), waiters
         )
         views = await gather_limited(
             call(session, "GET", f"{url}/v1/games/{g['id']}", retries=5) for g in games
         )
-        heads = {view["game_id"]: view["version"] for view in views}
-        await settle(waiters, heads)
-        figures |= await compare(session, url, waiters, heads)
+        await waiters.send({"heads": {view["game_id"]: view["version"] for view in views}})
+        figures |= await waiters.answer()  # missed, duplicated, delivered ...
     finally:
-        stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return load, figures | {
-        "delivered": sum(len(w.versions) for w in waiters),
-        "errors_once_held": sum(w.errors for w in waiters),
-        "watched_finished": sum(view["status"] == "finished" for view in views),
-        "sse_ended": sum(w.ended for w in waiters if w.kind == "sse"),
-    }
+        await waiters.close()
+    finished = sum(view["status"] == "finished" for view in views)
+    return load, figures | {"watched_finished": finished}
 
 
-async def measured(service: Service | None, segment) -> Load:
-    """A segment's load; with a local server, what its parts' CPU did meanwhile."""
+class WaiterProcess:
+    """``live_waiters.py`` as a child process: one segment's waiting clients, which
+    read their deliveries on a loop of their own rather than the players' (see there)."""
+
+    SCRIPT = Path(__file__).resolve().parent / "live_waiters.py"
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls, url: str, games: list[dict], count: int) -> WaiterProcess:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, str(cls.SCRIPT),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        waiters = cls(process)
+        await waiters.send({"url": url, "games": games, "count": count})
+        return waiters
+
+    async def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def answer(self) -> dict:
+        line = await self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.SCRIPT.name} ended without answering")
+        return json.loads(line)
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds([self.process.pid])
+
+    async def close(self) -> None:
+        """End of input: the waiters leave and the process ends (killed after 60 s)."""
+        if not self.process.stdin.is_closing():
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 60)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+
+
+async def measured(service: Service | None, segment, waiters: WaiterProcess | None = None) -> Load:
+    """A segment's load; with a local server, what its parts' CPU did meanwhile. The
+    client's CPU is the players' process and, while they play, the waiters' process."""
     before = service.cpu() if service else {}
+    waiters_before = waiters.cpu_seconds() if waiters else 0.0
     load = await segment
+    if waiters:
+        load.cpu += waiters.cpu_seconds() - waiters_before
     if service:
         load.parts = {part: used - before[part] for part, used in service.cpu().items()}
     return load
-
-
-async def settle(waiters: list[Waiter], heads: dict[str, int]) -> None:
-    """2 s, then until every held waiter has its game's head (10 s at most)."""
-    deadline = time.monotonic() + 10
-    await asyncio.sleep(2)
-    while time.monotonic() < deadline and any(
-        w.held and not w.ended and w.last < heads[w.game["id"]] for w in waiters
-    ):
-        await asyncio.sleep(0.2)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -336,13 +343,11 @@ COUNTS = ("held", "refused", "errors_once_held", "delivered", "missed", "duplica
 
 
 async def benchmark(args, url: str, service: Service | None) -> dict:
-    trace = aiohttp.TraceConfig()
-    trace.on_request_headers_sent.append(_sent)
     connector = aiohttp.TCPConnector(limit=0)
     idle: list[Load] = []
     waiting: list[Load] = []
     segments: list[dict] = []
-    async with aiohttp.ClientSession(connector=connector, trace_configs=[trace]) as session:
+    async with aiohttp.ClientSession(connector=connector) as session:
         games: list[dict] = []
         print("warm-up: 3 s of play, not counted", flush=True)
         await run_load(session, url, args.players, 3, seed=999_999)
