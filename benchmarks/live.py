@@ -40,8 +40,9 @@ log as that viewer sees it, from its start up to the head when the players
 stopped: *missed* versions never arrived, *duplicated* ones arrived twice
 (both must be 0). The waiting/idle ratios show what holding the waiters costs
 the players and the health check; "client cpu cores" (the players' process
-and, while they play, the waiters') shows whether the client itself was the
-limit. With the local server, "cpu cores" and "cpu ms an
+and, while they play, the waiters') and "client loop lag" (how late the
+players' loop woke from 2 ms sleeps, on average) show whether the client
+itself was the limit. With the local server, "cpu cores" and "cpu ms an
 action" rows split each phase's CPU between the server (gunicorn), its Redis,
 the clients and the whole machine (busy time of every core, the kernel's
 network work included): two cores busy means the machine was saturated, and
@@ -307,6 +308,7 @@ def pooled(loads: list[Load]) -> Load:
     for load in loads:
         pool.latencies += load.latencies
         pool.healthz += load.healthz
+        pool.lags += load.lags
         for name in ("errors", "healthz_errors", "games", "seconds", "cpu"):
             setattr(pool, name, getattr(pool, name) + getattr(load, name))
         for part, seconds in load.parts.items():
@@ -322,6 +324,7 @@ def phase_figures(load: Load) -> dict:
     figures = {"actions_per_s": round(len(load.latencies) / load.seconds, 1)}
     for name, values in (("action", load.latencies), ("healthz", load.healthz)):
         figures |= {f"{name}_p50_ms": ms(values, 0.5), f"{name}_p99_ms": ms(values, 0.99)}
+    figures["client_loop_lag_ms"] = round(1000 * statistics.fmean(load.lags or [0.0]), 2)
     used = {"client": load.cpu, **load.parts}
     actions = max(1, len(load.latencies))
     cpu = {f"{part}_cpu_cores": round(seconds / load.seconds, 2) for part, seconds in used.items()}

@@ -56,6 +56,8 @@ class Load:
     healthz: list[float] = field(default_factory=list)
     errors: int = 0
     healthz_errors: int = 0
+    #: How late the players' loop woke from 2 ms sleeps (s): its own queue, the client's limit.
+    lags: list[float] = field(default_factory=list)
     games: int = 0
     seconds: float = 0.0
     cpu: float = 0.0  # the client's CPU seconds
@@ -140,6 +142,15 @@ async def healthz(session: aiohttp.ClientSession, url: str, load: Load, until: f
         await asyncio.sleep(0.02)
 
 
+async def loop_lag(load: Load, until: float, nap: float = 0.002) -> None:
+    """Sleeps ``nap`` again and again, recording how late each wake-up was: the time
+    this loop's other work (players, waiters on the same loop) kept it."""
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        await asyncio.sleep(nap)
+        load.lags.append(time.perf_counter() - started - nap)
+
+
 async def run_load(session, url: str, players: int, seconds: float, seed: int, watched=None):
     """The players (half of them on ``watched`` games) and the /healthz timer."""
     load, until = Load(), time.monotonic() + seconds
@@ -149,7 +160,7 @@ async def run_load(session, url: str, players: int, seconds: float, seed: int, w
         player(session, url, seed + i, load, until, watched if i < share else None)
         for i in range(players)
     ]
-    await asyncio.gather(healthz(session, url, load, until), *clients)
+    await asyncio.gather(healthz(session, url, load, until), loop_lag(load, until), *clients)
     load.seconds, load.cpu = time.perf_counter() - started, time.process_time() - cpu
     return load
 
