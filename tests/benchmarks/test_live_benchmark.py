@@ -34,5 +34,5 @@ def test_a_short_live_run_holds_its_waiters_and_delivers_every_event_once():
         assert figures[phase]["actions_per_s"] > 0
         assert figures[phase]["player_errors"] == 0
         assert figures[phase]["client_loop_lag_ms"] >= 0
-    # The waiters' process's CPU counts in the waiting phase's client figures.
+    # The client's CPU rows are read in the waiting phase too (its processes, /proc).
     assert figures["waiting"]["client_cpu_cores"] > 0
