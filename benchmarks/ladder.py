@@ -18,7 +18,9 @@ loss per two levels keep a rating finite when a level wins every game
 (the ``random`` level loses nearly all of them), as BayesElo's prior does.
 
 Printed: the table of README.md's Bots section (Elo, interval, the games
-against the next weaker level, time per move), then every pairing's score.
+against the next weaker level, time per move), a line with every step
+between adjacent levels (the bot-strength issue asks at least 100 Elo), then
+every pairing's score.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ ELO_SCALE = 400 / math.log(10)
 PRIOR_GAMES = 1.0
 #: Levels at most this many rungs apart play ``--games``; the others ``--far-games``.
 NEAR = 2
+#: The bot-strength issue's smallest step between adjacent levels, in Elo.
+STEP = 100
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,19 @@ def ladder_table(levels: list[str], scores: list[Score]) -> list[str]:
     return lines
 
 
+def ladder_steps(levels: list[str], ratings: dict[str, tuple[float, float]]) -> str:
+    """One line: every step from a level to the next stronger one, and whether the
+    smallest is at least ``STEP`` Elo (the issue's ladder target)."""
+    steps = [
+        (weaker, stronger, ratings[stronger][0] - ratings[weaker][0])
+        for weaker, stronger in zip(levels, levels[1:], strict=False)
+    ]
+    shown = ", ".join(f"{weaker} -> {stronger} +{gap:.0f}" for weaker, stronger, gap in steps)
+    weaker, stronger, smallest = min(steps, key=lambda step: step[2])
+    verdict = f"at least {STEP}" if smallest >= STEP else f"below {STEP}"
+    return f"Steps: {shown}; smallest +{smallest:.0f} ({weaker} -> {stronger}): {verdict}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=60, help="games per two near levels")
@@ -205,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         f"apart; head and tracked variants alike), seed {args.seed}"
     )
     print("\n".join(ladder_table(levels, scores)))
+    print(ladder_steps(levels, fit_elo(levels, scores)))
     print("\nEvery pairing (games won : lost, the first level's side):")
     for score in sorted(scores, key=lambda s: (levels.index(s.first), levels.index(s.second))):
         print(f"  {score.first} vs {score.second}: {score.won} : {score.lost}")

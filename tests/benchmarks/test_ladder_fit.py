@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from ladder import Score, fit_elo, ladder_table  # noqa: E402
+from ladder import Score, fit_elo, ladder_steps, ladder_table  # noqa: E402
 
 
 def expected_wins(elo_a: float, elo_b: float, games: int) -> int:
@@ -51,3 +51,21 @@ def test_the_table_shows_each_level_against_the_next_weaker():
     assert table[2].startswith("| random | 0 | anchor | - |")
     won = expected_wins(200.0, 0.0, 100)
     assert "| beginner | " in table[3] and f"{won} : {100 - won} vs random" in table[3]
+
+
+def test_the_steps_line_shows_each_step_and_whether_the_smallest_reaches_100_elo():
+    ratings = {"random": 0.0, "beginner": 150.0, "novice": 230.0, "club": 400.0}
+    fitted = fit_elo(list(ratings), scores_from(ratings, 4000))
+    gaps = {
+        (a, b): fitted[b][0] - fitted[a][0]
+        for a, b in zip(ratings, list(ratings)[1:], strict=False)
+    }
+    line = ladder_steps(list(ratings), fitted)
+    for (a, b), gap in gaps.items():
+        assert f"{a} -> {b} +{gap:.0f}" in line
+    smallest = gaps[("beginner", "novice")]
+    assert line.endswith(f"smallest +{smallest:.0f} (beginner -> novice): below 100")
+
+    ratings = {"random": 0.0, "beginner": 150.0, "novice": 300.0}
+    fitted = fit_elo(list(ratings), scores_from(ratings, 4000))
+    assert ladder_steps(list(ratings), fitted).endswith(": at least 100")
