@@ -59,8 +59,9 @@ def capped_budget(requested: int | None) -> int | None:
 def bot_levels():
     """The bot levels, weakest first: a line each, think time, and measured strength.
 
-    Strength is each level's result against the next weaker one (duplicate
-    games to 7, `benchmarks/tournament.py`); null where nothing was measured.
+    Strength is each level's Elo on the ladder (`random` at 0) and its result
+    against the next weaker one (a round robin of duplicate games to 7,
+    `benchmarks/ladder.py`); null where nothing was measured.
     `max_budget_ms` is this server's cap on `budget_ms`
     (`SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS`).
     """

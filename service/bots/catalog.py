@@ -17,7 +17,7 @@ from service.bots import LEVELS
 from service.bots.expert import DEFAULT_BUDGET_MS
 
 #: How the figures were measured (the README's Bots section).
-MEASURED_BY = "benchmarks/ladder.py --games 60 --seed 2024 (README.md, Bots)"
+MEASURED_BY = "benchmarks/ladder.py --games 800 --far-games 80 --seed 2024 (README.md, Bots)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +59,14 @@ CATALOG: tuple[LevelInfo, ...] = (
         "The heuristic's play, but a random legal action on half of its moves.",
         None,
         False,
-        Strength(179.0, (92.0, 266.0), "random", 60, 47, (0.664, 0.869)),
+        Strength(232.0, (205.0, 260.0), "random", 800, 629, (0.757, 0.813)),
     ),
     LevelInfo(
         "novice",
         "The heuristic's play, but a random legal action on 15% of its moves.",
         None,
         False,
-        Strength(460.0, (355.0, 566.0), "beginner", 60, 52, (0.758, 0.931)),
+        Strength(584.0, (547.0, 621.0), "beginner", 800, 701, (0.852, 0.897)),
     ),
     LevelInfo(
         "heuristic",
@@ -74,7 +74,7 @@ CATALOG: tuple[LevelInfo, ...] = (
         "last trick before the talon runs out and a closed talon searched exactly.",
         None,
         False,
-        Strength(628.0, (511.0, 746.0), "novice", 60, 43, (0.592, 0.815)),
+        Strength(796.0, (755.0, 837.0), "novice", 800, 627, (0.754, 0.811)),
     ),
     LevelInfo(
         "expert",
@@ -82,7 +82,7 @@ CATALOG: tuple[LevelInfo, ...] = (
         "exactly, within a think-time budget.",
         DEFAULT_BUDGET_MS,
         True,
-        Strength(654.0, (531.0, 777.0), "heuristic", 60, 32, (0.409, 0.654)),
+        Strength(931.0, (888.0, 975.0), "heuristic", 800, 560, (0.667, 0.731)),
     ),
 )
 
