@@ -2,8 +2,13 @@
 
 Run from the repository root::
 
-    python benchmarks/ladder.py [--games 60] [--far-games 10] [--seed 2024] [--processes 2]
+    python benchmarks/ladder.py [--games 800] [--far-games 80] [--seed 2024] [--processes 2]
                                 [--levels a,b,...]
+
+The defaults are the run of README.md's table (about 13 minutes on two cores;
+the games are seeded, so the same build plays the same games). Fewer games
+are for trying a change: at 60 games a pairing a step's interval is about
++-120 Elo, wider than the steps it measures.
 
 Every two levels play each other (a round robin) in duplicate pairs (the same
 decks, seats swapped; whole games to 7 game points), half of the pairs in the
@@ -178,8 +183,8 @@ def ladder_steps(levels: list[str], ratings: dict[str, tuple[float, float]]) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=60, help="games per two near levels")
-    parser.add_argument("--far-games", type=int, default=10, help="games per two far levels")
+    parser.add_argument("--games", type=int, default=800, help="games per two near levels")
+    parser.add_argument("--far-games", type=int, default=80, help="games per two far levels")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--levels", default=",".join(LEVELS), help="weakest first, commas")
