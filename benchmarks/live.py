@@ -5,7 +5,8 @@
 
 Starts ``schnapsen-serve`` as a user runs it (embedded Redis, default
 settings, a temporary ``--data-dir``; only the per-address and per-token rate
-limits are off, since one machine plays every client), or uses ``--url``,
+limits and the per-address share of waiting slots are off, since one machine
+plays every client), or uses ``--url``,
 then in one run, with asyncio clients (benchmarks/live_clients.py): the
 players and the health check in this process, each segment's waiters in a
 process of their own (benchmarks/live_waiters.py), since real waiters are
@@ -88,7 +89,13 @@ from live_clients import (  # noqa: E402  (a script beside its client module)
 )
 
 REPO = Path(__file__).resolve().parent.parent
-LIMITS = ("RATE_LIMIT_PER_IP", "RATE_LIMIT_PER_TOKEN", "GAMES_PER_ADDRESS_PER_HOUR")
+#: Limits per client address and seat token: off, since every client here is one address.
+LIMITS = (
+    "RATE_LIMIT_PER_IP",
+    "RATE_LIMIT_PER_TOKEN",
+    "GAMES_PER_ADDRESS_PER_HOUR",
+    "MAX_WAITING_PER_ADDRESS",
+)
 NO_RATE_LIMITS = {f"SCHNAPSEN_{name}": "0" for name in LIMITS}
 ODD_LOG_LINE = re.compile(r'"level": "(WARNING|ERROR|CRITICAL)"|\[(ERROR|CRITICAL)\]|Traceback')
 

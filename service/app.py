@@ -37,11 +37,12 @@ from service.api import (
 )
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
 from service.api.spec import ContractPlugin, register_components
+from service.api.waiting import WaitingAdmission
 from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
 from service.game_memory import GameMemory
-from service.live import LogWatcher, OneRead, WaitingSlots
+from service.live import LogWatcher, OneRead
 from service.live_cluster import ShardedLogWatcher
 from service.logs import configure_logging
 from service.problems import Problem
@@ -196,7 +197,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "seen": services.seen,
         "exports": services.exports,
         "clients": ClientRegistry(client),
-        "waiting_slots": WaitingSlots(app.config["MAX_WAITING"]),
+        # The waiting slots of this process and each caller's and game's share of them.
+        "waiting": WaitingAdmission.from_settings(app.config),
         # The one subscription of this process that wakes its waiters (service.live).
         "watcher": _watcher(log_url, timeout),
         "memory": memory,

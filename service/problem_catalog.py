@@ -77,6 +77,8 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "too_many_games": ("Too many games", "This caller created as many games this hour as it may."),
     "too_many_bot_moves": ("Too many bot moves", "This caller asked the bot-move service as often this minute as it may."),
     "too_many_waiting": ("Too many waiting requests", "This server holds as many long-polls and streams as it may; retry shortly or poll without wait."),
+    "too_many_waiting_from_caller": ("Too many waiting requests from this caller", "This caller (a client address, or a client app by its key) holds its share of a server's long-polls and streams; end one first, or poll without wait."),
+    "too_many_waiting_on_game": ("Too many waiting requests on this game", "This game has as many long-polls and streams on a server as it may; retry shortly or poll without wait."),
     # -- bots, jobs and exports --------------------------------------------
     "impossible_position": ("Impossible position", "The position is not one a seat can see in a real deal; the field is named."),
     "job_not_found": ("No such job", "No job has this id, or its result has expired."),

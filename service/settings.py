@@ -41,6 +41,14 @@ DEFAULTS: dict[str, Any] = {
     # once; each is a greenlet of a few KiB with no Redis connection of its own. Keep it
     # below the connections per process (SCHNAPSEN_WEB_CONNECTIONS). More: 503.
     "MAX_WAITING": 4000,
+    # A process's waiting requests one anonymous client address may hold (0: no share of
+    # its own, only MAX_WAITING); more: 429. Per process, as MAX_WAITING.
+    "MAX_WAITING_PER_ADDRESS": 100,
+    # The same for one client app, by its key, from any address (0: no share of its own).
+    "MAX_WAITING_PER_CLIENT": 1000,
+    # A process's waiting requests on one game (its seats and spectators together; 0: no
+    # cap); more: 503.
+    "MAX_WAITING_PER_GAME": 500,
     # Think time per move of bot opponents in ms (0: each level's default).
     "BOT_BUDGET_MS": 0,
     # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
@@ -98,6 +106,9 @@ ENVIRONMENT = {
     "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
     "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
     "MAX_WAITING": "SCHNAPSEN_MAX_WAITING",
+    "MAX_WAITING_PER_ADDRESS": "SCHNAPSEN_MAX_WAITING_PER_ADDRESS",
+    "MAX_WAITING_PER_CLIENT": "SCHNAPSEN_MAX_WAITING_PER_CLIENT",
+    "MAX_WAITING_PER_GAME": "SCHNAPSEN_MAX_WAITING_PER_GAME",
     "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
     "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
     "BOT_SERVICE_MAX_BUDGET_MS": "SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS",

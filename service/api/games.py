@@ -54,6 +54,7 @@ from service.api.render import (
     not_modified,
     seated_body,
 )
+from service.api.waiting import WaitingAdmission
 from service.client_games import Listed
 from service.commands import Acted, Current, GameService, NewGame, Opponent
 from service.engine import GameState, Variant
@@ -61,8 +62,7 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game_memory import GameMemory
-from service.live import END_EVENT, LogWatcher, OneRead, Waited, WaitingSlots, client_gone
-from service.metrics import WAITING_REQUESTS
+from service.live import END_EVENT, LogWatcher, OneRead, Waited, client_gone
 from service.problems import Problem, Unauthorized, VersionConflict
 from service.store import announced_events
 
@@ -335,6 +335,9 @@ def events(query: dict[str, Any], game_id: str):
     for the next event; a finished game answers at once. Each event carries
     `to_move` after it; with `include=view` the answer carries the caller's
     view at its version, so a client can act without another request.
+    A waiting long-poll takes one of the server's waiting slots: a caller past
+    its share gets 429 `too_many_waiting_from_caller`, a game past its share
+    503 `too_many_waiting_on_game` (both with `Retry-After`).
     """
     service = games()
     token = bearer_token(request)
@@ -343,7 +346,7 @@ def events(query: dict[str, Any], game_id: str):
     known = _game_at(service, game_id, after)
     seat = _seat(service, known, token)
     if wait > 0 and known.version == after and known.state.status != "finished":
-        with _waiting_slot():
+        with _waiting_slot(game_id):
             waited = _wait_for_append(service, game_id, after, wait)
     else:
         waited = Waited.UNKNOWN
@@ -375,6 +378,8 @@ def stream(query: dict[str, Any], game_id: str):
     which tells an EventSource to stop reconnecting. Otherwise the stream ends
     after a bounded time and the client reconnects. With `include=view`, the
     last event of each burst carries the caller's `view` at that version.
+    A stream holds one of the server's waiting slots, within its caller's and
+    its game's shares, as a long-poll does.
     """
     service = games()
     token = bearer_token(request, query_token=query.get("access_token"))
@@ -386,7 +391,7 @@ def stream(query: dict[str, Any], game_id: str):
     include_view = query.get("include") == "view"
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
-    release = _take_waiting_slot()
+    release = _take_waiting_slot(game_id)
     client = _client_socket()
 
     def generate() -> Iterator[str]:
@@ -456,33 +461,21 @@ def replay(query: dict[str, Any], game_id: str):
     return {"game_id": game_id, **record}
 
 
-def _take_waiting_slot() -> Callable[[], None]:
-    """Take one of this process's waiting slots, or answer 503; returns its release.
+def _take_waiting_slot(game_id: str) -> Callable[[], None]:
+    """Take a waiting slot for this request's wait on ``game_id`` (its caller's share, the
+    game's, this process's: ``service.api.waiting``), or answer 429/503; returns its release.
 
     A waiting request costs little (a greenlet under gevent, no Redis
-    connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process.
+    connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process,
+    and the shares keep one caller or one game from holding them all.
     """
-    slots: WaitingSlots = current_app.extensions["schnapsen"]["waiting_slots"]
-    if not slots.take():
-        raise Problem(
-            "this server holds as many waiting requests as it may; retry shortly, "
-            "or poll without wait",
-            status=503,
-            code="too_many_waiting",
-            headers={"Retry-After": "2"},
-        )
-    WAITING_REQUESTS.inc()
-
-    def release() -> None:
-        WAITING_REQUESTS.dec()
-        slots.give_back()
-
-    return release
+    admission: WaitingAdmission = current_app.extensions["schnapsen"]["waiting"]
+    return admission.admit(current_caller(), game_id)
 
 
 @contextmanager
-def _waiting_slot() -> Iterator[None]:
-    release = _take_waiting_slot()
+def _waiting_slot(game_id: str) -> Iterator[None]:
+    release = _take_waiting_slot(game_id)
     try:
         yield
     finally:
