@@ -209,10 +209,13 @@ function logEvent(event) {
       if (event.took) text += `, ${you(event.seat) ? "take" : "takes"} ${cardLabel(event.took)}`;
       if (event.trick) text += `: trick to ${you(event.trick.winner) ? "you" : who(event.trick.winner)}`;
       logLine(text);
-      if (event.drew && event.drew.length) logLine(`You draw ${event.drew.map(cardLabel).join(" ")}`);
-      if (event.turn_up_drawn) {
-        const seat = event.turn_up_drawn.seat;
-        logLine(`${who(seat)} ${you(seat) ? "take" : "takes"} the trump card ${cardLabel(event.turn_up_drawn.card)}`);
+      // The turned-up trump card, when we take it, is among the cards we drew: it gets
+      // its own line ("You take the trump card"), so the draw line names the others only.
+      const turnUp = event.turn_up_drawn;
+      const drew = (event.drew || []).filter((card) => !turnUp || card !== turnUp.card);
+      if (drew.length) logLine(`You draw ${drew.map(cardLabel).join(" ")}`);
+      if (turnUp) {
+        logLine(`${who(turnUp.seat)} ${you(turnUp.seat) ? "take" : "takes"} the trump card ${cardLabel(turnUp.card)}`);
       }
       if (event.deal_result) logLine(dealResultText(event.deal_result, names), "result");
       if (event.game_winner !== undefined) {
