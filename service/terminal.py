@@ -125,10 +125,13 @@ class Narrator:
                 lines.append(
                     f"  ... and {self.verb(seat, 'takes', 'take')} {show.card(event['took'])}"
                 )
-        if event.get("drew"):
-            lines.append(f"You draw {show.cards(event['drew'])}")
-        if event.get("turn_up_drawn"):
-            drawn = event["turn_up_drawn"]
+        # The turned-up trump card, when we take it, is among the cards we drew: it has
+        # a line of its own, so the draw line names the others only.
+        drawn = event.get("turn_up_drawn")
+        drew = [card for card in event.get("drew", []) if not drawn or card != drawn["card"]]
+        if drew:
+            lines.append(f"You draw {show.cards(drew)}")
+        if drawn:
             lines.append(
                 f"{names[drawn['seat']]} {self.verb(drawn['seat'], 'takes', 'take')} "
                 f"the trump card {show.card(drawn['card'])}"
