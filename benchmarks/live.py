@@ -88,7 +88,12 @@ from live_clients import (  # noqa: E402  (a script beside its client module)
 )
 
 REPO = Path(__file__).resolve().parent.parent
-LIMITS = ("RATE_LIMIT_PER_IP", "RATE_LIMIT_PER_TOKEN", "GAMES_PER_ADDRESS_PER_HOUR")
+LIMITS = (
+    "RATE_LIMIT_PER_IP",
+    "RATE_LIMIT_PER_TOKEN",
+    "GAMES_PER_ADDRESS_PER_HOUR",
+    "CONNECTIONS_PER_ADDRESS",
+)
 NO_RATE_LIMITS = {f"SCHNAPSEN_{name}": "0" for name in LIMITS}
 ODD_LOG_LINE = re.compile(r'"level": "(WARNING|ERROR|CRITICAL)"|\[(ERROR|CRITICAL)\]|Traceback')
 
