@@ -239,3 +239,25 @@ def _healthz(session: requests.Session, url: str) -> int | None:
         return session.get(f"{url}/healthz", timeout=HANG).status_code
     except requests.RequestException:
         return None
+
+
+def test_behind_a_proxy_the_cap_is_the_proxys(redis_url):
+    """With SCHNAPSEN_PROXY_HOPS every peer is a proxy carrying many clients: the server
+    holds past the cap what the proxy sends (the proxy caps each client, deploy/lb.conf)."""
+    server = LiveServer(
+        redis_url,
+        workers=1,
+        env={"SCHNAPSEN_PROXY_HOPS": "1", "SCHNAPSEN_CONNECTIONS_PER_ADDRESS": str(CAP)},
+    )
+    proxy = "127.0.0.4"
+    sockets = [
+        stalled(server.port, post_head("/v1/games"), b'{"bot": ', source=proxy)
+        for _ in range(CAP + 4)
+    ]
+    try:
+        answer = session_from(proxy).get(f"{server.url}/healthz", timeout=HANG)
+        assert answer.status_code == 200, answer.text
+    finally:
+        for sock in sockets:
+            sock.close()
+        server.stop()
