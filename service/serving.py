@@ -332,7 +332,7 @@ class SlowClientGuards:
         answer = Refusal(
             429,
             "too_many_connections",
-            f"this address holds {cap} connections to this server already; "
+            f"this address holds {cap} connections to this server process already; "
             "send over those, or retry after Retry-After",
             retry_after=1,
         )
@@ -356,16 +356,22 @@ class SlowClientGuards:
             req.body = body
 
 
+#: What a refused connection's client may have sent already: a head and a little body.
+_ARRIVED_BYTES = 64 * 1024
+
+
 def _discard_arrived(client: Any) -> None:
-    """Read what the client already sent, without waiting for more.
+    """Read what the client already sent (up to ``_ARRIVED_BYTES``), without waiting.
 
     Closing a socket with unread bytes makes the kernel reset the connection,
-    and a client may then lose the answer before reading it.
+    and a client may then lose the answer before reading it. Bounded, so a
+    client sending on and on cannot keep the process reading.
     """
     client.setblocking(False)
+    read = 0
     with contextlib.suppress(OSError):
-        while client.recv(65536):
-            pass
+        while read < _ARRIVED_BYTES and (data := client.recv(_ARRIVED_BYTES - read)):
+            read += len(data)
     with contextlib.suppress(OSError):
         client.shutdown(socket.SHUT_WR)
 
