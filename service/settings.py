@@ -33,7 +33,7 @@ DEFAULTS: dict[str, Any] = {
     # Largest request body accepted, in bytes (larger: 413).
     "MAX_CONTENT_LENGTH": 16 * 1024,
     # Seconds a request's whole body may take to arrive after its head; later: 408
-    # body_timeout, and the connection closes (the gunicorn worker, service.serving).
+    # body_timeout, and the connection closes (the gunicorn worker, service.serving); 0: none.
     "BODY_TIMEOUT_SECONDS": 10.0,
     # Connections one client address may hold open to one server process (0: no cap);
     # more: 429 too_many_connections, closed at once. Not applied with PROXY_HOPS > 0,
