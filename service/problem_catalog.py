@@ -90,6 +90,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     # -- request bodies ----------------------------------------------------
     "malformed_json": ("Malformed JSON", "The body is not valid UTF-8 JSON."),
     "malformed_body": ("Malformed body", "The body could not be read as announced (length or chunked framing)."),
+    "body_timeout": ("The body came too slowly", "The request's whole body did not arrive within SCHNAPSEN_BODY_TIMEOUT_SECONDS of its head; nothing was done and the connection is closed. Send the body with the head."),
     "json_too_deep": ("JSON nested too deep", "Arrays and objects nest at most 32 deep."),
     "number_too_large": ("Number too large", "A number in the JSON has more than 64 characters."),
     "payload_too_large": ("Body too large", "The body is larger than SCHNAPSEN_MAX_BODY_BYTES."),
@@ -104,6 +105,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "not_acceptable": ("Not acceptable", "The server cannot answer in a type the Accept header allows."),
     "conflict": ("Conflict", "The request conflicts with the resource's state."),
     "too_many_requests": ("Too many requests", "Retry after Retry-After."),
+    "too_many_connections": ("Too many connections from this address", "This address holds SCHNAPSEN_CONNECTIONS_PER_ADDRESS connections to this server process already; the new one is refused and closed. Send over the ones open, or retry after Retry-After."),
     "uri_too_long": ("Request line too long", "The request line is longer than 4,094 bytes."),
     "headers_too_large": ("Headers too large", "At most 100 header fields of at most 8,190 bytes each."),
     "unsupported_transfer_coding": ("Unsupported transfer coding", "Only the chunked transfer coding is supported."),

@@ -19,14 +19,22 @@ share one Redis subscription per process, see ``service.live``).
 ``ProblemThreadWorker`` (gthread) stays for deployments that cannot run gevent.
 Both write each answer's head together with its first body bytes
 (``OneWriteResponse``): one packet where gunicorn sends two.
+
+The gevent worker also guards against slow and greedy clients
+(``SlowClientGuards``): a request's body must arrive within
+``SCHNAPSEN_BODY_TIMEOUT_SECONDS`` of its head (else 408, ``service.body_deadline``),
+and one address holds at most ``SCHNAPSEN_CONNECTIONS_PER_ADDRESS`` connections
+to the process (else 429 at once, ``service.connections_per_address``).
 ``gunicorn_command`` is the one command line every gunicorn of the project
 starts with: the run command, the Dockerfile's equivalent, tests, benchmarks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
+import socket
 import ssl
 import sys
 import time
@@ -36,11 +44,16 @@ from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 
+import gevent
 from gunicorn import util
 from gunicorn.http import errors, wsgi
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
+
+from service import settings
+from service.body_deadline import BodyTimedOut, DeadlineBody
+from service.connections_per_address import ConnectionsPerAddress
 
 #: How much of gunicorn's own message (which quotes the request) a detail repeats.
 _MESSAGE_CHARS = 200
@@ -53,6 +66,7 @@ class Refusal:
     status: int
     code: str
     detail: str
+    retry_after: int | None = None  # seconds, for a refusal that passes
 
     @property
     def client_error(self) -> bool:
@@ -81,7 +95,8 @@ class Refusal:
             "Content-Type: application/problem+json\r\n"
             f"Content-Length: {len(body)}\r\n"
             f"X-Request-ID: {uuid.uuid4().hex}\r\n"
-            "\r\n"
+            + ("" if self.retry_after is None else f"Retry-After: {self.retry_after}\r\n")
+            + "\r\n"
         )
         return head.encode("latin-1") + body
 
@@ -264,12 +279,114 @@ class ProblemErrors:
             self.log.debug("Failed to send error message.")
 
 
+def _gevent_bound(seconds: float, timed_out: BodyTimedOut) -> gevent.Timeout:
+    """One read of a body, given up after ``seconds`` by raising ``timed_out`` in it."""
+    return gevent.Timeout(seconds, timed_out)
+
+
+def _peer(addr: Any) -> str:
+    """The client's address of an accepted connection ('' on a Unix socket)."""
+    return str(addr[0]) if isinstance(addr, tuple) and addr else ""
+
+
+class SlowClientGuards:
+    """Mixin for gunicorn's gevent worker: a deadline for each request's body, and a cap
+    on the connections of each address.
+
+    gunicorn bounds the wait for a head (the keep-alive timeout) but not for a
+    body; and it takes every connection offered until ``worker_connections``, from
+    whomever. Both let one client hold a process's every connection.
+    """
+
+    cfg: Any
+    log: Any
+    body_seconds: float
+    connections: ConnectionsPerAddress
+
+    def init_process(self) -> None:
+        # Read before gunicorn's init_process, which runs the worker and never returns.
+        config = settings.from_env()
+        self.body_seconds = float(config["BODY_TIMEOUT_SECONDS"])
+        # Behind proxies every peer is a proxy: the cap is theirs to apply per client.
+        cap = 0 if int(config["PROXY_HOPS"]) else int(config["CONNECTIONS_PER_ADDRESS"])
+        self.connections = ConnectionsPerAddress(cap)
+        super().init_process()  # type: ignore[misc]
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        address = _peer(addr)
+        if not address:
+            return super().handle(listener, client, addr)  # type: ignore[misc]
+        if not self.connections.enter(address):
+            self.refuse_connection(client, address)
+            return None
+        try:
+            return super().handle(listener, client, addr)  # type: ignore[misc]
+        finally:
+            self.connections.leave(address)
+
+    def refuse_connection(self, client: Any, address: str) -> None:
+        """429 to a connection past its address's cap, written before anything is read,
+        then closed: a refusal costs the process no wait on the client."""
+        cap = self.connections.cap
+        self.log.info("Refused a connection from ip=%s: it holds %d already", address, cap)
+        answer = Refusal(
+            429,
+            "too_many_connections",
+            f"this address holds {cap} connections to this server process already; "
+            "send over those, or retry after Retry-After",
+            retry_after=1,
+        )
+        try:
+            util.write_nonblock(client, answer.http())
+            _discard_arrived(client)
+        except OSError:
+            self.log.debug("Failed to send the connection refusal.")
+        finally:
+            util.close(client)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        body = req.body
+        if body is not None and self.body_seconds > 0:
+            req.body = DeadlineBody.starting_now(body, req, self.body_seconds, _gevent_bound)
+        try:
+            return super().handle_request(listener_name, req, sock, addr)  # type: ignore[misc]
+        finally:
+            # gunicorn discards an unread body before the next request with its own
+            # (keep-alive) timeout; a body past its deadline closed the connection.
+            req.body = body
+
+
+#: What a refused connection's client may have sent already: a head and a little body.
+_ARRIVED_BYTES = 64 * 1024
+
+
+def _discard_arrived(client: Any) -> None:
+    """Read what the client already sent (up to ``_ARRIVED_BYTES``), without waiting.
+
+    Closing a socket with unread bytes makes the kernel reset the connection,
+    and a client may then lose the answer before reading it. Bounded, so a
+    client sending on and on cannot keep the process reading.
+    """
+    client.setblocking(False)
+    read = 0
+    with contextlib.suppress(OSError):
+        while read < _ARRIVED_BYTES and (data := client.recv(_ARRIVED_BYTES - read)):
+            read += len(data)
+    with contextlib.suppress(OSError):
+        client.shutdown(socket.SHUT_WR)
+
+
 class ProblemThreadWorker(ProblemErrors, ThreadWorker):
-    """gunicorn's gthread worker, answering its own refusals as problem+json."""
+    """gunicorn's gthread worker, answering its own refusals as problem+json.
+
+    It has neither the body deadline nor the cap per address of the gevent worker
+    (its threads are few: a proxy in front bounds slow clients, ``deploy/``).
+    """
 
 
-class ProblemGeventWorker(ProblemErrors, GeventWorker):
-    """gunicorn's gevent worker, answering its own refusals as problem+json."""
+class ProblemGeventWorker(ProblemErrors, SlowClientGuards, GeventWorker):
+    """gunicorn's gevent worker, answering its own refusals as problem+json, with a
+    deadline for each body and a cap on the connections of each address."""
 
 
 #: The worker class every gunicorn of the project runs.

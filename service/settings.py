@@ -32,6 +32,13 @@ DEFAULTS: dict[str, Any] = {
     "SECRET_KEY": None,
     # Largest request body accepted, in bytes (larger: 413).
     "MAX_CONTENT_LENGTH": 16 * 1024,
+    # Seconds a request's whole body may take to arrive after its head; later: 408
+    # body_timeout, and the connection closes (the gunicorn worker, service.serving); 0: none.
+    "BODY_TIMEOUT_SECONDS": 10.0,
+    # Connections one client address may hold open to one server process (0: no cap);
+    # more: 429 too_many_connections, closed at once. Not applied with PROXY_HOPS > 0,
+    # where every peer is a proxy (which caps its own clients, deploy/).
+    "CONNECTIONS_PER_ADDRESS": 100,
     # Longest long-poll wait on /events?wait=S, in seconds.
     "LONG_POLL_MAX_SECONDS": 30.0,
     # Longest life of one SSE connection, and the keep-alive interval, in seconds.
@@ -102,6 +109,8 @@ ENVIRONMENT = {
     "REPLICA_ACK_TIMEOUT_MS": "SCHNAPSEN_REPLICA_ACK_TIMEOUT_MS",
     "SECRET_KEY": "SCHNAPSEN_SECRET_KEY",
     "MAX_CONTENT_LENGTH": "SCHNAPSEN_MAX_BODY_BYTES",
+    "BODY_TIMEOUT_SECONDS": "SCHNAPSEN_BODY_TIMEOUT_SECONDS",
+    "CONNECTIONS_PER_ADDRESS": "SCHNAPSEN_CONNECTIONS_PER_ADDRESS",
     "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
     "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
     "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",

@@ -38,6 +38,7 @@ for _limit in (
     "GAMES_PER_CLIENT_PER_HOUR",
     "GAMES_PER_ADDRESS_PER_HOUR",
     "BOT_MOVES_PER_CLIENT_PER_MINUTE",
+    "CONNECTIONS_PER_ADDRESS",
 ):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
 REPO = Path(__file__).resolve().parent.parent

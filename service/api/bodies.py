@@ -2,6 +2,8 @@
 
 One ``before_request`` hook, so no blueprint can forget it:
 
+- A request for a path or method the API does not have is refused (404, 405)
+  without reading its body: nothing waits for a body no view will take.
 - A POST, PUT or PATCH that carries a body must say ``application/json``
   (else 415). A body is announced by ``Content-Length`` or by
   ``Transfer-Encoding`` (chunked: no length is announced at all, which is why
@@ -12,6 +14,9 @@ One ``before_request`` hook, so no blueprint can forget it:
   then failed as "malformed"; here one byte past the limit is a 413.
 - A body that cannot be read (broken chunk framing) or that ends before its
   ``Content-Length`` is a 400.
+- A body that does not arrive within ``SCHNAPSEN_BODY_TIMEOUT_SECONDS`` of its
+  head is a 408 (``service.body_deadline``: the server's body stops waiting),
+  and the connection closes.
 - The JSON parses within ``service.safejson``'s bounds (else 400 with
   ``malformed_json``, ``json_too_deep`` or ``number_too_large``).
 
@@ -24,10 +29,12 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Request, request
+from flask import Flask, Request, Response, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
 from service import safejson
+from service.api.errors import handle_problem
+from service.body_deadline import BodyTimedOut
 from service.problems import Problem
 
 log = logging.getLogger(__name__)
@@ -38,10 +45,13 @@ _BODY_METHODS = ("POST", "PUT", "PATCH")
 
 def install(app: Flask) -> None:
     app.before_request(check_body)
+    app.register_error_handler(BodyTimedOut, _late_anywhere)
 
 
 def check_body() -> None:
     """Refuse the request's body unless it is JSON within the limits (a 4xx problem)."""
+    if request.routing_exception is not None:
+        return  # no such path or method: Flask refuses it next, the body unread
     if request.method not in _BODY_METHODS or not announces_body(request):
         return
     if request.mimetype not in JSON_TYPES:
@@ -85,12 +95,23 @@ def read_whole(req: Request) -> bytes:
         ) from None
     except ClientDisconnected:  # the body ended before its announced end
         raise _unreadable() from None
+    except BodyTimedOut as late:
+        raise too_late(late) from None
     except HTTPException:
         raise
     except Exception as error:  # the server's body reader: broken framing is the client's
         log.info("unreadable request body: %s: %s", type(error).__name__, error)
         raise _unreadable() from None
     return data
+
+
+def too_late(late: BodyTimedOut) -> Problem:
+    return Problem(str(late), status=408, code="body_timeout")
+
+
+def _late_anywhere(late: BodyTimedOut) -> Response:
+    """A body read past its deadline outside this gate (a view's own read): 408 too."""
+    return handle_problem(too_late(late))
 
 
 def _unreadable() -> Problem:

@@ -50,8 +50,9 @@ NONE: Security = [{}]
 SERVER: tuple[int, ...] = (500,)
 #: Any /v1 request: an unknown or revoked client key, a rate limit, the store down.
 V1: tuple[int, ...] = (401, 429, 500, 503)
-#: A /v1 request with a JSON body: malformed, too large, not JSON, invalid.
-BODY: tuple[int, ...] = V1 + (400, 413, 415, 422)
+#: A /v1 request with a JSON body: malformed, too slow to arrive, too large, not JSON,
+#: invalid.
+BODY: tuple[int, ...] = V1 + (400, 408, 413, 415, 422)
 #: A /v1 request naming a game (or a job, an export) that may not exist.
 GAME: tuple[int, ...] = V1 + (404,)
 
@@ -60,6 +61,7 @@ PROBLEM_EXAMPLES: dict[int, tuple[str, str]] = {
     400: ("malformed_json", "the body is not valid JSON"),
     401: ("invalid_client_key", "this client key is not known"),
     404: ("game_not_found", "there is no game 'g_0'"),
+    408: ("body_timeout", "the body did not arrive within 10 s of the request's head"),
     409: ("stale_version", "the game is at version 13, not 12"),
     412: ("precondition_failed", 'the game is at version 13, not "12"'),
     413: ("payload_too_large", "the body may be at most 16384 bytes"),

@@ -7,6 +7,7 @@ cannot see: references to services and files, scaling, health checks.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from service.problem_catalog import problem_type
 from tests.conftest import REPO
 from tests.waiting import wait_until
 
@@ -90,9 +92,43 @@ def test_the_api_waits_for_redis_and_is_checked_on_readyz(compose):
     api = compose["services"]["api"]
     assert api["depends_on"]["redis"]["condition"] == "service_healthy"
     assert any("/readyz" in part for part in api["healthcheck"]["test"])
-    assert any(str(port).endswith(":8000") for port in api["ports"])
+    assert "ports" not in api  # reached through the proxy only
     assert api["environment"]["REDIS_URL"] == "redis://redis:6379/0"
     assert "${SCHNAPSEN_SECRET_KEY" in api["environment"]["SCHNAPSEN_SECRET_KEY"]
+
+
+def test_the_api_is_behind_a_proxy_that_buffers_bodies_and_caps_each_address(compose):
+    """Slow bodies and greedy addresses stop at nginx (deploy/lb.conf, shared with the
+    cluster's load balancer), whose own refusals are problem+json with catalog codes."""
+    services = compose["services"]
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert proxy["ports"] == ["8000:8000"]
+    assert proxy["depends_on"]["api"]["condition"] == "service_healthy"
+    assert proxy["volumes"] == ["./deploy/lb.conf:/etc/nginx/conf.d/default.conf:ro"]
+    # The client's address is the one the proxy reports (rate limits, games per address).
+    assert services["api"]["environment"]["SCHNAPSEN_PROXY_HOPS"] == "1"
+    conf = (REPO / "deploy" / "lb.conf").read_text()
+    directives = {line.strip().rstrip(";") for line in conf.splitlines()}
+    for directive in (
+        "server api:8000",
+        "proxy_request_buffering on",
+        "client_header_timeout 10s",
+        "client_body_timeout 10s",
+        "limit_conn per_address 100",
+        "limit_conn_status 429",
+    ):
+        assert directive in directives, directive
+    pages = dict(re.findall(r"^\s*error_page (\d{3}) = (@\w+);", conf, re.M))
+    assert set(pages) == {"413", "429"}
+    for status, location in pages.items():
+        block = conf.split(f"location {location} {{", 1)[1].split("}\n", 1)[0]
+        assert "default_type application/problem+json;" in block
+        answered, body = re.search(r"return (\d{3}) '(.*)';", block).groups()
+        refusal = json.loads(body.removesuffix("\\n"))  # nginx's escape of the last newline
+        assert answered == status and refusal["status"] == int(status)
+        assert refusal["type"] == f"/problems/{refusal['code']}"
+        assert problem_type(refusal["code"]) is not None, refusal["code"]
 
 
 def test_the_worker_scales(compose):
