@@ -75,7 +75,10 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "client_key_revoked": ("Client key revoked", "The operator revoked this key; ask for a new one."),
     "rate_limited": ("Too many requests", "A rate limit of this caller is used up; retry after Retry-After (RateLimit headers say which)."),
     "too_many_games": ("Too many games", "This caller created as many games this hour as it may."),
-    "too_many_bot_moves": ("Too many bot moves", "This caller asked the bot-move service as often this minute as it may."),
+    "too_many_bot_moves": ("Too many bot moves", "This caller asked the bot-move service and for hints as often this minute as it may."),
+    "too_many_decisions": ("Too many decisions at once", "This caller's bot moves and hints queued or running hold its share of the decision workers (think time and count); retry after Retry-After."),
+    "too_many_jobs": ("Too many export and analysis jobs", "This caller started as many new export and analysis jobs this hour as it may; asking again for one already made costs nothing."),
+    "queue_full": ("The job queue is full", "The exports queue holds as many waiting jobs as it may; retry after Retry-After."),
     "too_many_waiting": ("Too many waiting requests", "This server holds as many long-polls and streams as it may; retry shortly or poll without wait."),
     # -- bots, jobs and exports --------------------------------------------
     "impossible_position": ("Impossible position", "The position is not one a seat can see in a real deal; the field is named."),
