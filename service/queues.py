@@ -150,16 +150,20 @@ def enqueue_decision(
     return job_id
 
 
-def export_id_for(game_id: str, version: int, viewer: int | None, export_format: str) -> str:
+def export_id_for(
+    game_id: str, version: int, viewer: int | None, export_format: str, secret: bytes
+) -> str:
     """The one export of a game at a version, as a seat or a spectator sees it, in a format.
 
-    Its id is a digest of these four, so every request for the same export
-    names the same job and the same stored bytes. (A seat's export is
-    downloaded with that seat's token only; knowing the id opens nothing.)
+    Every request for the same export names the same id, so the same job and
+    the same stored bytes. The id is keyed with the server's secret: whoever
+    may ask for an export learns its id from the answer, and nobody else can
+    compute it (a seat's export's job reports the SHA-256 of bytes that hold
+    that seat's hand, which an opponent could match against the few hands left).
     """
     seen_by = "spectator" if viewer is None else f"seat{viewer}"
     name = f"export|{game_id}|{version}|{seen_by}|{export_format}"
-    return hashlib.sha256(name.encode()).hexdigest()[:32]
+    return hmac.new(secret, name.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def enqueue_export(
@@ -169,6 +173,7 @@ def enqueue_export(
     viewer: int | None,
     export_format: str,
     *,
+    secret: bytes,
     stored: Callable[[str], bool],
     admit: Admit = admit_all,
 ) -> tuple[str, str]:
@@ -177,7 +182,7 @@ def enqueue_export(
     A request for an export that is stored (``stored(export_id)``), or whose
     job is queued or running, joins that job: nothing new is queued or kept.
     """
-    export_id = export_id_for(game_id, version, viewer, export_format)
+    export_id = export_id_for(game_id, version, viewer, export_format, secret)
     job_id = f"export-{export_id}"
 
     def reusable(job: Job) -> bool:

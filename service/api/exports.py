@@ -72,6 +72,7 @@ def create_export(body: dict[str, Any], game_id: str):
         current.version,
         seat,
         body.get("format", "json"),
+        secret=service.secret,
         stored=exports.exists,
         admit=export_admission(),
     )

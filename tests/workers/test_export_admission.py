@@ -7,6 +7,7 @@ keys it counts are its own. Callers are told apart by their 127.x address.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -243,5 +244,29 @@ def test_a_full_export_queue_answers_503_with_retry_after_and_stores_nothing(own
         joined = request_export(caller, base, game_id, "json")
         assert joined.status_code == 202
         assert joined.json()["id"] == first.json()["id"]
+    finally:
+        server.stop()
+
+
+def test_an_opponent_cannot_name_a_seats_export_job_from_the_game_alone(own_redis):
+    """A seat's export job reports the SHA-256 of bytes holding that seat's hand; with the
+    few hands left an opponent could match it, so only the seat learns the job's id."""
+    url, _connection = own_redis
+    server = serve(url)
+    try:
+        base = server.url
+        game = two_seat_game(base)
+        game_id = game["game_id"]
+        view = session_from(SEAT_0).get(
+            f"{base}/v1/games/{game_id}", headers=bearer(game[0]), timeout=10
+        ).json()
+        asked = request_export(session_from(SEAT_0), base, game_id, "json", game[0])
+        assert asked.status_code == 202
+        # What seat 1 can compute from the game's id and version alone.
+        name = f"export|{game_id}|{view['version']}|seat0|json"
+        guessed = hashlib.sha256(name.encode()).hexdigest()[:32]
+        assert asked.json()["export_id"] != guessed
+        answer = session_from(SEAT_1).get(f"{base}/v1/jobs/export-{guessed}", timeout=10)
+        assert answer.status_code == 404, answer.text
     finally:
         server.stop()
