@@ -257,9 +257,11 @@ def test_an_opponent_cannot_name_a_seats_export_job_from_the_game_alone(own_redi
         base = server.url
         game = two_seat_game(base)
         game_id = game["game_id"]
-        view = session_from(SEAT_0).get(
-            f"{base}/v1/games/{game_id}", headers=bearer(game[0]), timeout=10
-        ).json()
+        view = (
+            session_from(SEAT_0)
+            .get(f"{base}/v1/games/{game_id}", headers=bearer(game[0]), timeout=10)
+            .json()
+        )
         asked = request_export(session_from(SEAT_0), base, game_id, "json", game[0])
         assert asked.status_code == 202
         # What seat 1 can compute from the game's id and version alone.
