@@ -57,8 +57,9 @@ def idle(connection: redis.Redis, count: int) -> bool:
     return len(workers) == count and busy == 0 and connection.llen(f"rq:queue:{DECISIONS}") == 0
 
 
-def flood_hints(base: str) -> list[requests.Response]:
-    """Expert hints at the largest think time, all with the token of the seat to move."""
+def hint_flood(base: str, addresses: list[str]) -> list[requests.Response]:
+    """Expert hints at the largest think time, all with the token of the seat to move,
+    sent from ``addresses`` in turn."""
     created = session_from(FLOODER).post(f"{base}/v1/games", json={"seed": 9}, timeout=10).json()
     joined = (
         session_from(SEAT_1)
@@ -76,10 +77,9 @@ def flood_hints(base: str) -> list[requests.Response]:
         .json()
     )
     token = tokens[view["to_move"]]
-    flooder = session_from(FLOODER)
 
-    def hint(_: int) -> requests.Response:
-        return flooder.post(
+    def hint(number: int) -> requests.Response:
+        return session_from(addresses[number % len(addresses)]).post(
             f"{base}/v1/games/{created['game_id']}/hint",
             json={"level": "expert", "budget_ms": 2000},
             headers=bearer(token),
@@ -88,6 +88,15 @@ def flood_hints(base: str) -> list[requests.Response]:
 
     with ThreadPoolExecutor(8) as pool:
         return list(pool.map(hint, range(FLOOD)))
+
+
+def flood_hints(base: str) -> list[requests.Response]:
+    return hint_flood(base, [FLOODER])
+
+
+def flood_hints_from_many_addresses(base: str) -> list[requests.Response]:
+    """One seat's token is one share, from wherever it is sent."""
+    return hint_flood(base, [f"127.0.1.{n}" for n in range(1, FLOOD + 1)])
 
 
 def flood_bot_moves(base: str) -> list[requests.Response]:
@@ -104,7 +113,11 @@ def flood_bot_moves(base: str) -> list[requests.Response]:
         return list(pool.map(move, range(FLOOD)))
 
 
-@pytest.mark.parametrize("flood", [flood_hints, flood_bot_moves], ids=["hints", "bot_moves"])
+@pytest.mark.parametrize(
+    "flood",
+    [flood_hints, flood_hints_from_many_addresses, flood_bot_moves],
+    ids=["hints", "one_token_many_addresses", "bot_moves"],
+)
 def test_a_flooding_caller_gets_429s_and_another_callers_cheap_decision_waits_within_the_bound(
     service, flood
 ):
