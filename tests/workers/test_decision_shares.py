@@ -158,3 +158,65 @@ def test_a_flooding_caller_gets_429s_and_another_callers_cheap_decision_waits_wi
         f"{base}/v1/bot/moves", json={"position": POSITION, "level": "random"}, timeout=10
     )
     assert again.status_code == 202, again.text
+
+
+def test_hints_and_bot_moves_share_one_budget_per_caller(tmp_path):
+    """No worker runs: whatever is admitted stays queued, and so holds its share."""
+    own_redis = EmbeddedRedis(tmp_path / "redis").start()
+    env = {f"SCHNAPSEN_{name}": str(value) for name, value in SETTINGS.items()}
+    server = LiveServer(own_redis.url, env={"SCHNAPSEN_LOG_LEVEL": "WARNING", **env})
+    try:
+        base = server.url
+        created = session_from(FLOODER).post(f"{base}/v1/games", json={"seed": 3}, timeout=10)
+        game = created.json()
+        joined = (
+            session_from(SEAT_1)
+            .post(
+                f"{base}/v1/games/{game['game_id']}/join",
+                json={"invite": game["invite"]},
+                timeout=10,
+            )
+            .json()
+        )
+        tokens = {0: game["token"], 1: joined["token"]}
+        view = (
+            session_from(FLOODER)
+            .get(f"{base}/v1/games/{game['game_id']}", headers=bearer(tokens[0]), timeout=10)
+            .json()
+        )
+        token = tokens[view["to_move"]]
+
+        def hint(address: str, budget_ms: int) -> requests.Response:
+            return session_from(address).post(
+                f"{base}/v1/games/{game['game_id']}/hint",
+                json={"level": "expert", "budget_ms": budget_ms},
+                headers=bearer(token),
+                timeout=10,
+            )
+
+        def bot_move(address: str, level: str, budget_ms: int | None = None) -> requests.Response:
+            body = {"position": POSITION, "level": level}
+            if budget_ms is not None:
+                body["budget_ms"] = budget_ms
+            return session_from(address).post(f"{base}/v1/bot/moves", json=body, timeout=10)
+
+        # The caller's one bot move holds all its think time: its hint is refused ...
+        assert bot_move(FLOODER, "expert", 2000).status_code == 202
+        refused = hint(FLOODER, 100)
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["code"] == "too_many_decisions"
+        # ... while the same seat's hint from another caller is not.
+        assert hint(OTHER, 100).status_code == 202
+        # A level that does not search costs no think time, but counts as a decision.
+        assert bot_move(FLOODER, "random").status_code == 202
+        counted = bot_move(FLOODER, "random")
+        assert counted.status_code == 429, counted.text
+        assert connection_jobs(own_redis.url) == 3
+    finally:
+        server.stop()
+        own_redis.stop()
+
+
+def connection_jobs(url: str) -> int:
+    """The decisions queued."""
+    return redis.Redis.from_url(url).llen(f"rq:queue:{DECISIONS}")
