@@ -211,12 +211,12 @@ def test_hints_and_bot_moves_share_one_budget_per_caller(tmp_path):
         assert bot_move(FLOODER, "random").status_code == 202
         counted = bot_move(FLOODER, "random")
         assert counted.status_code == 429, counted.text
-        assert connection_jobs(own_redis.url) == 3
+        assert queued_decisions(own_redis.url) == 3
     finally:
         server.stop()
         own_redis.stop()
 
 
-def connection_jobs(url: str) -> int:
+def queued_decisions(url: str) -> int:
     """The decisions queued."""
     return redis.Redis.from_url(url).llen(f"rq:queue:{DECISIONS}")
