@@ -6,9 +6,9 @@ from ``seat_view`` of the state just before the action: exactly the
 observation a bot gets, so no card the seat could not see is used (R11b).
 The chosen action's *loss* is the best action's value minus its own. The
 seed of each decision is the one a bot opponent would have used at that
-version (``bot_seed``), and the search counts work, not wall time, so an
-analysis is the same on any machine and, for the expert's own moves, the
-same values the expert played by.
+version (``bot_seed``, keyed with the server's secret), and the search counts
+work, not wall time, so an analysis is the same on any machine of the server
+and, for the expert's own moves, the same values the expert played by.
 
 Labels by loss, in game points (``THRESHOLDS``, documented in README.md):
 
@@ -122,11 +122,12 @@ def value_decision(
     }
 
 
-def analyse_moment(game_id: str, moment: Moment, budget_ms: int = BUDGET_MS) -> dict[str, Any]:
-    """A decision's analysis record, with where it happened."""
-    valued = value_decision(
-        moment.view, moment.chosen, seed=bot_seed(game_id, moment.version), budget_ms=budget_ms
-    )
+def analyse_moment(
+    game_id: str, moment: Moment, budget_ms: int = BUDGET_MS, *, secret: bytes
+) -> dict[str, Any]:
+    """A decision's analysis record, with where it happened (``secret``: the server's)."""
+    seed = bot_seed(game_id, moment.version, secret)
+    valued = value_decision(moment.view, moment.chosen, seed=seed, budget_ms=budget_ms)
     return {
         "version": moment.version,
         "deal": moment.deal,
@@ -140,6 +141,7 @@ def analyse(
     game_id: str,
     selected: Iterable[Moment],
     *,
+    secret: bytes,
     budget_ms: int = BUDGET_MS,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
@@ -147,7 +149,7 @@ def analyse(
     chosen = list(selected)
     records = []
     for done, moment in enumerate(chosen, start=1):
-        records.append(analyse_moment(game_id, moment, budget_ms))
+        records.append(analyse_moment(game_id, moment, budget_ms, secret=secret))
         if progress is not None:
             progress(done, len(chosen))
     return records

@@ -9,7 +9,10 @@ this module too (``queue``, ``bot_seed``); never the other way round.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +35,36 @@ ANALYSIS_TIMEOUT = 180
 RESULT_TTL = 3600
 FAILURE_TTL = 24 * 3600
 
+#: An export job's report is kept as long as the export (``service.store.EXPORT_TTL``), so a
+#: later request for the same export finds its job and answers with it.
+EXPORT_RESULT_TTL = 7 * 24 * 3600
+#: While one request enqueues a job, others for the same job wait for it at most this long
+#: (seconds): the claim outlives a request that died between claiming and enqueueing.
+CLAIM_SECONDS = 30
+#: A job that still runs or will run: a request for the same work joins it.
+UNFINISHED = frozenset(
+    {
+        JobStatus.CREATED,
+        JobStatus.QUEUED,
+        JobStatus.STARTED,
+        JobStatus.DEFERRED,
+        JobStatus.SCHEDULED,
+        JobStatus.RATE_LIMITED,
+        JobStatus.READY_TO_ENQUEUE,
+    }
+)
+
+#: ``admit(queue, job_id)``: entered just before a new job is enqueued, left once it is;
+#: it raises (a problem for the caller) when the job may not be queued. The API's
+#: admission control (``service.api.job_admission``) passes one; the default admits all.
+Admit = Callable[[str, str], AbstractContextManager[None]]
+
+
+@contextmanager
+def admit_all(_queue: str, _job_id: str) -> Iterator[None]:
+    yield
+
+
 #: Job id prefixes a client may look up.
 PUBLIC_KINDS = ("move", "hint", "export", "analysis")
 
@@ -53,9 +86,16 @@ def bot_move_job_id(game_id: str, version: int) -> str:
     return f"bot-{game_id}-{version}"
 
 
-def bot_seed(game_id: str, version: int) -> int:
-    """A bot's seed for one position of one game: reproducible, not guessable from outside."""
-    digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
+def bot_seed(game_id: str, version: int, secret: bytes) -> int:
+    """A bot's seed for one position of one game, keyed with the server's secret.
+
+    The same game and version give the same seed on every process of a server
+    (they share ``SCHNAPSEN_SECRET_KEY``), so a bot's decision, a hint and an
+    analysis of that position search alike. Without the secret nobody can
+    compute it: an opponent who could would replay the bot's very search with
+    the bot-move service (any position, any seed) before the bot moves.
+    """
+    digest = hmac.new(secret, f"bot-seed|{game_id}|{version}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -86,42 +126,125 @@ def enqueue_decision(
     seed: int,
     budget_ms: int | None,
     kind: str = "move",
-) -> Job:
-    """Ask a worker for a bot's decision in a position (the bot-move service, hints)."""
-    return queue(DECISIONS, connection).enqueue(
-        "workers.jobs.bot_decision",
-        position,
-        level,
-        seed,
-        budget_ms,
-        job_id=f"{kind}-{uuid.uuid4().hex}",
-        job_timeout=DECISION_TIMEOUT,
-        retry=Retry(max=2),
-        result_ttl=RESULT_TTL,
-        failure_ttl=FAILURE_TTL,
-        description=f"{level} decision",
-    )
+    admit: Admit = admit_all,
+) -> str:
+    """Ask a worker for a bot's decision in a position (the bot-move service, hints).
+
+    ``admit`` holds the caller to its share of the decision workers; the job's id.
+    """
+    job_id = f"{kind}-{uuid.uuid4().hex}"
+    with admit(DECISIONS, job_id):
+        queue(DECISIONS, connection).enqueue(
+            "workers.jobs.bot_decision",
+            position,
+            level,
+            seed,
+            budget_ms,
+            job_id=job_id,
+            job_timeout=DECISION_TIMEOUT,
+            retry=Retry(max=2),
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            description=f"{level} decision",
+        )
+    return job_id
+
+
+def export_id_for(
+    game_id: str, version: int, viewer: int | None, export_format: str, secret: bytes
+) -> str:
+    """The one export of a game at a version, as a seat or a spectator sees it, in a format.
+
+    Every request for the same export names the same id, so the same job and
+    the same stored bytes. The id is keyed with the server's secret: whoever
+    may ask for an export learns its id from the answer, and nobody else can
+    compute it (a seat's export's job reports the SHA-256 of bytes that hold
+    that seat's hand, which an opponent could match against the few hands left).
+    """
+    seen_by = "spectator" if viewer is None else f"seat{viewer}"
+    name = f"export|{game_id}|{version}|{seen_by}|{export_format}"
+    return hmac.new(secret, name.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def enqueue_export(
-    connection: Redis, game_id: str, viewer: int | None, export_format: str
-) -> tuple[Job, str]:
-    """Ask a worker to build a replay export; returns the job and the export's id."""
-    export_id = uuid.uuid4().hex
-    job = queue(EXPORTS, connection).enqueue(
-        "workers.jobs.export_replay",
-        game_id,
-        viewer,
-        export_format,
-        export_id,
-        job_id=f"export-{export_id}",
-        job_timeout=EXPORT_TIMEOUT,
-        retry=Retry(max=3, interval=[2, 10, 30]),  # backoff: nobody waits on a move
-        result_ttl=RESULT_TTL,
-        failure_ttl=FAILURE_TTL,
-        description=f"{export_format} export of game {game_id}",
+    connection: Redis,
+    game_id: str,
+    version: int,
+    viewer: int | None,
+    export_format: str,
+    *,
+    secret: bytes,
+    stored: Callable[[str], bool],
+    admit: Admit = admit_all,
+) -> tuple[str, str]:
+    """Ask a worker to build a replay export, once; returns the job's id and the export's.
+
+    A request for an export that is stored (``stored(export_id)``), or whose
+    job is queued or running, joins that job: nothing new is queued or kept.
+    """
+    export_id = export_id_for(game_id, version, viewer, export_format, secret)
+    job_id = f"export-{export_id}"
+
+    def reusable(job: Job) -> bool:
+        status = job.get_status()
+        return status in UNFINISHED or (status == JobStatus.FINISHED and stored(export_id))
+
+    _enqueue_once(
+        connection,
+        EXPORTS,
+        job_id,
+        reusable,
+        admit,
+        lambda: queue(EXPORTS, connection).enqueue(
+            "workers.jobs.export_replay",
+            game_id,
+            viewer,
+            export_format,
+            export_id,
+            version,
+            job_id=job_id,
+            job_timeout=EXPORT_TIMEOUT,
+            retry=Retry(max=3, interval=[2, 10, 30]),  # backoff: nobody waits on a move
+            result_ttl=EXPORT_RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            description=f"{export_format} export of game {game_id} at version {version}",
+        ),
     )
-    return job, export_id
+    return job_id, export_id
+
+
+def _enqueue_once(
+    connection: Redis,
+    queue_name: str,
+    job_id: str,
+    reusable: Callable[[Job], bool],
+    admit: Admit,
+    enqueue: Callable[[], Job],
+) -> None:
+    """Enqueue the job ``job_id`` unless a reusable one is there; one request at a time.
+
+    A request that finds another enqueueing the same job (its claim) joins it.
+    """
+    if _reusable(connection, job_id, reusable):
+        return
+    claim = f"sch:claim:{job_id}"
+    if not connection.set(claim, 1, nx=True, ex=CLAIM_SECONDS):
+        return
+    try:
+        if _reusable(connection, job_id, reusable):  # enqueued while this one looked
+            return
+        with admit(queue_name, job_id):
+            enqueue()
+    finally:
+        connection.delete(claim)
+
+
+def _reusable(connection: Redis, job_id: str, reusable: Callable[[Job], bool]) -> bool:
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    except NoSuchJobError:
+        return False
+    return reusable(job)
 
 
 def analysis_job_id(game_id: str, parts: list[tuple[int, int]]) -> str:
@@ -130,34 +253,37 @@ def analysis_job_id(game_id: str, parts: list[tuple[int, int]]) -> str:
     return f"analysis-{game_id}-{digest}"
 
 
-def enqueue_analysis(connection: Redis, game_id: str, parts: list[tuple[int, int]]) -> Job:
+def enqueue_analysis(
+    connection: Redis,
+    game_id: str,
+    parts: list[tuple[int, int]],
+    *,
+    admit: Admit = admit_all,
+) -> str:
     """Ask a worker to analyse the (deal, seat) parts of a game (cached parts are skipped).
 
-    A job for the same parts that is still queued or running is reused.
+    A job for the same parts that is still queued or running is reused; the job's id.
     """
     job_id = analysis_job_id(game_id, parts)
-    try:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
-    except NoSuchJobError:
-        job = None
-    if job is not None and job.get_status() not in (
-        JobStatus.FINISHED,
-        JobStatus.FAILED,
-        JobStatus.STOPPED,
-        JobStatus.CANCELED,
-    ):
-        return job
-    return queue(EXPORTS, connection).enqueue(
-        "workers.jobs.analyse_game",
-        game_id,
-        [list(part) for part in parts],
-        job_id=job_id,
-        job_timeout=ANALYSIS_TIMEOUT,
-        retry=Retry(max=2, interval=[2, 10]),
-        result_ttl=RESULT_TTL,
-        failure_ttl=FAILURE_TTL,
-        description=f"analysis of game {game_id}",
+    _enqueue_once(
+        connection,
+        EXPORTS,
+        job_id,
+        lambda job: job.get_status() in UNFINISHED,
+        admit,
+        lambda: queue(EXPORTS, connection).enqueue(
+            "workers.jobs.analyse_game",
+            game_id,
+            [list(part) for part in parts],
+            job_id=job_id,
+            job_timeout=ANALYSIS_TIMEOUT,
+            retry=Retry(max=2, interval=[2, 10]),
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+            description=f"analysis of game {game_id}",
+        ),
     )
+    return job_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,8 +75,20 @@ DEFAULTS: dict[str, Any] = {
     "GAMES_PER_CLIENT_PER_HOUR": 2000,
     # Games one anonymous client address may create per hour (0: no cap).
     "GAMES_PER_ADDRESS_PER_HOUR": 200,
-    # POST /v1/bot/moves per minute per client app, or per anonymous address (0: no cap).
+    # POST /v1/bot/moves and hints per minute per client app, or per anonymous address
+    # (0: no cap).
     "BOT_MOVES_PER_CLIENT_PER_MINUTE": 60,
+    # Think time (ms, the budgets summed) of the decisions (bot-move service and hints) one
+    # caller may have queued or running at once; more: 429 (0: no cap). See
+    # service/decision_shares.py for the wait it bounds.
+    "DECISION_MS_PER_CALLER": 4000,
+    # Decisions one caller may have queued or running at once; more: 429 (0: no cap).
+    "DECISIONS_PER_CALLER": 4,
+    # New export and analysis jobs one caller may start per hour (asking again for one
+    # already made costs nothing); more: 429 (0: no cap).
+    "EXPORT_JOBS_PER_CALLER_PER_HOUR": 60,
+    # Waiting jobs the exports queue (exports and analyses) holds; more: 503 (0: no bound).
+    "EXPORT_QUEUE_MAX_JOBS": 100,
     # Whether callers without a client key may create games and ask for bot moves.
     "ANONYMOUS_CLIENTS": True,
     # Proxies in front that append to X-Forwarded-For (0: none; the peer is the client).
@@ -128,6 +140,10 @@ ENVIRONMENT = {
     "GAMES_PER_CLIENT_PER_HOUR": "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR",
     "GAMES_PER_ADDRESS_PER_HOUR": "SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR",
     "BOT_MOVES_PER_CLIENT_PER_MINUTE": "SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE",
+    "DECISION_MS_PER_CALLER": "SCHNAPSEN_DECISION_MS_PER_CALLER",
+    "DECISIONS_PER_CALLER": "SCHNAPSEN_DECISIONS_PER_CALLER",
+    "EXPORT_JOBS_PER_CALLER_PER_HOUR": "SCHNAPSEN_EXPORT_JOBS_PER_CALLER_PER_HOUR",
+    "EXPORT_QUEUE_MAX_JOBS": "SCHNAPSEN_EXPORT_QUEUE_MAX_JOBS",
     "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
     "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
     "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",

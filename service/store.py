@@ -457,7 +457,11 @@ class StoredExport:
 
 
 class ExportStore:
-    """Built exports in Redis (``sch:export:{<id>}``), kept for ``EXPORT_TTL``."""
+    """Built exports in Redis (``sch:export:{<id>}``), kept for ``EXPORT_TTL``.
+
+    One per game, version, visibility and format: the id names the four
+    (``service.queues.export_id_for``), so a rebuild overwrites, never adds.
+    """
 
     def __init__(self, client: AnyRedis):
         self.redis = client
@@ -476,6 +480,10 @@ class ExportStore:
             pipe.hset(key, mapping=fields)
             pipe.expire(key, EXPORT_TTL)
             pipe.execute()
+
+    def exists(self, export_id: str) -> bool:
+        """Whether the export is stored (a request for it then needs no new build)."""
+        return bool(self.redis.exists(_export_key(export_id)))
 
     def load(self, export_id: str) -> StoredExport | None:
         raw = self.redis.hgetall(_export_key(export_id))

@@ -39,6 +39,9 @@ for _limit in (
     "GAMES_PER_ADDRESS_PER_HOUR",
     "BOT_MOVES_PER_CLIENT_PER_MINUTE",
     "CONNECTIONS_PER_ADDRESS",
+    "DECISION_MS_PER_CALLER",
+    "DECISIONS_PER_CALLER",
+    "EXPORT_JOBS_PER_CALLER_PER_HOUR",
 ):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
 REPO = Path(__file__).resolve().parent.parent

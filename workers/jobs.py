@@ -2,7 +2,7 @@
 
 - ``bot_move(game_id, version)``: a bot opponent's move in a game;
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
-- ``export_replay(game_id, viewer, format, export_id)``: a replay export;
+- ``export_replay(game_id, viewer, format, export_id, version)``: a replay export;
 - ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts.
 """
 
@@ -34,7 +34,7 @@ def bot_move(game_id: str, version: int) -> dict[str, Any]:
 
     def choose(view: SeatView, level: str) -> Action:
         decision = get_bot(level).choose(
-            view, seed=bot_seed(game_id, version), budget_ms=rt.bot_budget_ms
+            view, seed=bot_seed(game_id, version, rt.games.secret), budget_ms=rt.bot_budget_ms
         )
         remaining = rt.bot_delay_ms / 1000 - (time.monotonic() - started)
         if remaining > 0:
@@ -77,11 +77,20 @@ def bot_decision(
 
 
 def export_replay(
-    game_id: str, viewer: int | None, export_format: str, export_id: str
+    game_id: str,
+    viewer: int | None,
+    export_format: str,
+    export_id: str,
+    version: int | None = None,
 ) -> dict[str, Any]:
-    """Build a replay export with the pure builder and store it with its SHA-256."""
+    """Build a replay export with the pure builder and store it with its SHA-256.
+
+    The export is of the game at ``version``, the one its id names (the game may
+    have moved on since it was asked for); None, from jobs queued before exports
+    had versions: the whole log.
+    """
     rt = runtime()
-    body = build(rt.store.events(game_id), game_id, viewer, export_format)
+    body = build(rt.store.events(game_id, until=version), game_id, viewer, export_format)
     export = StoredExport(
         export_id=export_id,
         game_id=game_id,
@@ -123,7 +132,7 @@ def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
         chosen = [m for m in selected if (m.deal, m.seat) == part]
         records = []
         for moment in chosen:
-            records.append(analysis.analyse_moment(game_id, moment))
+            records.append(analysis.analyse_moment(game_id, moment, secret=rt.games.secret))
             done += 1
             progress(done)
         store.save(game_id, part, records)

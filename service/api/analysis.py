@@ -15,10 +15,11 @@ from service.analysis_store import AnalysisStore
 from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
+from service.api.job_admission import export_admission
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem
-from service.queues import enqueue_analysis, report
+from service.queues import JobReport, enqueue_analysis, report
 
 blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Post-game analysis")
 
@@ -50,14 +51,18 @@ def request_analysis(body: dict[str, Any], game_id: str):
     `GET /v1/jobs/{id}` reports its `progress` (0 to 1), and once it is
     finished `GET /v1/games/{game_id}/analysis` serves the analysis. Parts
     analysed before are cached (they cannot change) and not valued again.
+    A request while the same job is queued or running joins it; a new job
+    counts against the caller's cap on export and analysis jobs (429
+    `too_many_jobs`), and a full queue refuses it (503 `queue_full`), both
+    with `Retry-After`.
     """
     found = _scope(game_id, body.get("seat"), body.get("deals"))
-    job = enqueue_analysis(queues(), game_id, list(found.parts))
-    reported = report(queues(), job.id)
-    assert reported is not None
+    job_id = enqueue_analysis(queues(), game_id, list(found.parts), admit=export_admission())
+    # None: another request is enqueueing this very job at this instant.
+    reported = report(queues(), job_id) or JobReport(job_id, "queued")
     answer = {**reported.to_dict(), "analysis_url": f"/v1/games/{game_id}/analysis"}
     answer.setdefault("progress", 0.0)
-    return answer, 202, {"Location": f"/v1/jobs/{job.id}"}
+    return answer, 202, {"Location": f"/v1/jobs/{job_id}"}
 
 
 @blp.route("/games/<game_id>/analysis", methods=["GET"])

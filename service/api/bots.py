@@ -20,6 +20,7 @@ from schemas.bots import (
 )
 from service.api import examples
 from service.api.games import games
+from service.api.job_admission import decision_admission
 from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.api.render import bearer_token
 from service.bots.catalog import describe_levels
@@ -89,6 +90,10 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
     200 with the decision when it is ready within S seconds. An impossible
     position answers 422 naming what is wrong. A `budget_ms` above the
     service's cap (`SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS`) is clamped to it.
+    A caller's bot moves and hints queued or running share a budget of think
+    time and a count (`SCHNAPSEN_DECISION_MS_PER_CALLER`,
+    `SCHNAPSEN_DECISIONS_PER_CALLER`); one more is 429 `too_many_decisions`
+    with `Retry-After`, so no caller holds the workers from the others.
     """
     try:
         view_from_position(body["position"])
@@ -96,14 +101,16 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
         raise InvalidRequest(
             str(error), code="impossible_position", extra={"errors": {error.field: [error.message]}}
         ) from None
-    job = enqueue_decision(
+    budget_ms = capped_budget(body.get("budget_ms"))
+    job_id = enqueue_decision(
         queues(),
         body["position"],
         body["level"],
         seed=body["seed"],
-        budget_ms=capped_budget(body.get("budget_ms")),
+        budget_ms=budget_ms,
+        admit=decision_admission(body["level"], budget_ms),
     )
-    return _job_answer(job.id, query["wait"])
+    return _job_answer(job_id, query["wait"])
 
 
 @blp.route("/games/<game_id>/hint", methods=["POST"])
@@ -118,7 +125,12 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
 )
 @operation(blp, "requestHint", security=SEAT, problems=BODY + GAME + (409,))
 def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
-    """What a bot would play in the caller's seat now (the seat's view only)."""
+    """What a bot would play in the caller's seat now (the seat's view only).
+
+    Hints share the caller's budget with `POST /v1/bot/moves` (429
+    `too_many_decisions`), and the seat's own: one seat's token sent from
+    many addresses holds no more of the workers than one caller.
+    """
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
@@ -127,15 +139,18 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     if current.state.to_move != seat:
         raise Conflict("it is not your turn", code="not_your_turn")
     position = position_from_view(seat_view(current.state, seat))
-    job = enqueue_decision(
+    level = body.get("level", DEFAULT_LEVEL)
+    budget_ms = capped_budget(body.get("budget_ms"))
+    job_id = enqueue_decision(
         queues(),
         position,
-        body.get("level", DEFAULT_LEVEL),
-        seed=bot_seed(game_id, current.version),
-        budget_ms=capped_budget(body.get("budget_ms")),
+        level,
+        seed=bot_seed(game_id, current.version, service.secret),
+        budget_ms=budget_ms,
         kind="hint",
+        admit=decision_admission(level, budget_ms, also=[f"seat:{game_id}:{seat}"]),
     )
-    return _job_answer(job.id, query["wait"])
+    return _job_answer(job_id, query["wait"])
 
 
 @blp.route("/jobs/<job_id>", methods=["GET"])

@@ -154,7 +154,9 @@ def _analysis_example() -> dict[str, Any]:
     from service import analysis  # the expert's search: imported only for this example
 
     moment = next(analysis.moments(_PLAYED))
-    record = analysis.analyse_moment(GAME_ID, moment, budget_ms=ANALYSIS_BUDGET_MS)
+    record = analysis.analyse_moment(
+        GAME_ID, moment, budget_ms=ANALYSIS_BUDGET_MS, secret=EXAMPLE_SECRET
+    )
     summary = analysis.summary([record])
     return {
         "game_id": GAME_ID,
@@ -172,6 +174,8 @@ def _analysis_example() -> dict[str, Any]:
 
 #: The example's think time: small, so that building the document stays quick.
 ANALYSIS_BUDGET_MS = 5
+#: The example server's secret, which keys the seeds of the example analysis (``bot_seed``).
+EXAMPLE_SECRET = b"example"
 ANALYSIS_REQUEST = {"seat": 0, "deals": [1]}
 ANALYSIS = _analysis_example()
 ANALYSIS_JOB = {

@@ -12,10 +12,11 @@ from schemas.bots import ExportJobSchema, ExportRequestSchema
 from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
+from service.api.job_admission import export_admission
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem, Unauthorized
-from service.queues import enqueue_export, report
+from service.queues import JobReport, enqueue_export, report
 from service.replay_export import EXTENSIONS
 
 blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
@@ -54,16 +55,31 @@ def create_export(body: dict[str, Any], game_id: str):
 
     Answers 202 with the job; when it is finished, its result holds the
     export's `url` and `sha256`. Once the game is over the export holds
-    every deal's deck.
+    every deal's deck. There is one export per game, version, visibility
+    (seat 0, seat 1 or a spectator) and format: asking again answers the same
+    job and export (finished at once when it is built) and costs nothing. A
+    new export job counts against the caller's cap (429 `too_many_jobs`,
+    `SCHNAPSEN_EXPORT_JOBS_PER_CALLER_PER_HOUR`), and a full queue refuses it
+    (503 `queue_full`, `SCHNAPSEN_EXPORT_QUEUE_MAX_JOBS`), both with `Retry-After`.
     """
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    job, export_id = enqueue_export(queues(), game_id, seat, body.get("format", "json"))
-    found = report(queues(), job.id)
-    assert found is not None
+    exports = current_app.extensions["schnapsen"]["exports"]
+    job_id, export_id = enqueue_export(
+        queues(),
+        game_id,
+        current.version,
+        seat,
+        body.get("format", "json"),
+        secret=service.secret,
+        stored=exports.exists,
+        admit=export_admission(),
+    )
+    # None: another request is enqueueing this very job at this instant.
+    found = report(queues(), job_id) or JobReport(job_id, "queued")
     answer = {**found.to_dict(), "export_id": export_id, "export_url": f"/v1/exports/{export_id}"}
-    return answer, 202, {"Location": f"/v1/jobs/{job.id}"}
+    return answer, 202, {"Location": f"/v1/jobs/{job_id}"}
 
 
 @blp.route("/exports/<export_id>", methods=["GET"])

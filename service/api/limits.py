@@ -1,5 +1,5 @@
 """Rate limits per caller (client key or address) and per seat token; caps on games
-created and on bot-move requests (see ``service.api.callers`` for who a caller is).
+created and on bot-move and hint requests (see ``service.api.callers`` for who a caller is).
 
 Fixed windows counted in Redis (one Lua call per check: INCR, and EXPIRE on
 the first hit), so every API process shares the counts. Answers carry the
@@ -89,7 +89,7 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
             "bot_moves",
             config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
             60,
-            "bot moves",
+            "bot moves and hints",
             code="too_many_bot_moves",
         ),
     }
@@ -107,7 +107,8 @@ def checks_for(caller: Caller) -> list[tuple[str, str]]:
             checks.append(("token", hashlib.sha256(token.encode()).hexdigest()[:32]))
     if endpoint == ("POST", "/v1/games"):
         checks.append(("games_ip", who) if anonymous else ("games", who))
-    if endpoint == ("POST", "/v1/bot/moves"):
+    # A hint is a bot's decision too: it counts against the same cap.
+    if endpoint == ("POST", "/v1/bot/moves") or request.endpoint == "bots.hint":
         checks.append(("bot_moves", caller.scope))
     return checks
 

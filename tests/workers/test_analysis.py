@@ -21,6 +21,7 @@ from service.engine.knowledge import seat_view
 from service.queues import bot_seed
 from service.store import EventStore
 from tests.bots.test_levels import permuted
+from tests.conftest import SECRET
 from tests.waiting import wait_until
 from tests.workers.helpers import auth
 
@@ -106,10 +107,10 @@ def check_against_the_seat_views(redis_client, game_id: str, records: list[dict[
             moment = analysis.Moment(
                 index, state.deal.number, len(view.tricks) + 1, view, event.action
             )
-            assert analysis.analyse_moment(game_id, moment) == record
+            assert analysis.analyse_moment(game_id, moment, secret=SECRET.encode()) == record
             # ... and the values are the top level's own evaluations of that view, at that version
             expert = ExpertBot(wall_clock_guard=False).choose(
-                view, seed=bot_seed(game_id, index), budget_ms=analysis.BUDGET_MS
+                view, seed=bot_seed(game_id, index, SECRET.encode()), budget_ms=analysis.BUDGET_MS
             )
             evaluations = [
                 {"action": action.to_dict(), "value": round(value, 4)}
