@@ -89,6 +89,9 @@ DEFAULTS: dict[str, Any] = {
     "EXPORT_JOBS_PER_CALLER_PER_HOUR": 60,
     # Waiting jobs the exports queue (exports and analyses) holds; more: 503 (0: no bound).
     "EXPORT_QUEUE_MAX_JOBS": 100,
+    # Waiting jobs the decisions queue (bot-move service, hints) holds, all callers
+    # together; more: 503 (0: no bound).
+    "DECISION_QUEUE_MAX_JOBS": 200,
     # Whether callers without a client key may create games and ask for bot moves.
     "ANONYMOUS_CLIENTS": True,
     # Proxies in front that append to X-Forwarded-For (0: none; the peer is the client).
@@ -144,6 +147,7 @@ ENVIRONMENT = {
     "DECISIONS_PER_CALLER": "SCHNAPSEN_DECISIONS_PER_CALLER",
     "EXPORT_JOBS_PER_CALLER_PER_HOUR": "SCHNAPSEN_EXPORT_JOBS_PER_CALLER_PER_HOUR",
     "EXPORT_QUEUE_MAX_JOBS": "SCHNAPSEN_EXPORT_QUEUE_MAX_JOBS",
+    "DECISION_QUEUE_MAX_JOBS": "SCHNAPSEN_DECISION_QUEUE_MAX_JOBS",
     "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
     "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
     "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",

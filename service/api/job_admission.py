@@ -11,7 +11,8 @@ analysis that is stored, queued or running joins it and costs nothing
   ``EXPORT_JOBS_PER_CALLER_PER_HOUR`` export and analysis jobs an hour: 429
   ``too_many_jobs``;
 - decisions (the bot-move service, hints): ``service.decision_shares``, 429
-  ``too_many_decisions``.
+  ``too_many_decisions``; and the decisions queue holds at most
+  ``DECISION_QUEUE_MAX_JOBS`` waiting jobs, all callers together: 503 ``queue_full``.
 
 Each answers problem+json with ``Retry-After``. A limit of 0 turns it off.
 """
@@ -118,8 +119,15 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
     callers = [current_caller().scope, *also]
     cost = cost_ms(level, budget_ms)
 
+    most = config["DECISION_QUEUE_MAX_JOBS"]
+
     @contextmanager
-    def admit(_queue_name: str, job_id: str) -> Iterator[None]:
+    def admit(queue_name: str, job_id: str) -> Iterator[None]:
+        with _place_in_queue(_queues(), queue_name, job_id, most), _share(job_id):
+            yield
+
+    @contextmanager
+    def _share(job_id: str) -> Iterator[None]:
         try:
             shares.book(callers, job_id, cost)
         except TooManyDecisions as refused:

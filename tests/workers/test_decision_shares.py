@@ -220,3 +220,30 @@ def test_hints_and_bot_moves_share_one_budget_per_caller(tmp_path):
 def queued_decisions(url: str) -> int:
     """The decisions queued."""
     return redis.Redis.from_url(url).llen(f"rq:queue:{DECISIONS}")
+
+
+def test_a_full_decisions_queue_answers_503_however_many_addresses_ask(tmp_path):
+    """Shares bound each caller; the queue's depth bounds them all together. No worker
+    runs, so every admitted decision stays queued."""
+    own_redis = EmbeddedRedis(tmp_path / "redis").start()
+    env = {"SCHNAPSEN_DECISION_QUEUE_MAX_JOBS": "3", "SCHNAPSEN_LOG_LEVEL": "WARNING"}
+    server = LiveServer(own_redis.url, env=env)
+    connection = redis.Redis.from_url(own_redis.url)
+    try:
+        answers = [
+            session_from(f"127.0.2.{n}").post(
+                f"{server.url}/v1/bot/moves",
+                json={"position": POSITION, "level": "random"},
+                timeout=10,
+            )
+            for n in range(1, 6)
+        ]
+        assert [answer.status_code for answer in answers] == [202, 202, 202, 503, 503]
+        for refused in answers[3:]:
+            assert refused.headers["Content-Type"].startswith("application/problem+json")
+            assert refused.json()["code"] == "queue_full"
+            assert int(refused.headers["Retry-After"]) >= 1
+        assert connection.llen(f"rq:queue:{DECISIONS}") == 3
+    finally:
+        server.stop()
+        own_redis.stop()
