@@ -30,6 +30,7 @@ from .cards import Card, Rank, Suit, format_cards
 from .knowledge import SeatView
 from .observation import trick_to_dict
 from .points import marriage_points
+from .reachable import objection
 from .state import Marriage, Trick, Variant
 
 POSITION_SCHEMA = 1
@@ -85,7 +86,7 @@ def view_from_position(data: Mapping[str, Any]) -> SeatView:
             )
         at_close = _at_close(tricks, marriages, closed_by, closed_after)
     game_points = reader.game_points()
-    return SeatView(
+    view = SeatView(
         variant=variant,
         seat=seat,
         dealer=dealer,
@@ -106,6 +107,10 @@ def view_from_position(data: Mapping[str, Any]) -> SeatView:
         exchanged_card=exchanged_card,
         game_points=game_points,
     )
+    found = objection(view)
+    if found is not None:
+        raise PositionError(found.field, found.message)
+    return view
 
 
 def position_from_view(view: SeatView) -> dict[str, Any]:
