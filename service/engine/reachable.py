@@ -83,8 +83,8 @@ class _Deal:
         self.check_marriages()
         self.check_turn_up()
         self.check_exchange()
-        self.check_strict_play()
         self.check_room()
+        self.check_strict_play()
 
     # -- the deal is still running ------------------------------------------------
 
@@ -200,9 +200,13 @@ class _Deal:
                 "exchange", f"seat {seat} took {took}, yet seat {played[0]} played it (R6a)"
             )
         if seat == view.seat and played is None and took not in view.hand:
-            raise _Unreachable("exchange", f"seat {seat} took {took}: it is in your hand or played")
+            raise _Unreachable(
+                "exchange", f"you took {took}: it is in your hand, or you played it (R6a)"
+            )
         if seat != view.seat and took in view.hand:
-            raise _Unreachable("exchange", f"the opponent took {took}: it is not in your hand")
+            raise _Unreachable(
+                "exchange", f"the opponent took {took} and kept it: it cannot be in your hand (R6a)"
+            )
         for marriage in view.marriages:
             if took in marriage.cards and marriage.seat != seat:
                 raise _Unreachable(

@@ -146,6 +146,31 @@ def marriage_by_the_other_seat(position: Position, view: SeatView) -> Position |
     return position
 
 
+def opponent_led_pairs(view: SeatView) -> list[Suit]:
+    """Suits whose King or Queen the opponent led first while the other is still unseen."""
+    seen = set(view.hand) | set(view.played) | {view.turn_up}
+    married = {m.suit for m in view.marriages}
+    suits = []
+    for suit in Suit:
+        king, queen = Card.of(Rank.KING, suit), Card.of(Rank.QUEEN, suit)
+        shown = [t for t in view.tricks if {t.lead, t.follow} & {king, queen}]
+        if suit in married or len(shown) != 1 or shown[0].leader != view.opponent:
+            continue
+        other = queen if shown[0].lead is king else king
+        if shown[0].lead in (king, queen) and other not in seen:
+            suits.append(suit)
+    return suits
+
+
+def opponent_marriages_beyond_the_hands_room(position: Position, view: SeatView) -> Position | None:
+    """Each declared pair's other card stays in the opponent's hand: more than it can hold."""
+    suits = opponent_led_pairs(view)
+    if len(suits) <= view.opponent_hand_size - len(view.known_opponent_cards()):
+        return None
+    position["marriages"] += [{"seat": view.opponent, "suit": s.value} for s in suits]
+    return position
+
+
 def tracked_with_66(position: Position, view: SeatView) -> Position | None:
     """R7e: in the tracked variant a seat with 66 has gone out; the deal is over."""
     if view.variant is not Variant.HEAD or max(card_points(view, s) for s in (0, 1)) < 66:
@@ -225,6 +250,7 @@ MUTATIONS: dict[str, Mutation] = {
         opponent_marriages_never_led,
         marriage_with_the_trump_card_under_the_talon,
         marriage_by_the_other_seat,
+        opponent_marriages_beyond_the_hands_room,
         tracked_with_66,
         tracked_after_the_last_trick,
         card_in_hand_and_played,
@@ -257,9 +283,12 @@ def test_every_position_of_a_real_game_passes_and_reads_back_the_same(game):
 def test_every_position_no_deal_reaches_is_refused_naming_a_field(game):
     for view in views(*game):
         for name, position in mutated(view):
-            with pytest.raises(PositionError) as refused:
+            try:
                 view_from_position(position)
-            assert refused.value.field, (name, position)
+            except PositionError as refused:
+                assert refused.field, (name, refused)
+            else:
+                raise AssertionError(f"accepted after {name}: {position}")
 
 
 def test_every_mutation_meets_positions_it_applies_to():
@@ -271,3 +300,54 @@ def test_every_mutation_meets_positions_it_applies_to():
             for name, _position in mutated(view):
                 met[name] += 1
     assert all(count >= 3 for count in met.values()), met
+
+
+def test_an_opponent_void_in_trumps_with_two_unseen_trumps_and_one_talon_card_is_refused():
+    """R5b, R6b: hearts are trumps (KH turned up); seat 1 closed after four tricks, leaving
+    one card in the talon. Seat 0 answered the trump lead TH with QD, so it held no
+    trump from then on. AH and JH are unseen and seat 0 never held them, but the
+    talon has room for one card only."""
+    trick = lambda leader, lead, follow, winner: {  # noqa: E731
+        "leader": leader,
+        "cards": [{"seat": leader, "card": lead}, {"seat": 1 - leader, "card": follow}],
+        "winner": winner,
+    }
+    position = {
+        "variant": "head", "seat": 1, "dealer": 0, "hand": ["TD", "KD", "AS"],
+        "trump_card": "KH", "turn_up": "KH", "talon_size": 1, "closed_by": 1,
+        "tricks": [
+            trick(1, "QC", "AD", 1), trick(1, "JC", "QH", 0), trick(0, "KC", "TC", 1),
+            trick(1, "KS", "QS", 1), trick(1, "AC", "TS", 1), trick(1, "TH", "QD", 1),
+        ],
+        "current_trick": [], "marriages": [], "declared_marriage": None, "exchange": None,
+    }  # fmt: skip
+    with pytest.raises(PositionError) as refused:
+        view_from_position(position)
+    assert refused.value.field == "tricks"
+    assert "AH, JH" in refused.value.message
+    position["hand"] = ["AH", "KD", "AS"]  # AH in our hand instead: JH lies in the talon
+    assert view_from_position(position).talon_size == 1
+
+
+def test_a_marriage_with_the_trump_card_under_the_talon_names_the_turn_up():
+    """R1b, R6c: the King of trumps lies face up under the talon, so the opponent's first
+    lead, the Queen of trumps, cannot have come with a marriage."""
+
+    def fits(view: SeatView) -> bool:
+        queen = Card.of(Rank.QUEEN, view.trump)
+        return (
+            not view.tricks
+            and view.lead_card is not None
+            and view.turn_up.rank is Rank.KING
+            and queen not in view.hand
+        )
+
+    view = next(v for seed in range(200) for v in views(seed, Variant.HEAD) if fits(v))
+    position = position_from_view(view)
+    position["current_trick"][0]["card"] = Card.of(Rank.QUEEN, view.trump).value
+    assert view_from_position(position).lead_card.rank is Rank.QUEEN  # a lead that happens
+    position["marriages"] = [{"seat": view.opponent, "suit": view.trump.value}]
+    with pytest.raises(PositionError) as refused:
+        view_from_position(position)
+    assert refused.value.field == "marriages[0]"
+    assert f"{view.turn_up} lay face up under the talon" in refused.value.message
