@@ -6,6 +6,10 @@ turns such a position into one no deal can reach (a card where it cannot be,
 an exchange or a marriage by a seat that was never on lead with the cards, a
 tracked deal that should have ended): every one is refused with a
 ``PositionError`` naming a field. Hypothesis picks the games.
+
+The judge of "a deal reaches it" is independent of the checks under test:
+``tests.engine.witness`` places every card, plays the deal with the engine and
+compares the seat's view. A position is accepted exactly when it finds one.
 """
 
 from __future__ import annotations
@@ -23,9 +27,16 @@ from hypothesis import strategies as st
 from service.engine import DECK, Card, Rank, Suit, Variant
 from service.engine.knowledge import SeatView, seat_view
 from service.engine.masks import follow_mask
-from service.engine.position import PositionError, position_from_view, view_from_position
+from service.engine.position import (
+    PositionError,
+    position_from_view,
+    read_view,
+    view_from_position,
+)
+from service.engine.reachable import objection
 from service.engine.state import Trick
 from tests.bots.helpers import random_states
+from tests.engine.witness import witness
 
 Position = dict[str, Any]
 Mutation = Callable[[Position, SeatView], Position | None]
@@ -289,6 +300,58 @@ def test_every_position_no_deal_reaches_is_refused_naming_a_field(game):
                 assert refused.field, (name, refused)
             else:
                 raise AssertionError(f"accepted after {name}: {position}")
+            try:
+                shaped = read_view(position)
+            except PositionError:
+                continue
+            assert witness(shaped) is None, f"{name} left a position a deal reaches: {position}"
+
+
+#: Changes that keep a position's form (so it reads) but may make it unreachable.
+EDITS = st.lists(
+    st.one_of(
+        st.tuples(st.just("marriage"), st.integers(0, 1), st.sampled_from(list(Suit))),
+        st.tuples(st.just("unmarry"), st.integers(0, 3)),
+        st.tuples(st.just("exchange"), st.integers(0, 1), st.sampled_from(DECK)),
+        st.tuples(st.just("variant"), st.sampled_from(list(Variant))),
+        st.tuples(st.just("declared"), st.sampled_from(list(Suit))),
+    ),
+    max_size=3,
+)
+
+
+def edited(position: Position, edits: list[tuple[Any, ...]]) -> Position:
+    for kind, *args in edits:
+        if kind == "marriage":
+            position["marriages"].append({"seat": args[0], "suit": args[1].value})
+        elif kind == "unmarry" and position["marriages"]:
+            position["marriages"].pop(args[0] % len(position["marriages"]))
+        elif kind == "exchange":
+            jack = Card.of(Rank.JACK, Card.parse(position["turn_up"]).suit).value
+            position["exchange"] = {"seat": args[0], "took": args[1].value}
+            position["turn_up"] = jack
+            if position["trump_card"] is not None:
+                position["trump_card"] = jack
+        elif kind == "variant":
+            position["variant"] = args[0].value
+        elif kind == "declared":
+            position["declared_marriage"] = args[0].value
+    return position
+
+
+@SETTINGS
+@given(GAMES, st.data())
+def test_a_position_is_accepted_exactly_when_the_engine_plays_a_deal_to_it(game, data):
+    """The independent oracle: ``witness`` places every card, plays the deal with the
+    engine and compares the seat's view; it finds a deal exactly for accepted positions."""
+    for view in views(*game):
+        position = edited(position_from_view(view), data.draw(EDITS))
+        try:
+            shaped = read_view(position)
+        except PositionError:
+            continue  # malformed or inconsistent in form: refused before any deal is sought
+        found = objection(shaped)
+        assert (found is None) == (witness(shaped) is not None), (found, position)
 
 
 def test_every_mutation_meets_positions_it_applies_to():
