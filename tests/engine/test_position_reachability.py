@@ -54,13 +54,6 @@ def views(seed: int, variant: Variant) -> Iterator[SeatView]:
 # -- what a seat can tell from its view ---------------------------------------
 
 
-def played_by(view: SeatView, seat: int) -> list[Card]:
-    cards = [trick.card_of(seat) for trick in view.tricks]
-    if view.lead_card is not None and view.leader == seat:
-        cards.append(view.lead_card)
-    return cards
-
-
 def card_points(view: SeatView, seat: int) -> int:
     """R7a with R6d: tricks, and the marriages once a trick is won."""
     won = [trick for trick in view.tricks if trick.winner == seat]
@@ -221,6 +214,25 @@ def drawn_trump_card_in_the_wrong_hand(position: Position, view: SeatView) -> Po
     return position
 
 
+def trump_card_played_before_it_was_drawn(position: Position, view: SeatView) -> Position | None:
+    """R3b: we drew the turn-up with the fifth trick; it cannot be in an earlier one."""
+    if view.turn_up_drawn_by != view.seat or view.turn_up not in view.hand:
+        return None
+    for index, trick in enumerate(view.tricks[:5]):
+        ours = trick.card_of(view.seat)
+        swapped = (
+            replace(trick, lead=view.turn_up)
+            if trick.leader == view.seat
+            else replace(trick, follow=view.turn_up)
+        )
+        if _winner(swapped, view.trump) == trick.winner:
+            side = 0 if trick.leader == view.seat else 1
+            position["tricks"][index]["cards"][side]["card"] = view.turn_up.value
+            position["hand"][view.hand.index(view.turn_up)] = ours.value
+            return position
+    return None
+
+
 def strict_play_broken(position: Position, view: SeatView) -> Position | None:
     """R5: after a close or once the talon is exhausted, the follower must follow, beat, trump.
 
@@ -266,6 +278,7 @@ MUTATIONS: dict[str, Mutation] = {
         tracked_after_the_last_trick,
         card_in_hand_and_played,
         drawn_trump_card_in_the_wrong_hand,
+        trump_card_played_before_it_was_drawn,
         strict_play_broken,
     )
 }
