@@ -328,6 +328,8 @@ EDITS = st.lists(
         st.tuples(st.just("exchange"), st.integers(0, 1), st.sampled_from(DECK)),
         st.tuples(st.just("variant"), st.sampled_from(list(Variant))),
         st.tuples(st.just("declared"), st.sampled_from(list(Suit))),
+        st.tuples(st.just("hand"), st.integers(0, 4), st.sampled_from(DECK)),
+        st.tuples(st.just("trick"), st.integers(0, 9), st.integers(0, 1), st.sampled_from(DECK)),
     ),
     max_size=3,
 )
@@ -349,6 +351,12 @@ def edited(position: Position, edits: list[tuple[Any, ...]]) -> Position:
             position["variant"] = args[0].value
         elif kind == "declared":
             position["declared_marriage"] = args[0].value
+        elif kind == "hand" and position["hand"]:
+            position["hand"][args[0] % len(position["hand"])] = args[1].value
+        elif kind == "trick" and position["tricks"]:
+            trick = position["tricks"][args[0] % len(position["tricks"])]
+            trick["cards"][args[1]]["card"] = args[2].value
+            trick.pop("winner", None)  # the cards say who won; a later leader may then disagree
     return position
 
 
