@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from service.engine import DECK, Card, Rank, apply, new_game, start_deal, take_seat
+from service.engine import DECK, Card, Rank, Suit, apply, new_game, start_deal, take_seat
 from service.engine.actions import CLOSE_TALON, DECLARE_MARRIAGE, EXCHANGE_TRUMP_JACK, PLAY
 from service.engine.errors import EngineError
 from service.engine.knowledge import SeatView, seat_view
@@ -53,7 +53,7 @@ def _leader_at(view: SeatView, lead: int) -> int:
 
 
 def _plays(view: SeatView) -> dict[Card, tuple[int, int]]:
-    plays = {}
+    plays: dict[Card, tuple[int, int]] = {}
     for index, trick in enumerate(view.tricks):
         plays[trick.lead] = (trick.leader, index)
         plays[trick.follow] = (1 - trick.leader, index)
@@ -62,8 +62,9 @@ def _plays(view: SeatView) -> dict[Card, tuple[int, int]]:
     return plays
 
 
-def _marriage_leads(view: SeatView, plays: dict[Card, tuple[int, int]]) -> dict[int, object]:
-    leads: dict[int, object] = {}
+def _marriage_leads(view: SeatView, plays: dict[Card, tuple[int, int]]) -> dict[int, Suit]:
+    """The lead each marriage was declared at: the first of its cards played, else this one."""
+    leads: dict[int, Suit] = {}
     for marriage in view.marriages:
         times = [plays[c][1] for c in marriage.cards if c in plays]
         lead = min(times) if times else len(view.tricks)
@@ -104,12 +105,13 @@ def _try(view: SeatView, exchange_lead: int | None) -> GameState | None:
             need.setdefault(card, NEVER)
         for lead, suit in marriages.items():
             for card in (c for m in view.marriages if m.suit is suit for c in m.cards):
-                if card in need:
+                if card in need and _declarer(view, suit) == seat:
                     need[card] = min(need[card], lead)
         if drawer == seat:
             need.pop(view.turn_up, None)
         if view.exchanged_by == seat:
             need.pop(original, None)
+            assert exchange_lead is not None
             need[jack] = exchange_lead
         releases = [0] * 5 + [
             index + 1 for index in range(min(draws, now)) if not (index == 4 and drawer == seat)
@@ -141,7 +143,13 @@ def _try(view: SeatView, exchange_lead: int | None) -> GameState | None:
     return _play(view, deck, exchange_lead, marriages)
 
 
-def _may_hold(view, plays, seat, known, card) -> bool:
+def _declarer(view: SeatView, suit: Suit) -> int:
+    return next(m.seat for m in view.marriages if m.suit is suit)
+
+
+def _may_hold(
+    view: SeatView, plays: dict[Card, tuple[int, int]], seat: int, known: set[Card], card: Card
+) -> bool:
     """R5: the seat could hold ``card`` through every strict trick it answered."""
     for index in range(_draws(view), len(view.tricks)):
         trick = view.tricks[index]
@@ -156,7 +164,10 @@ def _may_hold(view, plays, seat, known, card) -> bool:
     return True
 
 
-def _play(view: SeatView, deck, exchange_lead, marriages) -> GameState | None:
+def _play(
+    view: SeatView, deck: list[Card], exchange_lead: int | None, marriages: dict[int, Suit]
+) -> GameState | None:
+    """Deal ``deck`` and play the view's history; the state if the seat sees ``view``."""
     state = take_seat(take_seat(new_game(view.variant, view.dealer), 0), 1)
     state = start_deal(state, deck)
     draws = _draws(view)
