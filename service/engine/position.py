@@ -30,6 +30,7 @@ from .cards import Card, Rank, Suit, format_cards
 from .knowledge import SeatView
 from .observation import trick_to_dict
 from .points import marriage_points
+from .reachable import objection
 from .state import Marriage, Trick, Variant
 
 POSITION_SCHEMA = 1
@@ -45,7 +46,25 @@ class PositionError(ValueError):
 
 
 def view_from_position(data: Mapping[str, Any]) -> SeatView:
-    """The seat view a position describes; raises ``PositionError`` if it is impossible."""
+    """The seat view a position describes; raises ``PositionError`` if it is impossible.
+
+    Impossible: malformed or inconsistent (``read_view``), or well formed yet
+    reached by no deal (``reachable.objection``): bots only ever see real views.
+    """
+    view = read_view(data)
+    found = objection(view)
+    if found is not None:
+        raise PositionError(found.field, found.message)
+    return view
+
+
+def read_view(data: Mapping[str, Any]) -> SeatView:
+    """The seat view a position describes, checked for form only: each card once,
+    the tricks' leaders and winners, the sizes of the hand and the talon.
+
+    Whether a deal reaches it is ``view_from_position``'s question; this half
+    is apart so that the tests can hold it against deals the engine builds.
+    """
     reader = _Reader(data)
     if data.get("schema", POSITION_SCHEMA) != POSITION_SCHEMA:
         raise PositionError("schema", f"unknown position schema {data.get('schema')!r}")
