@@ -8,6 +8,7 @@ from schemas.components import ChoiceField, LevelField, SuitField
 from schemas.games import (
     ActionOutSchema,
     CardAtSeatSchema,
+    GameStateSchema,
     MarriageSchema,
     TrickSchema,
     _card,
@@ -16,6 +17,8 @@ from schemas.games import (
 )
 from service.bot_levels import LEVELS
 from service.replay_export import CONTENT_TYPES
+from service.replay_export import FORMAT as EXPORT_FORMAT
+from service.replay_export import SCHEMA as EXPORT_SCHEMA
 from service.settings import DEFAULTS
 
 
@@ -287,15 +290,21 @@ class ReplayExportSchema(Schema):
     """The bytes of a json export (GET /v1/exports/{export_id}): the replay as the
     seat (or spectator) it was made for may see it."""
 
-    format = fields.String(metadata=_doc("This document's format name"))
-    schema = fields.Integer(metadata=_doc("This document's schema version"))
+    format = fields.String(
+        validate=validate.OneOf([EXPORT_FORMAT]), metadata=_doc("This document's format name")
+    )
+    schema = fields.Integer(
+        validate=validate.OneOf([EXPORT_SCHEMA]), metadata=_doc("This document's schema version")
+    )
     game_id = fields.String()
     viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
     version = fields.Integer()
     complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
     events = fields.List(fields.Nested("EventSchema"))
     deals = fields.List(fields.Nested("ReplayDealSchema"))
-    state = fields.Dict(metadata=_doc("The caller's view at the end (a GameView's fields)"))
+    state = fields.Nested(
+        GameStateSchema, metadata=_doc("The game as the export's viewer saw it at `version`")
+    )
 
 
 @answer()
@@ -311,7 +320,7 @@ class StrengthSchema(Schema):
     measured_by = fields.String()
 
 
-@answer("strength_note")
+@answer()
 class BotLevelInfoSchema(Schema):
     name = fields.String(metadata=_doc("Use as `opponent.level` or `level`"))
     description = fields.String()
@@ -331,4 +340,4 @@ class BotLevelInfoSchema(Schema):
 @answer()
 class BotLevelsSchema(Schema):
     levels = fields.List(fields.Nested(BotLevelInfoSchema), metadata=_doc("Weakest first"))
-    default_level = fields.String(metadata=_doc("The level of `POST /v1/bot/moves` by default"))
+    default_level = LevelField(metadata=_doc("The level of `POST /v1/bot/moves` by default"))

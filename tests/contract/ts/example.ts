@@ -13,10 +13,26 @@ type BotDecision = components["schemas"]["BotDecision"];
 
 class ContractError extends Error {}
 
+// The README's minimal request bodies, as typed by openapi-typescript's default
+// options: a field the server fills in (variant, seed, level, format, a position's
+// tricks...) stays optional, so none of these needs more than it says.
+type Schemas = components["schemas"];
+export const minimalBodies = {
+  botGame: { opponent: { type: "bot", level: "heuristic" } } satisfies Schemas["CreateGame"],
+  humanGame: {} satisfies Schemas["CreateGame"],
+  join: { invite: "from the creator" } satisfies Schemas["Join"],
+  botMove: {
+    position: { seat: 0, dealer: 1, hand: ["AS", "TS", "KH", "QH", "JD"], trump_card: "QC", talon_size: 9 },
+  } satisfies Schemas["BotMoveRequest"],
+  hint: {} satisfies Schemas["HintRequest"],
+  export: {} satisfies Schemas["ExportRequest"],
+  analysis: {} satisfies Schemas["AnalysisRequest"],
+};
+
 async function playOneAction(baseUrl: string, clientKey: string): Promise<GameView> {
   const app = createClient<paths>({ baseUrl, headers: { "X-Client-Key": clientKey } });
   const created = await app.POST("/v1/games", {
-    body: { opponent: { type: "bot", level: "heuristic" } },
+    body: minimalBodies.botGame,
   });
   if (created.data === undefined) throw new ContractError(`create: ${JSON.stringify(created.error)}`);
   const seated = created.data;
@@ -43,10 +59,7 @@ async function botDecision(baseUrl: string, clientKey: string): Promise<BotDecis
   const app = createClient<paths>({ baseUrl, headers: { "X-Client-Key": clientKey } });
   const asked = await app.POST("/v1/bot/moves", {
     params: { query: { wait: 10 } },
-    body: {
-      level: "heuristic",
-      position: { seat: 0, dealer: 1, hand: ["AS", "TS", "KH", "QH", "JD"], trump_card: "QC", talon_size: 9 },
-    },
+    body: { ...minimalBodies.botMove, level: "heuristic" },
   });
   if (asked.data === undefined) throw new ContractError(`bot move: ${JSON.stringify(asked.error)}`);
   const deadline = Date.now() + 60_000;
