@@ -22,6 +22,7 @@ from service.engine.cards import Card
 from service.openapi import OPENAPI_FILE
 from tests.conftest import LiveServer
 from tests.contract.spec_check import Answer, RecordingClient, SpecChecker
+from tests.waiting import wait_until
 
 GAME = "/v1/games/{game_id}"
 JOB = "/v1/jobs/{job_id}"
@@ -37,6 +38,7 @@ MET = {
     "POST /v1/games/{game_id}/analysis -> 202", "GET /v1/games/{game_id}/analysis -> 200",
     "POST /v1/bot/moves -> 200", "GET /v1/jobs/{job_id} -> 200", "GET /v1/bot/levels -> 200",
     "POST /v1/games/{game_id}/resign -> 200", "POST /v1/games/{game_id}/abort -> 200",
+    "POST /v1/games/{game_id}/claim-timeout -> 200",
     "GET /readyz -> 200", "GET /v1/games/{game_id} -> 404", "POST /v1/games -> 422",
     "POST /v1/games/{game_id}/actions -> 422", "GET /v1/games/{game_id} -> 401",
     "GET /v1/games/{game_id}/replay -> 422", "GET /v1/jobs/{job_id} -> 404",
@@ -45,9 +47,11 @@ MET = {
 
 @pytest.fixture(scope="module")
 def server(redis_url: str) -> Iterator[LiveServer]:
-    """A server whose rate limits let one seat read its replay at every version."""
-    limits = {f"SCHNAPSEN_RATE_LIMIT_PER_{who}": "1000000" for who in ("TOKEN", "IP", "CLIENT")}
-    live = LiveServer(redis_url, env=limits)
+    """A server whose rate limits let one seat read its replay at every version, and
+    whose turns time out soon, so that a seat can claim a game (RX3)."""
+    settings = {f"SCHNAPSEN_RATE_LIMIT_PER_{who}": "1000000" for who in ("TOKEN", "IP", "CLIENT")}
+    settings["SCHNAPSEN_TURN_TIMEOUT_SECONDS"] = "1"
+    live = LiveServer(redis_url, env=settings)
     try:
         yield live
     finally:
@@ -65,6 +69,24 @@ def finished_job(client: RecordingClient, job: dict[str, Any]) -> dict[str, Any]
         job = client.call("get", JOB, params={"job_id": job["id"]}, query={"wait": 10}).json()
     assert job["status"] == "finished", job
     return job
+
+
+def claim_a_timed_out_game(app: RecordingClient, anonymous: RecordingClient) -> str:
+    """A game between people that the waiting seat claims once the turn timed out;
+    asked too early first. Returns its id."""
+    created = app.call("post", "/v1/games", json={}).json()
+    ids = {"game_id": created["game_id"]}
+    joined = anonymous.call("post", f"{GAME}/join", params=ids, json={"invite": created["invite"]})
+    tokens = {0: created["token"], 1: joined.json()["token"]}
+    to_move = joined.json()["game"]["to_move"]
+    waiting = RecordingClient(str(app.http.base_url), app.answers, bearer(tokens[1 - to_move]))
+    waiting.call("post", f"{GAME}/claim-timeout", params=ids)  # most likely too early
+    wait_until(
+        lambda: waiting.call("post", f"{GAME}/claim-timeout", params=ids).status_code == 200,
+        30,
+        "the turn to time out",
+    )
+    return created["game_id"]
 
 
 def play_to_the_end(seat: RecordingClient, spectator: RecordingClient, game_id: str) -> dict:
@@ -127,7 +149,8 @@ def test_every_answer_of_a_whole_game_matches_the_spec(server, worker, redis_cli
     RecordingClient(server.url, answers, bearer(guest.json()["token"])).call(
         "post", f"{GAME}/resign", params=ids
     )
-    for gone in (waiting["game_id"], other["game_id"]):
+    claimed = claim_a_timed_out_game(app, anonymous)
+    for gone in (waiting["game_id"], other["game_id"], claimed):
         anonymous.call("get", f"{GAME}/replay", params={"game_id": gone})
         anonymous.call("get", f"{GAME}/stream", params={"game_id": gone})
     app.call("get", "/v1/games", query={"client": "me", "limit": 2})
