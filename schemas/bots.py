@@ -193,7 +193,7 @@ class ExportResultSchema(Schema):
     game_id = fields.String()
     viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
     format = fields.String(validate=validate.OneOf(list(CONTENT_TYPES)))
-    content_type = fields.String()
+    content_type = fields.String(validate=validate.OneOf(list(CONTENT_TYPES.values())))
     sha256 = fields.String(metadata=_doc("Hex SHA-256 of the bytes (also in Repr-Digest)"))
     bytes = fields.Integer()
     url = fields.String()
@@ -309,7 +309,7 @@ class ReplayExportSchema(Schema):
 
 @answer()
 class StrengthSchema(Schema):
-    opponent = fields.String(metadata=_doc("The next weaker level on the ladder"))
+    opponent = LevelField(metadata=_doc("The next weaker level on the ladder"))
     games = fields.Integer(metadata=_doc("Duplicate games to 7 game points played"))
     games_won = fields.Integer()
     interval_95 = fields.List(
@@ -322,7 +322,7 @@ class StrengthSchema(Schema):
 
 @answer()
 class BotLevelInfoSchema(Schema):
-    name = fields.String(metadata=_doc("Use as `opponent.level` or `level`"))
+    name = LevelField(metadata=_doc("Use as `opponent.level` or `level`"))
     description = fields.String()
     default_budget_ms = fields.Integer(
         allow_none=True, metadata=_doc("Think time per move when none is given; null: no search")

@@ -17,6 +17,7 @@ import pytest
 
 from service.bot_levels import LEVELS
 from service.engine.outcomes import DealEndReason
+from service.replay_export import CONTENT_TYPES
 from tests.service.test_openapi_conventions import (
     DOCUMENT,
     OPERATIONS,
@@ -128,6 +129,11 @@ def test_every_closed_set_of_strings_is_an_enum():
     assert reason["enum"] == [reason.value for reason in DealEndReason]
     assert component("BotLevels")["properties"]["default_level"]["$ref"] == ref("BotLevel")["$ref"]
     assert component("BotLevel")["enum"] == list(LEVELS)
+    for name, field in [("BotLevelInfo", "name"), ("Strength", "opponent"), ("Analysis", "level")]:
+        assert component(name)["properties"][field]["$ref"] == ref("BotLevel")["$ref"], name
+    assert component("ExportResult")["properties"]["content_type"]["enum"] == list(
+        CONTENT_TYPES.values()
+    )
     assert component("ReplayExport")["properties"]["format"]["enum"] == ["schnapsen-replay"]
     assert component("Readiness")["properties"]["status"]["enum"] == ["ready"]
     assert component("Health")["properties"]["status"]["enum"] == ["ok"]
