@@ -4,6 +4,7 @@ against a live server."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,4 @@ def test_the_example_program_plays_against_a_live_server(
     _, key = ClientRegistry(redis_client).create("contract test (typescript)")
     output = run(["node", "out/example.js", live_server.url, key], cwd=ts_project, timeout=180)
     assert "acted: game " in output and "bot: " in output, output
+    assert re.search(r"replay: [1-9]\d* actions, \d+ tricks, dealt 1", output), output

@@ -79,9 +79,23 @@ async function botDecision(baseUrl: string, clientKey: string): Promise<BotDecis
   return job.result; // narrowed on `kind`: a BotDecision
 }
 
+// A spectator (no credentials) reads the replay: events narrowed on `type`,
+// steps on `kind`, each with the fields its member always carries.
+async function spectatorReplay(baseUrl: string, gameId: string): Promise<string> {
+  const spectator = createClient<paths>({ baseUrl });
+  const read = await spectator.GET("/v1/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
+  if (read.data === undefined) throw new ContractError(`replay: ${JSON.stringify(read.error)}`);
+  const replay = read.data;
+  const actions = replay.events.filter((event) => event.type === "action_taken").map((event) => event.action.type);
+  const tricks = replay.steps.flatMap((step) => (step.kind === "trick" ? [step.trick.number] : []));
+  if (replay.state.seat !== null) throw new ContractError("a spectator's replay has a seat");
+  return `replay: ${actions.length} actions, ${tricks.length} tricks, dealt ${replay.deals.length}`;
+}
+
 const [baseUrl, clientKey] = process.argv.slice(2);
 if (baseUrl === undefined || clientKey === undefined) throw new ContractError("usage: example URL KEY");
 const after = await playOneAction(baseUrl, clientKey);
 const decision = await botDecision(baseUrl, clientKey);
 console.log(`acted: game ${after.game_id} at version ${after.version}`);
 console.log(`bot: ${decision.action.type} by ${decision.level}`);
+console.log(await spectatorReplay(baseUrl, after.game_id));
