@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from schemas.components import LevelField
 from schemas.games import ActionOutSchema, _seat, answer
 
 LABELS = ["best", "good", "inaccuracy", "mistake", "blunder", "forced"]
@@ -119,7 +120,7 @@ class AnalysisSchema(Schema):
     """A game's analysis (the parts asked for): every decision, accuracy per seat and deal."""
 
     game_id = fields.String()
-    level = fields.String(metadata=_doc("The analysing bot level"))
+    level = LevelField(metadata=_doc("The analysing bot level"))
     budget_ms = fields.Integer(metadata=_doc("Its think time per decision"))
     game_finished = fields.Boolean()
     seats = fields.List(_seat())

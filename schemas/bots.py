@@ -8,6 +8,7 @@ from schemas.components import ChoiceField, LevelField, SuitField
 from schemas.games import (
     ActionOutSchema,
     CardAtSeatSchema,
+    GameStateSchema,
     MarriageSchema,
     TrickSchema,
     _card,
@@ -16,6 +17,8 @@ from schemas.games import (
 )
 from service.bot_levels import LEVELS
 from service.replay_export import CONTENT_TYPES
+from service.replay_export import FORMAT as EXPORT_FORMAT
+from service.replay_export import SCHEMA as EXPORT_SCHEMA
 from service.settings import DEFAULTS
 
 
@@ -190,7 +193,7 @@ class ExportResultSchema(Schema):
     game_id = fields.String()
     viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
     format = fields.String(validate=validate.OneOf(list(CONTENT_TYPES)))
-    content_type = fields.String()
+    content_type = fields.String(validate=validate.OneOf(list(CONTENT_TYPES.values())))
     sha256 = fields.String(metadata=_doc("Hex SHA-256 of the bytes (also in Repr-Digest)"))
     bytes = fields.Integer()
     url = fields.String()
@@ -287,20 +290,26 @@ class ReplayExportSchema(Schema):
     """The bytes of a json export (GET /v1/exports/{export_id}): the replay as the
     seat (or spectator) it was made for may see it."""
 
-    format = fields.String(metadata=_doc("This document's format name"))
-    schema = fields.Integer(metadata=_doc("This document's schema version"))
+    format = fields.String(
+        validate=validate.OneOf([EXPORT_FORMAT]), metadata=_doc("This document's format name")
+    )
+    schema = fields.Integer(
+        validate=validate.OneOf([EXPORT_SCHEMA]), metadata=_doc("This document's schema version")
+    )
     game_id = fields.String()
     viewer = _seat(allow_none=True, metadata=_doc("The seat it was made for; null: spectator"))
     version = fields.Integer()
     complete = fields.Boolean(metadata=_doc("The game is over: every deck is shown"))
     events = fields.List(fields.Nested("EventSchema"))
     deals = fields.List(fields.Nested("ReplayDealSchema"))
-    state = fields.Dict(metadata=_doc("The caller's view at the end (a GameView's fields)"))
+    state = fields.Nested(
+        GameStateSchema, metadata=_doc("The game as the export's viewer saw it at `version`")
+    )
 
 
 @answer()
 class StrengthSchema(Schema):
-    opponent = fields.String(metadata=_doc("The next weaker level on the ladder"))
+    opponent = LevelField(metadata=_doc("The next weaker level on the ladder"))
     games = fields.Integer(metadata=_doc("Duplicate games to 7 game points played"))
     games_won = fields.Integer()
     interval_95 = fields.List(
@@ -311,9 +320,9 @@ class StrengthSchema(Schema):
     measured_by = fields.String()
 
 
-@answer("strength_note")
+@answer()
 class BotLevelInfoSchema(Schema):
-    name = fields.String(metadata=_doc("Use as `opponent.level` or `level`"))
+    name = LevelField(metadata=_doc("Use as `opponent.level` or `level`"))
     description = fields.String()
     default_budget_ms = fields.Integer(
         allow_none=True, metadata=_doc("Think time per move when none is given; null: no search")
@@ -331,4 +340,4 @@ class BotLevelInfoSchema(Schema):
 @answer()
 class BotLevelsSchema(Schema):
     levels = fields.List(fields.Nested(BotLevelInfoSchema), metadata=_doc("Weakest first"))
-    default_level = fields.String(metadata=_doc("The level of `POST /v1/bot/moves` by default"))
+    default_level = LevelField(metadata=_doc("The level of `POST /v1/bot/moves` by default"))

@@ -17,15 +17,18 @@ from schemas.components import (
     SUIT_CODES,
     CardField,
     ChoiceField,
+    ComponentField,
     LevelField,
     SeatField,
     SuitField,
 )
+from service.engine.outcomes import DealEndReason
 from service.settings import DEFAULTS
 
 __all__ = ["ACTION_TYPES", "CARD_CODES", "MAX_VERSION", "SUIT_CODES"]
 
 S = TypeVar("S", bound=type[Schema])
+DEAL_END_REASONS = [reason.value for reason in DealEndReason]
 
 
 def _card(**kwargs: Any) -> CardField:
@@ -287,8 +290,10 @@ class DealResultSchema(Schema):
     winner = _seat()
     game_points = fields.Integer(validate=validate.OneOf([1, 2, 3]))
     reason = fields.String(
-        metadata=_doc("went_out, false_claim, last_trick, closer_went_out, closer_false_claim, "
-                      "closer_ran_out, closer_opponent_went_out")
+        validate=validate.OneOf(DEAL_END_REASONS),
+        metadata=_doc("Why the deal ended (R8, R9): went_out, false_claim, last_trick, "
+                      "closer_went_out, closer_false_claim, closer_ran_out, "
+                      "closer_opponent_went_out"),
     )  # fmt: skip
     card_points = fields.List(fields.Integer())
     tricks_won = fields.List(fields.Integer())
@@ -379,9 +384,10 @@ class EndingSchema(Schema):
 
 
 @answer()
-class GameViewSchema(Schema):
-    game_id = fields.String()
-    version = fields.Integer()
+class GameStateSchema(Schema):
+    """A game's state as one viewer may see it (R11), without the game's identity:
+    the ``state`` of a json export, whose header names the game and version."""
+
     status = ChoiceField("GameStatus")
     variant = ChoiceField("Variant")
     dealing = _dealing()
@@ -389,16 +395,34 @@ class GameViewSchema(Schema):
     game_points = fields.List(fields.Integer())
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)
-    players = fields.List(fields.Nested(PlayerSchema))
-    invite = fields.String(
-        allow_none=True,
-        metadata=_doc("Seat 0 only, until seat 1 joins: the invite to pass on; else null"),
-    )
     ending = fields.Nested(
         EndingSchema, allow_none=True, metadata=_doc("How the game ended; null while it runs")
     )
     deal = fields.Nested(DealViewSchema, allow_none=True)
     deals = fields.List(fields.Nested(DealResultSchema))
+
+
+@answer()
+class ReplayStateSchema(GameStateSchema):
+    """A game as the caller saw it at one version: a view's fields but the invite.
+
+    A replay shows the past, where an invite (a standing offer to join now)
+    has no place: only the live view (``GameView``) carries one.
+    """
+
+    game_id = fields.String()
+    version = fields.Integer()
+    players = fields.List(fields.Nested(PlayerSchema))
+
+
+@answer()
+class GameViewSchema(ReplayStateSchema):
+    """The caller's view of a game now: its state and, for seat 0, the invite."""
+
+    invite = fields.String(
+        allow_none=True,
+        metadata=_doc("Seat 0 only, until seat 1 joins: the invite to pass on; else null"),
+    )
 
 
 @answer()
@@ -438,7 +462,13 @@ class SeatedSchema(Schema):
 
 
 class EventSchema(Schema):
-    """One event of the log as the caller may see it; fields depend on ``type``."""
+    """One event of the log as the caller may see it; fields depend on ``type``.
+
+    Dumps every event type; documented as the union ``Event`` (one schema per
+    type, schemas.events).
+    """
+
+    openapi_ref = "Event"
 
     version = fields.Integer(required=True)
     type = fields.String(
@@ -504,6 +534,12 @@ class EventFeedSchema(Schema):
     )
 
 
+class StepField(fields.Dict, ComponentField):
+    """A replay's frame, as the engine builds it; documented as the union ``ReplayStep``."""
+
+    component = "ReplayStep"
+
+
 @answer()
 class ReplayDealSchema(Schema):
     number = fields.Integer()
@@ -525,18 +561,23 @@ class ReplaySchema(Schema):
     events = fields.List(fields.Nested(EventSchema))
     deals = fields.List(fields.Nested(ReplayDealSchema))
     steps = fields.List(
-        fields.Dict(),
+        StepField(),
         metadata=_doc(
             "The replay's frames as the caller may see them (service/engine/frames.py): "
             "each deal's start, each trick before the draw, each deal's end, now, the game's end"
         ),
     )
-    state = fields.Nested(GameViewSchema)
+    state = fields.Nested(
+        ReplayStateSchema, metadata=_doc("The caller's view at `version` (no invite)")
+    )
 
 
 class StreamEventSchema(EventSchema):
     """The data of one event of GET /v1/games/{game_id}/stream (the SSE `event` is its
-    `type`, the `id` its version); with include=view the last of a burst has `view`."""
+    `type`, the `id` its version); with include=view the last of a burst has `view`.
+    Documented as the union ``StreamEvent`` (schemas.events)."""
+
+    openapi_ref = "StreamEvent"
 
     view = fields.Nested(
         "GameViewSchema", metadata=_doc("With include=view, on the last event of a burst")

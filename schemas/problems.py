@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from schemas.components import SeatField
+from schemas.components import ComponentField, SeatField
 from schemas.games import LegalActionSchema
+
+
+class FieldErrorsField(fields.Dict, ComponentField):
+    """Validation messages per field, nested as the body is (a list's items by index):
+    documented as the recursive component ``FieldErrors``."""
+
+    component = "FieldErrors"
 
 
 class ProblemSchema(Schema):
@@ -14,7 +21,9 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "Stable, machine-readable"})
-    instance = fields.String()
+    instance = fields.String(
+        required=True, metadata={"description": "The path of the request that got this answer"}
+    )
     rule = fields.String(
         allow_none=True, metadata={"description": "The rule of RULES.md that refused the action"}
     )
@@ -22,7 +31,7 @@ class ProblemSchema(Schema):
         fields.Nested(LegalActionSchema), metadata={"description": "For a refused action"}
     )
     to_move = SeatField(allow_none=True)
-    errors = fields.Dict(metadata={"description": "Per-field validation errors"})
+    errors = FieldErrorsField(metadata={"description": "Per-field validation errors"})
     retry_after_seconds = fields.Float(
         metadata={"description": "turn_not_timed_out: when the turn will have timed out"}
     )
@@ -30,3 +39,9 @@ class ProblemSchema(Schema):
     timeout_seconds = fields.Float(metadata={"description": "turn_not_timed_out: the timeout"})
     expected_version = fields.Integer()
     current_version = fields.Integer()
+    missing = fields.List(
+        fields.String(), metadata={"description": "not_ready: the checks that failed"}
+    )
+    checks = fields.Nested(
+        "ReadinessChecksSchema", metadata={"description": "not_ready: every check's outcome"}
+    )

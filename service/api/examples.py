@@ -60,7 +60,9 @@ _PLAYED = [*_EVENTS, _first_play()]
 
 def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
     body = observe(replay(events), seat)
-    return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS}
+    # Against a bot nobody is invited: the invite is null.
+    return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
+            "invite": None}  # fmt: skip
 
 
 CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}

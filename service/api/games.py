@@ -98,12 +98,16 @@ _SSE_SCHEMA = {
     "type": "string",
     "description": "Server-Sent Events. Each game event: `id:` its version, `event:` its "
     "`type`, `data:` a StreamEvent as JSON. After the game's last event: `event: end`, "
-    "`data:` a StreamEnd, no `id`; then the stream closes",
+    "`data:` a StreamEnd, no `id`; then the stream closes. `contentSchema` is the "
+    "schema of each message's data",
+    "contentSchema": {"$ref": "#/components/schemas/StreamData"},
     "x-sse-events": {
         "<event type>": {"$ref": "#/components/schemas/StreamEvent"},
         "end": {"$ref": "#/components/schemas/StreamEnd"},
     },
 }
+#: An answer without a body (304, 204), documented so that a generated client types it.
+EMPTY_ANSWER = {"$ref": "#/components/schemas/Empty"}
 
 
 def games() -> GameService:
@@ -210,6 +214,7 @@ def _summary(created_ms: int, current: Current) -> dict[str, Any]:
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.GAME_VIEW)
 @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
 @operation(blp, "getGame", security=SEAT_OR_SPECTATOR, problems=GAME)
+@blp.doc(responses={304: {"content": {"text/plain": {"schema": EMPTY_ANSWER}}}})
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
@@ -368,7 +373,12 @@ def events(query: dict[str, Any], game_id: str):
 @blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
 @blp.alt_response(204, description="The game is over and the caller has every event")
 @operation(blp, "streamEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (400, 422))
-@blp.doc(responses={200: {"content": {"text/event-stream": {"schema": _SSE_SCHEMA}}}})
+@blp.doc(
+    responses={
+        200: {"content": {"text/event-stream": {"schema": _SSE_SCHEMA}}},
+        204: {"content": {"text/plain": {"schema": EMPTY_ANSWER}}},
+    }
+)
 def stream(query: dict[str, Any], game_id: str):
     """The event feed as Server-Sent Events; each event's `id` is its version.
 

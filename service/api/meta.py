@@ -4,25 +4,14 @@ from __future__ import annotations
 
 from flask import Response, current_app
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields
 
+from schemas.meta import HealthSchema, ReadinessSchema
 from service.api.operations import NONE, SERVER, operation
 from service.metrics import METRICS_CONTENT_TYPE, metrics_text
 from service.problems import Problem
 from service.readiness import readiness
 
 blp = Blueprint("meta", __name__, description="The API's description, health and metrics")
-
-
-class ReadinessSchema(Schema):
-    status = fields.String(required=True, metadata={"description": "`ready`"})
-    checks = fields.Dict(
-        required=True,
-        metadata={
-            "description": "Per check: `redis` and `queue_redis` (`ok`, or why not) and "
-            "`workers` (live workers per queue)"
-        },
-    )
 
 
 @blp.route("/openapi.yaml", methods=["GET"])
@@ -35,7 +24,7 @@ def openapi_yaml():
 
 
 @blp.route("/healthz", methods=["GET"])
-@blp.response(200, description="The process is up")
+@blp.response(200, HealthSchema, description="The process is up", example={"status": "ok"})
 @operation(blp, "getHealth", security=NONE, problems=SERVER)
 def healthz():
     """Liveness: answers as long as the process serves requests (no Redis call)."""

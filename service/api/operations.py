@@ -81,7 +81,25 @@ def problem_example(status: int) -> dict[str, Any]:
         "status": int(status),
         "detail": detail,
         "code": code,
+        "instance": "/v1/games/g_0",
     }
+
+
+def security_doc(security: Security) -> dict[str, Any]:
+    """What an operation's document says of ``security``.
+
+    Credentials an operation requires are its ``security``. An operation that
+    also serves a caller without any (an alternative ``{}``: public, or a
+    spectator, or anonymous) lists no ``security``: the document's root says
+    ``security: []``, and generators read a listed requirement as mandatory
+    (openapi-python-client then demands an ``AuthenticatedClient``, whose empty
+    token the server refuses). The credentials it reads when sent are named in
+    ``x-optional-security`` (docs/clients.md).
+    """
+    if {} not in security:
+        return {"security": security}
+    optional = [requirement for requirement in security if requirement]
+    return {"x-optional-security": optional} if optional else {}
 
 
 def operation(
@@ -100,7 +118,7 @@ def operation(
         for status in sorted(set(problems)):
             # The shared responses of ProblemApi: Problem schema, problem+json, an example.
             documented = blp.alt_response(status, response=HTTPStatus(status).name)(documented)
-        documented = blp.doc(operationId=operation_id, security=security)(documented)
+        documented = blp.doc(operationId=operation_id, **security_doc(security))(documented)
         # Those decorators only document: each wraps the view in a function that calls
         # the next one (through current_app.ensure_sync), seven calls on every request
         # for nothing. The view takes their documentation and is called directly.

@@ -79,13 +79,34 @@ def test_operation_ids_are_unique_and_listed_in_the_readme():
         assert row in readme, f"README.md lists no {row}"
 
 
+def readme_security() -> dict[str, set[str]]:
+    """Per operationId, the security column of README.md's operations table."""
+    rows = re.findall(r"^\| `(\w+)` \| `[A-Z]+ [^`]+` \| ([\w, ]+) \|$",
+                      (REPO / "README.md").read_text(), re.MULTILINE)  # fmt: skip
+    return {
+        operation_id: {name.strip() for name in column.split(",")} for operation_id, column in rows
+    }
+
+
 @pytest.mark.parametrize(("path", "method", "operation"), OPERATIONS, ids=ids())
-def test_every_operation_declares_its_security(path, method, operation):
-    security = operation.get("security")
-    assert isinstance(security, list) and security, "declare security (or [{}] for none)"
+def test_every_operation_says_which_credentials_it_requires_or_reads(path, method, operation):
+    # Required credentials are `security`; an operation a caller may also use without
+    # any (public, a spectator, anonymous) has no `security` (the root's [] holds), and
+    # names the credentials it reads when sent in x-optional-security.
+    assert DOCUMENT["security"] == []
     schemes = DOCUMENT["components"]["securitySchemes"]
-    for requirement in security:
-        assert set(requirement) <= set(schemes), requirement
+    accepted = readme_security()[operation["operationId"]]
+    security = operation.get("security")
+    optional = operation.get("x-optional-security")
+    if "none" in accepted:
+        assert security is None, security
+        named = {name for requirement in optional or [] for name in requirement}
+        assert named == accepted - {"none"}, optional
+    else:
+        assert optional is None and security, "declare the credentials it requires"
+        assert {name for requirement in security for name in requirement} == accepted
+    for requirement in (security or []) + (optional or []):
+        assert requirement and set(requirement) <= set(schemes), requirement
 
 
 @pytest.mark.parametrize(("path", "method", "operation"), OPERATIONS, ids=ids())
@@ -234,8 +255,10 @@ def test_the_event_stream_and_its_payloads_are_described():
     stream = answer["content"]["text/event-stream"]
     assert stream["schema"]["x-sse-events"] == {"<event type>": ref("StreamEvent"),
                                                 "end": ref("StreamEnd")}  # fmt: skip
+    assert stream["schema"]["contentSchema"] == ref("StreamData")
+    assert component("StreamData")["oneOf"] == [ref("StreamEvent"), ref("StreamEnd")]
     assert set(component("StreamEnd")["required"]) == {"version", "status", "winner", "game_points"}
-    assert component("StreamEvent")["required"]
+    assert component("StreamEvent")["discriminator"]["propertyName"] == "type"
 
 
 def test_the_export_download_is_described():

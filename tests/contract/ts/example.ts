@@ -13,10 +13,26 @@ type BotDecision = components["schemas"]["BotDecision"];
 
 class ContractError extends Error {}
 
+// The README's minimal request bodies, as typed by openapi-typescript's default
+// options: a field the server fills in (variant, seed, level, format, a position's
+// tricks...) stays optional, so none of these needs more than it says.
+type Schemas = components["schemas"];
+export const minimalBodies = {
+  botGame: { opponent: { type: "bot", level: "heuristic" } } satisfies Schemas["CreateGame"],
+  humanGame: {} satisfies Schemas["CreateGame"],
+  join: { invite: "from the creator" } satisfies Schemas["Join"],
+  botMove: {
+    position: { seat: 0, dealer: 1, hand: ["AS", "TS", "KH", "QH", "JD"], trump_card: "QC", talon_size: 9 },
+  } satisfies Schemas["BotMoveRequest"],
+  hint: {} satisfies Schemas["HintRequest"],
+  export: {} satisfies Schemas["ExportRequest"],
+  analysis: {} satisfies Schemas["AnalysisRequest"],
+};
+
 async function playOneAction(baseUrl: string, clientKey: string): Promise<GameView> {
   const app = createClient<paths>({ baseUrl, headers: { "X-Client-Key": clientKey } });
   const created = await app.POST("/v1/games", {
-    body: { opponent: { type: "bot", level: "heuristic" } },
+    body: minimalBodies.botGame,
   });
   if (created.data === undefined) throw new ContractError(`create: ${JSON.stringify(created.error)}`);
   const seated = created.data;
@@ -43,10 +59,7 @@ async function botDecision(baseUrl: string, clientKey: string): Promise<BotDecis
   const app = createClient<paths>({ baseUrl, headers: { "X-Client-Key": clientKey } });
   const asked = await app.POST("/v1/bot/moves", {
     params: { query: { wait: 10 } },
-    body: {
-      level: "heuristic",
-      position: { seat: 0, dealer: 1, hand: ["AS", "TS", "KH", "QH", "JD"], trump_card: "QC", talon_size: 9 },
-    },
+    body: { ...minimalBodies.botMove, level: "heuristic" },
   });
   if (asked.data === undefined) throw new ContractError(`bot move: ${JSON.stringify(asked.error)}`);
   const deadline = Date.now() + 60_000;
@@ -66,9 +79,23 @@ async function botDecision(baseUrl: string, clientKey: string): Promise<BotDecis
   return job.result; // narrowed on `kind`: a BotDecision
 }
 
+// A spectator (no credentials) reads the replay: events narrowed on `type`,
+// steps on `kind`, each with the fields its member always carries.
+async function spectatorReplay(baseUrl: string, gameId: string): Promise<string> {
+  const spectator = createClient<paths>({ baseUrl });
+  const read = await spectator.GET("/v1/games/{game_id}/replay", { params: { path: { game_id: gameId } } });
+  if (read.data === undefined) throw new ContractError(`replay: ${JSON.stringify(read.error)}`);
+  const replay = read.data;
+  const actions = replay.events.filter((event) => event.type === "action_taken").map((event) => event.action.type);
+  const tricks = replay.steps.flatMap((step) => (step.kind === "trick" ? [step.trick.number] : []));
+  if (replay.state.seat !== null) throw new ContractError("a spectator's replay has a seat");
+  return `replay: ${actions.length} actions, ${tricks.length} tricks, dealt ${replay.deals.length}`;
+}
+
 const [baseUrl, clientKey] = process.argv.slice(2);
 if (baseUrl === undefined || clientKey === undefined) throw new ContractError("usage: example URL KEY");
 const after = await playOneAction(baseUrl, clientKey);
 const decision = await botDecision(baseUrl, clientKey);
 console.log(`acted: game ${after.game_id} at version ${after.version}`);
 console.log(`bot: ${decision.action.type} by ${decision.level}`);
+console.log(await spectatorReplay(baseUrl, after.game_id));
