@@ -439,6 +439,15 @@ class GameService:
     def _timed_out(
         self, current: Current, seat: int, timeout_seconds: float
     ) -> tuple[GameState, Event]:
+        if bot_to_move(current):
+            # A bot's turn waits for a worker, not for a person: a slow or lost move is
+            # the service's to recover (the read paths ask a worker again), never a
+            # forfeit the waiting player may claim.
+            raise Conflict(
+                "the bot is to move, and a bot's turn is never claimed: its move comes "
+                "from the service's workers; wait for it on the event feed",
+                code="bot_turn_not_claimable",
+            )
         clock = self.store.clock(current.game_id)
         if clock.head != current.version:
             raise StaleVersionError(current.version, clock.head)
@@ -668,6 +677,12 @@ class GameService:
 def _scoped(scope: str, idempotency_key: str) -> str:
     """An Idempotency-Key within its caller's scope (hashed: a scope may hold an address)."""
     return f"{hashlib.sha256(scope.encode()).hexdigest()[:16]}:{idempotency_key}"
+
+
+def bot_to_move(current: Current) -> bool:
+    """A bot's seat is to move (while the game runs: a finished game has nobody to move)."""
+    seat = current.state.to_move
+    return seat is not None and current.seats.get(f"player:{seat}", "").startswith("bot:")
 
 
 def _nonce() -> str:

@@ -64,6 +64,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "precondition_failed": ("Precondition failed", "If-Match does not match the game's version (a weak W/ tag never matches)."),
     "version_out_of_range": ("No such version yet", "The version asked for is beyond the log's head."),
     "invalid_last_event_id": ("Malformed Last-Event-ID", "Last-Event-ID must be the version of an event."),
+    "bot_turn_not_claimable": ("A bot's turn is not claimed", "The bot is to move: its move comes from the service's workers, which recover a lost one; a timeout claim (RX3) is only against a person. Wait for the move on the event feed."),
     "busy": ("The game changed too often", "Others kept appending while this request decided; retry."),
     "invalid_cursor": ("Not a cursor of this listing", "Pass the next_cursor of the previous page of GET /v1/games?client=me as it was."),
     # -- idempotency -------------------------------------------------------

@@ -316,7 +316,8 @@ def claim_timeout(game_id: str):
     Only the seat that is not to move, once the turn has waited
     `SCHNAPSEN_TURN_TIMEOUT_SECONDS` since the game's last event (by the
     log's own times). Too early: 409 `turn_not_timed_out` with
-    `retry_after_seconds`; the seat to move: 409 `not_waiting`.
+    `retry_after_seconds`; the seat to move: 409 `not_waiting`. A bot's turn
+    is never claimed (409 `bot_turn_not_claimable`): the workers make its move.
     """
     acted = games().claim_timeout(
         game_id, bearer_token(request), timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"]
