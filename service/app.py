@@ -22,7 +22,7 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import metrics, request_ids
+from service import metrics, request_ids, response_headers
 from service.api import (
     analysis,
     bodies,
@@ -152,6 +152,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     request_ids.init_app(app)
     metrics.init_app(app, quick_log, quick_queues, services.stats)
     init_cors(app)
+    response_headers.install(app)  # nosniff everywhere; the pages may not be framed
     limits.install(app, client)
 
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})

@@ -42,6 +42,10 @@ from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
 
+from service.response_headers import headers_for
+
+#: What every answer of the service says (service.response_headers), as header lines.
+_SECURITY_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in headers_for(None).items())
 #: How much of gunicorn's own message (which quotes the request) a detail repeats.
 _MESSAGE_CHARS = 200
 
@@ -81,6 +85,7 @@ class Refusal:
             "Content-Type: application/problem+json\r\n"
             f"Content-Length: {len(body)}\r\n"
             f"X-Request-ID: {uuid.uuid4().hex}\r\n"
+            f"{_SECURITY_HEADERS}"
             "\r\n"
         )
         return head.encode("latin-1") + body
