@@ -23,6 +23,7 @@ from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import metrics, request_ids, response_headers
+from service.answers import StoredAnswers
 from service.api import (
     analysis,
     bodies,
@@ -190,6 +191,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["schnapsen"] = {
         "games": services.games,
         "store": services.store,
+        # First answers of keyed requests that start a job (service.api.idempotency).
+        "answers": StoredAnswers(client),
         "redis": client,
         "queues": queue_client,
         "queues_waiting": queue_waiting_client,

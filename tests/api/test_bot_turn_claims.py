@@ -66,7 +66,10 @@ def bot_game_with_the_bot_to_move(api: Api) -> dict:
         created = ok(
             api.post(
                 "/v1/games",
-                json_body={"opponent": {"type": "bot", "level": "random"}, "first_dealer": first_dealer},
+                json_body={
+                    "opponent": {"type": "bot", "level": "random"},
+                    "first_dealer": first_dealer,
+                },
             ),
             201,
         )
@@ -130,7 +133,10 @@ def test_a_humans_turn_against_a_bot_is_not_claimed_by_the_bot_side(server, redi
         created = ok(
             api.post(
                 "/v1/games",
-                json_body={"opponent": {"type": "bot", "level": "random"}, "first_dealer": first_dealer},
+                json_body={
+                    "opponent": {"type": "bot", "level": "random"},
+                    "first_dealer": first_dealer,
+                },
             ),
             201,
         )
