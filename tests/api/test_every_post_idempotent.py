@@ -189,6 +189,26 @@ def test_a_retried_analysis_request_answers_the_first_answer(api, redis_client):
     problem(api.post(path, json_body={"seat": 1}, headers=headers), 422, "idempotency_key_reused")
 
 
+def test_a_retried_bot_move_request_answers_the_same_job(api, redis_client):
+    from service.api.examples import BOT_MOVE
+
+    headers = key()
+    before = jobs(redis_client, "move")
+    first = api.post("/v1/bot/moves", json_body=BOT_MOVE, headers=headers)
+    assert first.status in (200, 202), first
+    second = api.post("/v1/bot/moves", json_body=BOT_MOVE, headers=headers)
+    assert_replayed(first, second)
+    assert len(jobs(redis_client, "move") - before) == 1
+    other = {**BOT_MOVE, "seed": 7}
+    problem(
+        api.post("/v1/bot/moves", json_body=other, headers=headers), 422, "idempotency_key_reused"
+    )
+    # Anonymous: the scope is the address, so a short key is refused and starts nothing.
+    short = api.post("/v1/bot/moves", json_body=BOT_MOVE, headers={"Idempotency-Key": "move-1"})
+    problem(short, 422, "idempotency_key_too_short")
+    assert len(jobs(redis_client, "move") - before) == 1
+
+
 def test_two_retries_at_once_start_one_job(server, redis_client):
     """A retry that arrives while its original still runs is told so (409), never run twice."""
     import concurrent.futures
