@@ -71,7 +71,6 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "invalid_idempotency_key": ("Malformed Idempotency-Key", "1 to 255 visible ASCII characters."),
     "idempotency_key_reused": ("Idempotency key reused", "This key was used with a different request by the same caller."),
     "idempotency_key_too_short": ("Idempotency-Key too short", "Without a client key or a seat token a key is remembered per address, which other devices may share: send at least 16 characters, a UUID."),
-    "idempotency_key_in_use": ("Idempotency-Key in use", "The first request with this key is still being answered; retry after Retry-After to get its answer."),
     # -- clients and limits ------------------------------------------------
     "client_key_required": ("A client key is needed", "Send your app's key as 'X-Client-Key: <key>' or 'Authorization: Bearer <key>'."),
     "invalid_client_key": ("Unknown client key", "No client app has this key."),

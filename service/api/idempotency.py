@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import time
 from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, TypeVar
@@ -34,7 +35,7 @@ from service import auth
 from service.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.api.callers import KEY_ENDPOINTS, current_caller
 from service.api.render import bearer_token
-from service.problems import Conflict, IdempotencyKeyReused, Problem
+from service.problems import IdempotencyKeyReused, Problem
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -44,8 +45,8 @@ MIN_ADDRESS_KEY_LENGTH = 16
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 #: The headers a replayed answer carries again, besides its body and status.
 _KEPT_HEADERS = ("Content-Type", "Location", "ETag")
-#: A retry that finds its original still running: how long to wait (seconds).
-_RETRY_AFTER = 1
+#: How much longer than the longest job wait a request may hold its key (seconds).
+_CLAIM_MARGIN_SECONDS = 30
 
 IDEMPOTENCY_HEADER: dict[str, Any] = {
     "in": "header",
@@ -95,7 +96,6 @@ def _long_enough(key: str) -> None:
             status=422,
             code="idempotency_key_too_short",
             title="Idempotency-Key too short",
-            extra={"min_length": MIN_ADDRESS_KEY_LENGTH},
         )
 
 
@@ -134,19 +134,9 @@ def idempotent(view: F) -> F:
                 "body": request.get_json(silent=True),
             }
         )
-        pending = int(current_app.config["JOB_WAIT_MAX_SECONDS"]) + 30
-        held = answers.claim(scope, key, request_print, pending_seconds=pending)
-        if not isinstance(held, Claim):
-            if not held.same_request:
-                raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
-            if held.answer is None:
-                raise Conflict(
-                    "a request with this Idempotency-Key is still being answered; retry shortly",
-                    code="idempotency_key_in_use",
-                    title="Idempotency-Key in use",
-                    headers={"Retry-After": str(_RETRY_AFTER)},
-                )
-            return _replayed(held.answer)
+        held = _claim(answers, scope, key, request_print)
+        if isinstance(held, StoredAnswer):
+            return _replayed(held)
 
         # Runs for the answer that is sent, a problem from an error handler too.
         @after_this_request
@@ -169,6 +159,38 @@ def idempotent(view: F) -> F:
     manual["parameters"] = [*manual.get("parameters", []), IDEMPOTENCY_HEADER]
     documented._apidoc = apidoc
     return documented  # type: ignore[no-any-return]
+
+
+def _claim(
+    answers: StoredAnswers, scope: str, key: str, request_print: str
+) -> Claim | StoredAnswer:
+    """This request's claim on its key, or the first answer to replay.
+
+    A retry that finds its original still running waits for its answer (as an
+    action's retry does, there is no "in progress" answer); if the original is
+    refused or fails, the key is free again and the retry runs itself. A
+    claim lives as long as a request may run, so a dead process frees it.
+    """
+    pending = int(current_app.config["JOB_WAIT_MAX_SECONDS"]) + _CLAIM_MARGIN_SECONDS
+    deadline = time.monotonic() + pending
+    pause = 0.02
+    while True:
+        held = answers.claim(scope, key, request_print, pending_seconds=pending)
+        if isinstance(held, Claim):
+            return held
+        if not held.same_request:
+            raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
+        if held.answer is not None:
+            return held.answer
+        if time.monotonic() > deadline:  # not reached: the claim expired by then
+            raise Problem(
+                "the first request with this Idempotency-Key did not finish; retry",
+                status=503,
+                code="service_unavailable",
+                headers={"Retry-After": "1"},
+            )
+        time.sleep(pause)  # a greenlet's sleep under gunicorn's gevent workers
+        pause = min(pause * 2, 0.25)
 
 
 def _stored(response: Response) -> StoredAnswer:
