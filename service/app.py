@@ -37,6 +37,7 @@ from service.api import (
     problem_pages,
 )
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
+from service.api.idempotency import KeyedOperations
 from service.api.spec import ContractPlugin, register_components
 from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
@@ -156,7 +157,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     response_headers.install(app)  # nosniff everywhere; the pages may not be framed
     limits.install(app, client)
 
-    api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
+    api = ProblemApi(
+        app,
+        spec_kwargs={
+            "marshmallow_plugin": ContractPlugin(),
+            "extra_plugins": [KeyedOperations()],  # Idempotency-Key on job requests
+        },
+    )
     register_components(api.spec)
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}

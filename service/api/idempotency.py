@@ -29,6 +29,7 @@ from copy import deepcopy
 from typing import Any, TypeVar
 
 import redis
+from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
 from service import auth
@@ -45,6 +46,8 @@ MIN_ADDRESS_KEY_LENGTH = 16
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 #: The headers a replayed answer carries again, besides its body and status.
 _KEPT_HEADERS = ("Content-Type", "Location", "ETag")
+#: The mark ``@idempotent`` leaves in a view's documentation for ``KeyedOperations``.
+_MARK = "x-idempotency-key"
 #: How much longer than the longest job wait a request may hold its key (seconds).
 _CLAIM_MARGIN_SECONDS = 30
 
@@ -153,12 +156,27 @@ def idempotent(view: F) -> F:
 
         return view(*args, **kwargs)
 
+    # flask-smorest's manual parameters replace the generated ones (the query's
+    # ``wait``), so the header is added by ``KeyedOperations`` from this mark.
     documented: Any = keyed
     apidoc = deepcopy(getattr(view, "_apidoc", {}))
-    manual = apidoc.setdefault("manual_doc", {})
-    manual["parameters"] = [*manual.get("parameters", []), IDEMPOTENCY_HEADER]
+    apidoc.setdefault("manual_doc", {})[_MARK] = True
     documented._apidoc = apidoc
     return documented  # type: ignore[no-any-return]
+
+
+class KeyedOperations(BasePlugin):
+    """The apispec plugin that documents Idempotency-Key on the operations ``@idempotent``
+    marked, beside the parameters flask-smorest generated for them."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            if operation.pop(_MARK, False):
+                parameters = operation.setdefault("parameters", [])
+                if not any(p.get("name") == IDEMPOTENCY_HEADER["name"] for p in parameters):
+                    parameters.append(deepcopy(IDEMPOTENCY_HEADER))
 
 
 def _claim(
