@@ -104,6 +104,43 @@ def test_a_lost_bot_move_is_asked_for_again_by_the_next_read(own_redis, server, 
         worker.stop()
 
 
+def test_a_bot_move_that_failed_for_good_is_asked_for_again(own_redis, server, redis_client):
+    """Every try of the bot's job failed (its worker could not reach the game store):
+    the next read asks again, and a worker that can reach it makes the move."""
+    from rq.job import Job, JobStatus
+    from rq.serializers import JSONSerializer
+
+    from service.queues import bot_move_job_id
+
+    api = Api.live(server.url)
+    created = bot_game_with_the_bot_to_move(api)
+    gid, version = created["game_id"], created["version"]
+    job_id = bot_move_job_id(gid, version)
+
+    def status() -> JobStatus:
+        job = Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer)
+        return job.get_status()
+
+    cut_off = WorkerProcess("unix:///nonexistent/redis.sock", QUEUE_REDIS_URL=own_redis.url)
+    try:
+        wait_until(
+            lambda: status() == JobStatus.FAILED, timeout=60, what="the job to fail for good"
+        )
+    finally:
+        cut_off.stop()
+    assert log_head(redis_client, gid) == version
+    worker = WorkerProcess(own_redis.url)
+    try:
+        ok(api.get(f"/v1/games/{gid}", token=created["token"]))
+        wait_until(
+            lambda: log_head(redis_client, gid) > version,
+            timeout=60,
+            what="the bot's move asked for again",
+        )
+    finally:
+        worker.stop()
+
+
 def test_the_waiting_human_cannot_claim_a_bots_turn(server, slow_bot_worker, redis_client):
     api = Api.live(server.url)
     created = bot_game_with_the_bot_to_move(api)
