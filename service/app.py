@@ -22,7 +22,8 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import metrics, request_ids
+from service import metrics, request_ids, response_headers
+from service.answers import StoredAnswers
 from service.api import (
     analysis,
     bodies,
@@ -36,6 +37,7 @@ from service.api import (
     problem_pages,
 )
 from service.api.errors import ProblemApi, handle_problem, register_error_handlers
+from service.api.idempotency import KeyedOperations
 from service.api.spec import ContractPlugin, register_components
 from service.api.waiting import WaitingAdmission
 from service.clients import ClientRegistry
@@ -153,9 +155,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     request_ids.init_app(app)
     metrics.init_app(app, quick_log, quick_queues, services.stats)
     init_cors(app)
+    response_headers.install(app)  # nosniff everywhere; the pages may not be framed
     limits.install(app, client)
 
-    api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
+    api = ProblemApi(
+        app,
+        spec_kwargs={
+            "marshmallow_plugin": ContractPlugin(),
+            "extra_plugins": [KeyedOperations()],  # Idempotency-Key on job requests
+        },
+    )
     register_components(api.spec)
     api.spec.components.security_scheme(
         "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
@@ -190,6 +199,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["schnapsen"] = {
         "games": services.games,
         "store": services.store,
+        # First answers of keyed requests that start a job (service.api.idempotency).
+        "answers": StoredAnswers(client),
         "redis": client,
         "queues": queue_client,
         "queues_waiting": queue_waiting_client,

@@ -399,15 +399,38 @@ class GameService:
         return Acted(self._appended(game_id, result, state, current.seats, events), seat)
 
     # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
-    def resign(self, game_id: str, token: str | None) -> Acted:
+    def resign(
+        self, game_id: str, token: str | None, *, idempotency_key: str | None = None
+    ) -> Acted:
         """RX1: the token's seat gives up; its opponent wins the game."""
-        return self._end(game_id, token, lambda current, seat: self._resigned(current, seat))
+        return self._end(
+            game_id,
+            token,
+            "resign",
+            lambda current, seat: self._resigned(current, seat),
+            idempotency_key=idempotency_key,
+        )
 
-    def abort(self, game_id: str, token: str | None) -> Acted:
+    def abort(
+        self, game_id: str, token: str | None, *, idempotency_key: str | None = None
+    ) -> Acted:
         """RX2: call a human game off before its first action (or before seat 1 joined)."""
-        return self._end(game_id, token, lambda current, seat: self._aborted(current, seat))
+        return self._end(
+            game_id,
+            token,
+            "abort",
+            lambda current, seat: self._aborted(current, seat),
+            idempotency_key=idempotency_key,
+        )
 
-    def claim_timeout(self, game_id: str, token: str | None, *, timeout_seconds: float) -> Acted:
+    def claim_timeout(
+        self,
+        game_id: str,
+        token: str | None,
+        *,
+        timeout_seconds: float,
+        idempotency_key: str | None = None,
+    ) -> Acted:
         """RX3: the waiting seat claims the game once the turn waited ``timeout_seconds``.
 
         The turn's start is the time of the log's last append, by the Redis
@@ -423,7 +446,9 @@ class GameService:
         return self._end(
             game_id,
             token,
+            "claim-timeout",
             lambda current, seat: self._timed_out(current, seat, timeout_seconds),
+            idempotency_key=idempotency_key,
         )
 
     def _resigned(self, current: Current, seat: int) -> tuple[GameState, Event]:
@@ -439,6 +464,15 @@ class GameService:
     def _timed_out(
         self, current: Current, seat: int, timeout_seconds: float
     ) -> tuple[GameState, Event]:
+        if bot_to_move(current):
+            # A bot's turn waits for a worker, not for a person: a slow or lost move is
+            # the service's to recover (the read paths ask a worker again), never a
+            # forfeit the waiting player may claim.
+            raise Conflict(
+                "the bot is to move, and a bot's turn is never claimed: its move comes "
+                "from the service's workers; wait for it on the event feed",
+                code="bot_turn_not_claimable",
+            )
         clock = self.store.clock(current.game_id)
         if clock.head != current.version:
             raise StaleVersionError(current.version, clock.head)
@@ -479,26 +513,49 @@ class GameService:
         self,
         game_id: str,
         token: str | None,
+        ending: str,
         decide: Callable[[Current, int], tuple[GameState, Event]],
+        *,
+        idempotency_key: str | None = None,
     ) -> Acted:
-        """Load, let the engine end the game for the token's seat, append one event."""
+        """Load, let the engine end the game for the token's seat, append one event.
+
+        An Idempotency-Key is the seat's, as for actions (one namespace: a key
+        used for an action and then for a resign is refused): the append
+        records it, so a retry answers the first answer even though the game
+        is over by then.
+        """
         if token is None:
             raise Unauthorized(
                 "ending a game for a seat needs 'Authorization: Bearer <token>'",
                 code="token_required",
             )
+        idem_field = (
+            f"{auth.fingerprint(token)[:16]}:{idempotency_key}" if idempotency_key else None
+        )
         for _attempt in range(APPEND_ATTEMPTS):
-            current = self.current(game_id)
+            current, earlier = self._load(game_id, idempotency_key=idem_field)
             seat = self.seat_for(current, token)
             assert seat is not None
+            request_print = _fingerprint({"end": ending, "seat": seat})
+            if earlier is not None:
+                _same_request(earlier, request_print)
+                return Acted(self.current(game_id, earlier.version), seat, replayed=True)
             try:
                 state, event = decide(current, seat)
                 result = self.store.append(
-                    game_id, current.version, [event], snapshot=state_to_dict(state)
+                    game_id,
+                    current.version,
+                    [event],
+                    idempotency_key=idem_field,
+                    fingerprint=request_print,
+                    snapshot=state_to_dict(state),
                 )
             except StaleVersionError:
                 continue  # a move got in first: decide again on the new state
-            assert isinstance(result, int)
+            if isinstance(result, Duplicate):  # the same key's retry landed first
+                _same_request(result, request_print)
+                return Acted(self.current(game_id, result.version), seat, replayed=True)
             return Acted(self._appended(game_id, result, state, current.seats, [event]), seat)
         raise Conflict("the game changed too often; try again", code="busy")
 
@@ -668,6 +725,12 @@ class GameService:
 def _scoped(scope: str, idempotency_key: str) -> str:
     """An Idempotency-Key within its caller's scope (hashed: a scope may hold an address)."""
     return f"{hashlib.sha256(scope.encode()).hexdigest()[:16]}:{idempotency_key}"
+
+
+def bot_to_move(current: Current) -> bool:
+    """A bot's seat is to move (while the game runs: a finished game has nobody to move)."""
+    seat = current.state.to_move
+    return seat is not None and current.seats.get(f"player:{seat}", "").startswith("bot:")
 
 
 def _nonce() -> str:

@@ -13,14 +13,9 @@ from collections.abc import Sequence
 
 from redis import Redis
 
-from service.commands import Current
+from service.commands import Current, bot_to_move
 from service.engine import Event
 from service.queues import enqueue_bot_move
-
-
-def bot_to_move(current: Current) -> bool:
-    seat = current.state.to_move
-    return seat is not None and current.seats.get(f"player:{seat}", "").startswith("bot:")
 
 
 class BotDispatcher:

@@ -64,11 +64,13 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "precondition_failed": ("Precondition failed", "If-Match does not match the game's version (a weak W/ tag never matches)."),
     "version_out_of_range": ("No such version yet", "The version asked for is beyond the log's head."),
     "invalid_last_event_id": ("Malformed Last-Event-ID", "Last-Event-ID must be the version of an event."),
+    "bot_turn_not_claimable": ("A bot's turn is not claimed", "The bot is to move: its move comes from the service's workers, which recover a lost one; a timeout claim (RX3) is only against a person. Wait for the move on the event feed."),
     "busy": ("The game changed too often", "Others kept appending while this request decided; retry."),
     "invalid_cursor": ("Not a cursor of this listing", "Pass the next_cursor of the previous page of GET /v1/games?client=me as it was."),
     # -- idempotency -------------------------------------------------------
     "invalid_idempotency_key": ("Malformed Idempotency-Key", "1 to 255 visible ASCII characters."),
     "idempotency_key_reused": ("Idempotency key reused", "This key was used with a different request by the same caller."),
+    "idempotency_key_too_short": ("Idempotency-Key too short", "Without a client key or a seat token a key is remembered per address, which other devices may share: send at least 16 characters, a UUID."),
     # -- clients and limits ------------------------------------------------
     "client_key_required": ("A client key is needed", "Send your app's key as 'X-Client-Key: <key>' or 'Authorization: Bearer <key>'."),
     "invalid_client_key": ("Unknown client key", "No client app has this key."),

@@ -8,6 +8,7 @@ this module too (``queue``, ``bot_seed``); never the other way round.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import uuid
@@ -99,11 +100,27 @@ def bot_seed(game_id: str, version: int, secret: bytes) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
+#: A job in one of these states will not run again by itself.
+_GIVEN_UP = frozenset({JobStatus.FAILED.value, JobStatus.STOPPED.value, JobStatus.CANCELED.value})
+
+
 def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
-    """Ask a worker to play the bot's move at ``version`` (at most once per version)."""
+    """Ask a worker to play the bot's move at ``version`` (at most once per version).
+
+    A job of that move that is queued, running or done is left alone (one
+    read of its status). One that failed for good (every retry, say while
+    the worker could not reach the game store) is asked again: a bot's turn
+    is never claimed on time, so nothing else would end the wait. A second
+    run is harmless: the move's append expects ``version``.
+    """
     job_id = bot_move_job_id(game_id, version)
-    if Job.exists(job_id, connection=connection):
+    raw = connection.hget(Job.key_for(job_id), "status")
+    status = raw.decode() if isinstance(raw, bytes) else raw
+    if status is not None and status not in _GIVEN_UP:
         return job_id
+    if status is not None:
+        with contextlib.suppress(NoSuchJobError):  # another reader asked again first
+            Job.fetch(job_id, connection=connection, serializer=JSONSerializer).delete()
     queue(MOVES, connection).enqueue(
         "workers.jobs.bot_move",
         game_id,

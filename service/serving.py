@@ -54,7 +54,10 @@ from gunicorn.workers.gthread import ThreadWorker
 from service import settings
 from service.body_deadline import BodyTimedOut, DeadlineBody
 from service.connections_per_address import ConnectionsPerAddress
+from service.response_headers import headers_for
 
+#: What every answer of the service says (service.response_headers), as header lines.
+_SECURITY_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in headers_for(None).items())
 #: How much of gunicorn's own message (which quotes the request) a detail repeats.
 _MESSAGE_CHARS = 200
 
@@ -95,6 +98,7 @@ class Refusal:
             "Content-Type: application/problem+json\r\n"
             f"Content-Length: {len(body)}\r\n"
             f"X-Request-ID: {uuid.uuid4().hex}\r\n"
+            f"{_SECURITY_HEADERS}"
             + ("" if self.retry_after is None else f"Retry-After: {self.retry_after}\r\n")
             + "\r\n"
         )

@@ -16,6 +16,7 @@ from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
 from service.api.job_admission import export_admission
+from service.api.idempotency import idempotent
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem
@@ -41,6 +42,7 @@ def _scope(game_id: str, seat: int | None, deals: list[int] | None) -> Scope:
 @blp.arguments(AnalysisRequestSchema, required=False, example=examples.ANALYSIS_REQUEST)
 @blp.response(202, AnalysisJobSchema, headers=_JOB_LOCATION, example=examples.ANALYSIS_JOB)
 @operation(blp, "requestAnalysis", security=SEAT_OR_SPECTATOR, problems=BODY + GAME + (403, 409))
+@idempotent
 def request_analysis(body: dict[str, Any], game_id: str):
     """Analyse the game's decisions (a job): each legal action valued from the seat's view.
 

@@ -21,6 +21,7 @@ from schemas.bots import (
 from service.api import examples
 from service.api.games import games
 from service.api.job_admission import decision_admission
+from service.api.idempotency import idempotent
 from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.api.render import bearer_token
 from service.bots.catalog import describe_levels
@@ -83,6 +84,7 @@ def bot_levels():
     example=examples.MOVE_JOB,
 )
 @operation(blp, "requestBotMove", security=CLIENT, problems=BODY)
+@idempotent
 def bot_move(body: dict[str, Any], query: dict[str, Any]):
     """The bot's move for a position as one seat sees it.
 
@@ -124,6 +126,7 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
     example={**examples.HINT_JOB, "status": "finished", "result": examples.DECISION},
 )
 @operation(blp, "requestHint", security=SEAT, problems=BODY + GAME + (409,))
+@idempotent
 def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     """What a bot would play in the caller's seat now (the seat's view only).
 

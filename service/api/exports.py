@@ -13,6 +13,7 @@ from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
 from service.api.job_admission import export_admission
+from service.api.idempotency import idempotent
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem, Unauthorized
@@ -50,6 +51,7 @@ _DOWNLOAD_CONTENT = {
 @blp.arguments(ExportRequestSchema, required=False, example=examples.EXPORT)
 @blp.response(202, ExportJobSchema, headers=_JOB_LOCATION, example=examples.EXPORT_JOB)
 @operation(blp, "requestExport", security=SEAT_OR_SPECTATOR, problems=BODY + GAME)
+@idempotent
 def create_export(body: dict[str, Any], game_id: str):
     """Export the game's replay as the caller may see it (json, ndjson or text).
 

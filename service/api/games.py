@@ -33,6 +33,7 @@ from schemas.games import (
 from service.api import examples
 from service.api.callers import current_caller
 from service.api.errors import precondition_failed
+from service.api.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.api.operations import (
     ANYONE,
     BODY,
@@ -49,7 +50,6 @@ from service.api.render import (
     bearer_token,
     etag,
     game_view,
-    idempotency_key,
     if_match_version,
     not_modified,
     seated_body,
@@ -74,13 +74,6 @@ blp = Blueprint(
 #: Before the routes: ``arguments`` takes the parser when it decorates a view.
 blp.ARGUMENTS_PARSER = FeedParser()
 
-_IDEMPOTENCY_HEADER = {
-    "in": "header",
-    "name": "Idempotency-Key",
-    "required": False,
-    "schema": {"type": "string", "maxLength": 255},
-    "description": "Retry safely: the same key and body answer the first answer again",
-}
 _IF_MATCH_HEADER = {
     "in": "header",
     "name": "If-Match",
@@ -122,7 +115,7 @@ def settings() -> dict[str, Any]:
 @blp.arguments(CreateGameSchema, required=False, example=examples.CREATE_GAME)
 @blp.response(201, SeatedSchema, headers=_LOCATION_HEADER, example=examples.SEATED)
 @operation(blp, "createGame", security=CLIENT, problems=BODY)
-@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def create_game(body: dict[str, Any]):
     """Create a game; the creator sits at seat 0.
 
@@ -140,7 +133,7 @@ def create_game(body: dict[str, Any]):
     caller = current_caller()
     seated = games().create(
         new,
-        idempotency_key=idempotency_key(request),
+        idempotency_key=caller_key(),
         scope=caller.scope,
         owner=caller.client.id if caller.client else None,
     )
@@ -230,13 +223,13 @@ def get_game(game_id: str):
 @blp.arguments(JoinSchema, example=examples.JOIN)
 @blp.response(201, SeatedSchema, headers=_ETAG_HEADER, example={**examples.SEATED, "seat": 1})
 @operation(blp, "joinGame", security=ANYONE, problems=BODY + GAME + (409,))
-@blp.doc(parameters=[_IDEMPOTENCY_HEADER])
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def join_game(body: dict[str, Any], game_id: str):
     """Take seat 1 with the invite. A second join is refused (409)."""
     seated = games().join(
         game_id,
         body["invite"],
-        idempotency_key=idempotency_key(request),
+        idempotency_key=caller_key(),
         scope=current_caller().scope,
     )
     headers = {"ETag": etag(seated.current.version)}
@@ -249,7 +242,7 @@ def join_game(body: dict[str, Any], game_id: str):
 @blp.arguments(ActionSchema, example=examples.ACTION)
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.AFTER_ACTION)
 @operation(blp, "takeAction", security=SEAT, problems=BODY + GAME + (409, 412))
-@blp.doc(parameters=[_IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
+@blp.doc(parameters=[IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
 def act(body: dict[str, Any], game_id: str):
     """Take one action for the caller's seat.
 
@@ -271,7 +264,7 @@ def act(body: dict[str, Any], game_id: str):
             bearer_token(request),
             body,
             expected_version=expected if expected is not None else header_version,
-            idempotency_key=idempotency_key(request),
+            idempotency_key=idempotency_key(),
         )
     except VersionConflict as conflict:
         if expected is None and header_version is not None:
@@ -284,12 +277,16 @@ def act(body: dict[str, Any], game_id: str):
 
 
 def _ended(acted: Acted):
-    return game_view(acted.current, acted.seat), 200, {"ETag": etag(acted.current.version)}
+    headers = {"ETag": etag(acted.current.version)}
+    if acted.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return game_view(acted.current, acted.seat), 200, headers
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.RESIGNED)
-@operation(blp, "resignGame", security=SEAT, problems=GAME + (409,))
+@operation(blp, "resignGame", security=SEAT, problems=GAME + (409, 422))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def resign(game_id: str):
     """Resign: the caller's opponent wins the game (RX1).
 
@@ -297,34 +294,42 @@ def resign(game_id: str):
     the resigner keeps its own. Answers the caller's view of the finished
     game. Before seat 1 joined: 409 `game_waiting` (abort instead).
     """
-    return _ended(games().resign(game_id, bearer_token(request)))
+    token = bearer_token(request)
+    return _ended(games().resign(game_id, token, idempotency_key=idempotency_key()))
 
 
 @blp.route("/<game_id>/abort", methods=["POST"])
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.ABORTED)
-@operation(blp, "abortGame", security=SEAT, problems=GAME + (409,))
+@operation(blp, "abortGame", security=SEAT, problems=GAME + (409, 422))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def abort(game_id: str):
     """Abort: call a game between people off before its first action; nobody wins (RX2).
 
     Seat 0 while seat 1 is empty, or either seat before any action. Later,
     or against a bot: 409 `abort_not_allowed` (resign instead).
     """
-    return _ended(games().abort(game_id, bearer_token(request)))
+    token = bearer_token(request)
+    return _ended(games().abort(game_id, token, idempotency_key=idempotency_key()))
 
 
 @blp.route("/<game_id>/claim-timeout", methods=["POST"])
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.TIMED_OUT)
-@operation(blp, "claimTimeout", security=SEAT, problems=GAME + (409,))
+@operation(blp, "claimTimeout", security=SEAT, problems=GAME + (409, 422))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def claim_timeout(game_id: str):
     """Claim the game when the opponent let its turn time out (RX3).
 
     Only the seat that is not to move, once the turn has waited
     `SCHNAPSEN_TURN_TIMEOUT_SECONDS` since the game's last event (by the
     log's own times). Too early: 409 `turn_not_timed_out` with
-    `retry_after_seconds`; the seat to move: 409 `not_waiting`.
+    `retry_after_seconds`; the seat to move: 409 `not_waiting`. A bot's turn
+    is never claimed (409 `bot_turn_not_claimable`): the workers make its move.
     """
     acted = games().claim_timeout(
-        game_id, bearer_token(request), timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"]
+        game_id,
+        bearer_token(request),
+        timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"],
+        idempotency_key=idempotency_key(),
     )
     return _ended(acted)
 

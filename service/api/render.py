@@ -2,7 +2,7 @@
 
 Views stay thin: they parse, call a command, and hand the result to one of
 these functions. Hidden information is decided in the engine's observation
-module, never here.
+module, never here. Idempotency-Key is read in ``service.api.idempotency``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from service.commands import Current, Seated
 from service.engine.observation import observe
 from service.problems import Problem, Unauthorized
 
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
 
@@ -56,19 +55,6 @@ def bearer_token(request: Request, *, query_token: str | None = None) -> str | N
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("use 'Authorization: Bearer <token>'", code="invalid_authorization")
     return token.strip()
-
-
-def idempotency_key(request: Request) -> str | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return None
-    if not _IDEMPOTENCY_KEY.match(key):
-        raise Problem(
-            "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            status=400,
-            code="invalid_idempotency_key",
-        )
-    return key
 
 
 def if_match_version(request: Request) -> int | None:
