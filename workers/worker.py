@@ -29,17 +29,19 @@ retried at once by its worker.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
 import redis
-from rq import Worker
+from rq import Queue, Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from service.job_watch import announce_ended
 from service.logs import configure_logging
 from service.queue_names import LEGACY_QUEUES, QUEUES
-from service.queues import queue
+from service.queues import PUBLIC_KINDS, job_kind, queue
 from service.redis_clients import QueuesNotConfigured
 from service.settings import from_env, queue_redis_url
 
@@ -54,6 +56,8 @@ HEARTBEAT_SLACK = 3
 #: Seconds between maintenance passes (requeueing abandoned jobs), idle or not.
 MAINTENANCE_INTERVAL = 3
 
+log = logging.getLogger(__name__)
+
 
 class SchnapsenWorker(Worker):
     """RQ's worker, tuned so that a killed worker's job is requeued within seconds.
@@ -67,6 +71,23 @@ class SchnapsenWorker(Worker):
         if job.timeout and job.timeout > 0:
             return int(min(job.timeout - working_time, interval)) + HEARTBEAT_SLACK
         return int(interval) + HEARTBEAT_SLACK
+
+    def handle_job_success(self, job: Job, queue: Queue, *args: object, **kwargs: object) -> None:
+        super().handle_job_success(job, queue, *args, **kwargs)  # type: ignore[arg-type]
+        self._announce(job)
+
+    def handle_job_failure(self, job: Job, queue: Queue, *args: object, **kwargs: object) -> None:
+        super().handle_job_failure(job, queue, *args, **kwargs)  # type: ignore[arg-type]
+        self._announce(job)
+
+    def _announce(self, job: Job) -> None:
+        """Wake the servers' waits for this job (``service.job_watch``); it is saved."""
+        if job_kind(job.id) not in PUBLIC_KINDS:
+            return
+        try:
+            announce_ended(self.connection, job.id)
+        except redis.RedisError as error:  # the waits end at their deadline and look again
+            log.warning("could not announce the end of job %s: %s", job.id, error)
 
     @property
     def dequeue_timeout(self) -> int:
