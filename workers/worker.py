@@ -9,9 +9,11 @@ command starts one.
 
 Bots' jobs (``moves``, ``decisions``) run in the worker's own process: a fork
 per job, its fresh connections and its exit cost more than a bot's thinking
-(a bot's reply took 75-150 ms, most of it the fork). Exports and analyses,
-long and memory-hungry, still run in a work horse of their own. A job run in
-the worker's own process keeps the work horse's guarantees:
+(``benchmarks/bot_latency.py``: a random or heuristic bot's reply took
+75-185 ms at the median with a work horse per job, 11-34 ms without).
+Exports and analyses, long and memory-hungry, still run in a work horse of
+their own. A job run in the worker's own process keeps the work horse's
+guarantees:
 
 - its heartbeat: a thread of the worker beats for it as the worker beats for
   a work horse, so a ``kill -9`` of the worker lapses it just the same;
@@ -19,11 +21,12 @@ the worker's own process keeps the work horse's guarantees:
   (and is retried) as a work horse's job would; code that holds the
   interpreter so that the alarm cannot interrupt it (a native search) is
   ended with the whole worker ``HARD_TIMEOUT_SLACK`` s later (a watchdog that
-  needs no interpreter: ``faulthandler``), and its job runs again as a killed
-  worker's does (below). The run command starts the worker again.
+  needs no interpreter: ``faulthandler``), and its job is found abandoned (and
+  retried, if it has retries left) as a killed worker's is (below). The run
+  command starts the worker again.
 
 Recovery, within ``RECOVERY_BOUND_SECONDS`` (15 s) of a ``kill -9`` of a
-worker and its work horse, once another worker runs and is idle or between
+worker (and its work horse, if it has one), once another worker runs and is idle or between
 jobs (no other job needs to arrive):
 
 - while a job runs, its worker heartbeats every ``MONITORING_INTERVAL`` (2 s),
