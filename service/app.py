@@ -44,6 +44,7 @@ from service.clients import ClientRegistry
 from service.composition import build_services, secret_key
 from service.cors import init_cors
 from service.game_memory import GameMemory
+from service.job_watch import JobWatcher
 from service.live import LogWatcher, OneRead
 from service.live_cluster import ShardedLogWatcher
 from service.logs import configure_logging
@@ -114,21 +115,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"])  # type: ignore[method-assign]
     # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
     # lost Redis answers 503 at once). Waiting clients cost no connection: one watcher
-    # per process listens (service.live). Job waits (?wait= on jobs) block in Redis,
-    # so they get a client whose timeout covers the longest wait.
+    # per process listens (service.live), and one more for ended jobs (service.job_watch).
     timeout = app.config["REDIS_TIMEOUT_SECONDS"]
     pool_size = app.config["REDIS_POOL_SIZE"]
-    job_wait = app.config["JOB_WAIT_MAX_SECONDS"] + timeout + 1
     log_url, queue_url = redis_url(app.config), queue_redis_url(app.config)
     client = _redis(log_url, timeout, pool_size)
     if queue_url is None:  # the log is on a Redis Cluster: RQ has no Redis (see /readyz)
         log.error(QueuesNotConfigured.MESSAGE)
-        queue_client = queue_waiting_client = _no_queues()
+        queue_client = _no_queues()
     else:
         queue_client = (
             _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
         )
-        queue_waiting_client = _redis(queue_url, job_wait, pool_size)
     if not app.config["REDIS_URL"]:
         log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
     # Games at recent versions: the feed's readers share them, and this process's
@@ -203,7 +201,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "answers": StoredAnswers(client),
         "redis": client,
         "queues": queue_client,
-        "queues_waiting": queue_waiting_client,
+        # The one subscription of this process that wakes its job waits (service.job_watch).
+        "job_watcher": _job_watcher(queue_url, timeout),
         # What a read path calls with the game it loaded (service.composition).
         "seen": services.seen,
         "exports": services.exports,
@@ -250,6 +249,14 @@ def _watcher(url: str, connect_timeout: float) -> LogWatcher:
         )
     options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
     return LogWatcher(lambda: redis.Redis.from_url(url, **options))
+
+
+def _job_watcher(queue_url: str | None, connect_timeout: float) -> JobWatcher:
+    """The process's listener for ended jobs, on the queues' Redis (always a plain one)."""
+    if queue_url is None:  # no queues: nothing ends, and a wait's first read answers 503
+        return JobWatcher(_no_queues)
+    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+    return JobWatcher(lambda: redis.Redis.from_url(queue_url, **options))
 
 
 class _RefusingPool(redis.ConnectionPool):

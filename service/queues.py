@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -24,6 +25,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from rq.worker import Worker
 
+from service.job_watch import JobWatcher
 from service.queue_names import DECISIONS, EXPORTS, MOVES, QUEUES
 
 #: Per kind of job: (queue, timeout s, retry policy, result TTL s).
@@ -66,6 +68,8 @@ def admit_all(_queue: str, _job_id: str) -> Iterator[None]:
     yield
 
 
+#: A job in one of these states has ended: a wait for it is over.
+ENDED = ("finished", "failed", "stopped", "canceled")
 #: Job id prefixes a client may look up.
 PUBLIC_KINDS = ("move", "hint", "export", "analysis")
 
@@ -330,11 +334,8 @@ class JobReport:
         return body
 
 
-def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | None:
-    """The public report of a job; ``None`` for unknown (or non-public) ids.
-
-    With ``wait``, block up to that many seconds for the job to finish.
-    """
+def report(connection: Redis, job_id: str) -> JobReport | None:
+    """The public report of a job now; ``None`` for unknown (or non-public) ids."""
     kind = job_kind(job_id)
     if kind not in PUBLIC_KINDS:
         return None
@@ -342,8 +343,6 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
         job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
     except NoSuchJobError:
         return None
-    if wait > 0 and job.get_status() not in (JobStatus.FINISHED, JobStatus.FAILED):
-        job.latest_result(timeout=max(1, round(wait)))
     status = job.get_status()
     progress = _progress(job) if kind == "analysis" else None
     if status == JobStatus.FINISHED:
@@ -357,6 +356,29 @@ def report(connection: Redis, job_id: str, *, wait: float = 0) -> JobReport | No
         return JobReport(job_id, "failed", error=_last_line(job.exc_info), progress=progress)
     name = str(status.value if hasattr(status, "value") else status)
     return JobReport(job_id, name, progress=progress)
+
+
+def wait_for_report(
+    connection: Redis, watcher: JobWatcher, job_id: str, wait: float
+) -> JobReport | None:
+    """The public report of a job once it has ended, or after ``wait`` seconds.
+
+    Holds no Redis connection while it waits: the process's ``JobWatcher`` wakes
+    it when a worker announces the job's end. It registers before it reads the
+    status, so an end between the read and the wait still wakes it.
+    """
+    found = report(connection, job_id)
+    if found is None or found.status in ENDED or wait <= 0:
+        return found
+    deadline = time.monotonic() + wait
+    with watcher.watch(job_id) as ended:
+        while True:
+            ended.clear()  # before the read: an announcement after it sets it again
+            found = report(connection, job_id)
+            left = deadline - time.monotonic()
+            if found is None or found.status in ENDED or left <= 0:
+                return found
+            watcher.pause(ended, left)
 
 
 def _progress(job: Job) -> float:

@@ -20,6 +20,7 @@ import redis
 import requests
 
 from service.embedded_redis import EmbeddedRedis
+from service.job_watch import JobWatcher
 from service.live import LogWatcher
 from service.serving import gunicorn_command
 from service.sessions import end_process
@@ -61,12 +62,12 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session", autouse=True)
 def watchers_closed_before_redis_stops(redis_url: str) -> Iterator[None]:
-    """At the session's end, before the session's Redis stops, close every app's log
-    watcher (service.live): their threads would otherwise log the lost subscription
-    into streams pytest has already closed."""
+    """At the session's end, before the session's Redis stops, close every app's log and
+    job watcher (service.live, service.job_watch): their threads would otherwise log the
+    lost subscription into streams pytest has already closed."""
     yield
     for thing in gc.get_objects():
-        if isinstance(thing, LogWatcher):
+        if isinstance(thing, (LogWatcher, JobWatcher)):
             thing.close()
 
 

@@ -1,14 +1,32 @@
 """The worker command: ``schnapsen-worker`` or ``python -m workers``.
 
-Runs RQ's forking worker with the JSON serializer and a scheduler (for
-retries with backoff), by default on every queue in priority order:
-``moves`` (bot opponents), ``decisions`` (the bot-move service, hints),
-``exports``, then the legacy ``bots`` queue (drained; nothing is enqueued
-there any more). ``--queues moves`` makes a worker that only moves bot
-opponents, as the run command starts one.
+Runs RQ's worker with the JSON serializer and a scheduler (for retries with
+backoff), by default on every queue in priority order: ``moves`` (bot
+opponents), ``decisions`` (the bot-move service, hints), ``exports``, then
+the legacy ``bots`` queue (drained; nothing is enqueued there any more).
+``--queues moves`` makes a worker that only moves bot opponents, as the run
+command starts one.
+
+Bots' jobs (``moves``, ``decisions``) run in the worker's own process: a fork
+per job, its fresh connections and its exit cost more than a bot's thinking
+(``benchmarks/bot_latency.py``: a random or heuristic bot's reply took
+75-185 ms at the median with a work horse per job, 11-34 ms without).
+Exports and analyses, long and memory-hungry, still run in a work horse of
+their own. A job run in the worker's own process keeps the work horse's
+guarantees:
+
+- its heartbeat: a thread of the worker beats for it as the worker beats for
+  a work horse, so a ``kill -9`` of the worker lapses it just the same;
+- its timeout: RQ's alarm (SIGALRM) interrupts it at its timeout, and it fails
+  (and is retried) as a work horse's job would; code that holds the
+  interpreter so that the alarm cannot interrupt it (a native search) is
+  ended with the whole worker ``HARD_TIMEOUT_SLACK`` s later (a watchdog that
+  needs no interpreter: ``faulthandler``), and its job is found abandoned (and
+  retried, if it has retries left) as a killed worker's is (below). The run
+  command starts the worker again.
 
 Recovery, within ``RECOVERY_BOUND_SECONDS`` (15 s) of a ``kill -9`` of a
-worker and its work horse, once another worker runs and is idle or between
+worker (and its work horse, if it has one), once another worker runs and is idle or between
 jobs (no other job needs to arrive):
 
 - while a job runs, its worker heartbeats every ``MONITORING_INTERVAL`` (2 s),
@@ -29,17 +47,27 @@ retried at once by its worker.
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import logging
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import TracebackType
 
 import redis
-from rq import Worker
+from rq import Queue, Worker
+from rq.executions import Execution
 from rq.job import Job
 from rq.serializers import JSONSerializer
+from rq.worker import WorkerStatus
 
+from service.job_watch import announce_ended
 from service.logs import configure_logging
-from service.queue_names import LEGACY_QUEUES, QUEUES
-from service.queues import queue
+from service.queue_names import DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
+from service.queues import PUBLIC_KINDS, job_kind, queue
 from service.redis_clients import QueuesNotConfigured
 from service.settings import from_env, queue_redis_url
 
@@ -53,6 +81,67 @@ MONITORING_INTERVAL = 2
 HEARTBEAT_SLACK = 3
 #: Seconds between maintenance passes (requeueing abandoned jobs), idle or not.
 MAINTENANCE_INTERVAL = 3
+#: Jobs of these queues run in the worker's own process (no work horse).
+IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS})
+#: A job run in the worker's own process that outlives its timeout by this many
+#: seconds (the alarm could not interrupt it) ends the worker.
+HARD_TIMEOUT_SLACK = 10
+
+log = logging.getLogger(__name__)
+
+
+class HeartbeatKeeper:
+    """Beats for a job that runs in the worker's own process, as the worker beats for its
+    work horse: every ``MONITORING_INTERVAL`` until the job's execution has ended.
+
+    A thread, so a busy job keeps its heartbeat; it stops (under a lock) before the
+    worker records the job's end, so no beat comes after it.
+    """
+
+    def __init__(self, worker: Worker, job: Job, execution: Execution):
+        self._worker, self._job, self._execution = worker, job, execution
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._beat, name="job-heartbeat", daemon=True)
+
+    def __enter__(self) -> HeartbeatKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.stop()
+        self._thread.join(timeout=5)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped.set()
+
+    def _beat(self) -> None:
+        while not self._stopped.wait(self._worker.job_monitoring_interval):
+            with self._lock:
+                if self._stopped.is_set():
+                    return
+                try:
+                    self._worker.maintain_heartbeats(self._job, self._execution)
+                except redis.RedisError as error:  # the next beat tries again
+                    log.warning("heartbeat of job %s failed: %s", self._job.id, error)
+
+
+@contextmanager
+def hard_timeout(seconds: float) -> Iterator[None]:
+    """End the process (exit code 1, the threads' stacks on stderr) if the block runs
+    ``seconds`` longer: a watchdog thread of the interpreter's own that needs no
+    interpreter lock, so code that holds it cannot outlive its bound."""
+    faulthandler.dump_traceback_later(seconds, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 class SchnapsenWorker(Worker):
@@ -63,10 +152,62 @@ class SchnapsenWorker(Worker):
     """
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        """At most a heartbeat interval plus the slack; never less than a second plus the
+        slack: past its timeout (a job its alarm cannot interrupt, until the hard
+        timeout ends the worker) a negative time to live would keep the job's
+        execution in the registry for ever, and no worker would ever requeue it."""
         interval = self.job_monitoring_interval
         if job.timeout and job.timeout > 0:
-            return int(min(job.timeout - working_time, interval)) + HEARTBEAT_SLACK
+            return int(max(min(job.timeout - working_time, interval), 1)) + HEARTBEAT_SLACK
         return int(interval) + HEARTBEAT_SLACK
+
+    _keeper: HeartbeatKeeper | None = None
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """Bots' jobs in this process (see the module docstring); others in a work horse."""
+        if queue.name not in IN_PROCESS_QUEUES:
+            super().execute_job(job, queue)
+            return
+        execution = self.prepare_execution(job)
+        timeout = job.timeout if job.timeout and job.timeout > 0 else queue.DEFAULT_TIMEOUT
+        self._keeper = HeartbeatKeeper(self, job, execution)
+        try:
+            with self._keeper, hard_timeout(timeout + HARD_TIMEOUT_SLACK):
+                self.perform_job(job, queue, execution)
+        finally:
+            self._keeper = None
+            # A job that ended early in ``perform_job`` may leave its execution behind.
+            self.executions.pop(execution.id, None)
+        self.set_state(WorkerStatus.IDLE)
+
+    def handle_execution_ended(self, job: Job, queue: Queue, heartbeat_ttl: int) -> None:
+        """The job has returned or raised: no heartbeat may come after its end is saved."""
+        if self._keeper is not None:
+            self._keeper.stop()
+        super().handle_execution_ended(job, queue, heartbeat_ttl)
+
+    def handle_job_success(self, job: Job, queue: Queue, *args: object, **kwargs: object) -> None:
+        super().handle_job_success(job, queue, *args, **kwargs)  # type: ignore[arg-type]
+        self._announce(job)
+
+    def handle_job_failure(self, job: Job, queue: Queue, *args: object, **kwargs: object) -> None:
+        super().handle_job_failure(job, queue, *args, **kwargs)  # type: ignore[arg-type]
+        self._announce(job)
+
+    def _announce(self, job: Job) -> None:
+        """Wake the servers' waits for this job (``service.job_watch``); it is saved."""
+        if job_kind(job.id) not in PUBLIC_KINDS:
+            return
+        try:
+            announce_ended(self.connection, job.id)
+        except redis.RedisError as error:  # the waits end at their deadline and look again
+            log.warning("could not announce the end of job %s: %s", job.id, error)
+
+    def kill_horse(self, sig: signal.Signals = signal.SIGKILL) -> None:
+        """Without a work horse (a job in this process) there is nothing to kill: RQ's
+        own would signal the worker's own process group."""
+        if self.horse_pid:
+            super().kill_horse(sig)
 
     @property
     def dequeue_timeout(self) -> int:
@@ -100,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     connection = redis.Redis.from_url(url)
     queues = [queue(name.strip(), connection) for name in args.queues.split(",") if name.strip()]
     configure_logging(args.log_level.upper())  # JSON lines, like the API's
+    import workers.jobs  # noqa: F401  (the bots load once, not in the first player's move)
+
     worker = SchnapsenWorker(
         queues,
         name=args.name,

@@ -27,8 +27,9 @@ from service.api.render import bearer_token
 from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
+from service.job_watch import JobWatcher
 from service.problems import Conflict, InvalidRequest, Problem
-from service.queues import bot_seed, enqueue_decision, report
+from service.queues import bot_seed, enqueue_decision, wait_for_report
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 
@@ -41,9 +42,9 @@ def queues():
     return current_app.extensions["schnapsen"]["queues"]
 
 
-def waiting_queues():
-    """The queues' Redis for job waits, whose socket timeout outlasts the longest wait."""
-    return current_app.extensions["schnapsen"]["queues_waiting"]
+def job_watcher() -> JobWatcher:
+    """The process's one listener for ended jobs: job waits hold no Redis connection."""
+    return current_app.extensions["schnapsen"]["job_watcher"]
 
 
 def capped_budget(requested: int | None) -> int | None:
@@ -167,7 +168,7 @@ def get_job(query: dict[str, Any], job_id: str):
     if not _JOB_ID.fullmatch(job_id):
         found = None
     else:
-        found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
+        found = wait_for_report(queues(), job_watcher(), job_id, wait)
     if found is None:
         raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
     return found.to_dict()
@@ -175,7 +176,7 @@ def get_job(query: dict[str, Any], job_id: str):
 
 def _job_answer(job_id: str, wait: float):
     wait = min(wait, current_app.config["JOB_WAIT_MAX_SECONDS"])
-    found = report(waiting_queues() if wait > 0 else queues(), job_id, wait=wait)
+    found = wait_for_report(queues(), job_watcher(), job_id, wait)
     assert found is not None
     headers = {"Location": f"/v1/jobs/{job_id}"}
     status = 200 if found.status in ("finished", "failed") and wait > 0 else 202

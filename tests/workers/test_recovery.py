@@ -1,5 +1,5 @@
-"""A worker killed in the middle of a bot job, its work horse too: the move still happens,
-exactly once, even when no other job comes along.
+"""A worker killed in the middle of a bot job (its work horse too, if it had one): the move
+still happens, exactly once, even when no other job comes along.
 
 The time it takes is printed against the documented bound
 (``RECOVERY_BOUND_SECONDS``), not asserted: on a machine shared with other
@@ -81,7 +81,8 @@ def test_finding_10_a_killed_worker_and_its_horse_still_give_the_bot_move_once(o
         game_id, version = created["game_id"], created["version"]
         job_id = bot_move_job_id(game_id, version)
         wait_until(lambda: job_status(connection, job_id) == "started", 30, "the job to start")
-        (horse,) = wait_until(lambda: work_horses(slow.process.pid), 30, "the work horse")
+        # Bots' jobs run in the worker's own process: no work horse (any would die too).
+        horses = work_horses(slow.process.pid)
         # A fresh worker, idle and blocked on the queues before the kill: only its own
         # maintenance can notice the abandoned job, since no other job will come along.
         fresh = WorkerProcess(own_redis)
@@ -90,8 +91,8 @@ def test_finding_10_a_killed_worker_and_its_horse_still_give_the_bot_move_once(o
         )
         killed = slow.kill()
         killed_at = time.monotonic()
-        assert horse in killed
-        wait_until(lambda: not alive(horse), 30, "the horse to die")
+        assert slow.process.pid in killed and horses <= killed
+        wait_until(lambda: not any(alive(pid) for pid in killed), 30, "the killed to die")
     finally:
         slow.stop()
     try:
@@ -104,7 +105,8 @@ def test_finding_10_a_killed_worker_and_its_horse_still_give_the_bot_move_once(o
         )
         recovered_in = time.monotonic() - killed_at
         print(
-            f"bot move recovered {recovered_in:.1f} s after SIGKILL of worker and horse "
+            f"bot move recovered {recovered_in:.1f} s after SIGKILL of the worker"
+            f"{' and its work horse' if horses else ' (its job ran in the worker)'} "
             f"(documented bound {RECOVERY_BOUND_SECONDS} s)"
         )
         # The bot may move on (a marriage is followed by its lead): wait until the human is
