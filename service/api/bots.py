@@ -20,8 +20,8 @@ from schemas.bots import (
 )
 from service.api import examples
 from service.api.games import games
-from service.api.job_admission import decision_admission
 from service.api.idempotency import idempotent
+from service.api.job_admission import decision_admission
 from service.api.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.api.render import bearer_token
 from service.bots.catalog import describe_levels

@@ -12,8 +12,8 @@ from schemas.bots import ExportJobSchema, ExportRequestSchema
 from service.api import examples
 from service.api.bots import queues
 from service.api.games import games
-from service.api.job_admission import export_admission
 from service.api.idempotency import idempotent
+from service.api.job_admission import export_admission
 from service.api.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.api.render import bearer_token
 from service.problems import Problem, Unauthorized
