@@ -110,8 +110,8 @@ def test_actions_and_games_are_counted(client):
 def test_an_idempotent_replay_of_a_create_counts_one_game(client):
     api = Api(client)
     before = scrape(client)
-    first = create(api, {}, key="metrics-once")
-    again = create(api, {}, key="metrics-once")
+    first = create(api, {}, key="metrics-once-000001")
+    again = create(api, {}, key="metrics-once-000001")
     assert first["game_id"] == again["game_id"]
     after = scrape(client)
     name = "schnapsen_games_created_total"

@@ -184,7 +184,8 @@ def play_until(page, table: Table, done: Callable[[], bool]) -> None:
             action,
         )
         assert tapped, f"the page offers no {action}"
-        page.wait_for_function(f"document.body.dataset.version !== '{view['version']}'")
+        # A selector, not a script: the pages' CSP forbids evaluating strings.
+        page.wait_for_selector(f"body:not([data-version='{view['version']}'])")
 
 
 def drawn_cards(log: list[str]) -> list[str]:

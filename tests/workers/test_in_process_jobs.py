@@ -18,13 +18,11 @@ import time
 import uuid
 from contextlib import suppress
 
-import pytest
 import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
 from service.queue_names import DECISIONS, MOVES
 from service.queues import queue
 from service.store import EventStore
@@ -36,16 +34,6 @@ from workers.worker import HARD_TIMEOUT_SLACK, RECOVERY_BOUND_SECONDS
 #: The hanging jobs' own timeout (seconds).
 JOB_TIMEOUT = 2
 HANG_BOUND = 60
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """A Redis of this test alone, so no other worker can take the jobs."""
-    server = EmbeddedRedis(tmp_path / "redis").start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 def enqueue(connection: redis.Redis, name: str, *args: object, **kwargs: object) -> Job:

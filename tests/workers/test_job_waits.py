@@ -16,7 +16,6 @@ import pytest
 import redis
 import requests
 
-from service.embedded_redis import EmbeddedRedis
 from service.engine import DECK, Variant, new_game, start_deal, take_seat
 from service.engine.knowledge import seat_view
 from service.engine.position import position_from_view
@@ -31,16 +30,6 @@ HELD_WAIT_SECONDS = 30
 #: only a wait that queues behind them for a connection takes this long.
 OTHER_CALLER_HANG_BOUND = 12
 HANG_BOUND = 60
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """A Redis of this test alone: its clients are the server's and ours only."""
-    server = EmbeddedRedis(tmp_path / "redis").start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 def a_position() -> dict:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from rq import Worker
 from rq.job import Job
 from rq.registry import StartedJobRegistry
@@ -19,7 +18,6 @@ from rq.results import Result
 from rq.serializers import JSONSerializer
 
 from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
 from service.queue_names import QUEUES
 from service.queues import bot_move_job_id, queue
@@ -31,16 +29,6 @@ from workers.worker import RECOVERY_BOUND_SECONDS
 
 #: Long past the documented recovery bound: only a recovery that never comes fails here.
 HANG_BOUND = 4 * RECOVERY_BOUND_SECONDS
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """A Redis of this test alone, so no other worker can take the job."""
-    server = EmbeddedRedis(tmp_path / "redis").start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 def job_status(connection, job_id: str) -> str | None:
