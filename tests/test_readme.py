@@ -1,4 +1,5 @@
-"""README.md tells the truth: its commands and its curl session work as shown."""
+"""README.md and the guides tell the truth: their commands and curl sessions work as shown,
+and the README stays a short page for users."""
 
 from __future__ import annotations
 
@@ -9,13 +10,29 @@ import subprocess
 from service.bots import LEVELS
 from tests.conftest import REPO
 
-README = (REPO / "README.md").read_text()
+README = REPO / "README.md"
+#: The README keeps to what a user needs first; the guides live in docs/.
+README_MAX_BYTES = 15 * 1024
 
 
-def block(name: str) -> str:
-    match = re.search(rf"<!-- {name} -->\s*```[a-z]*\n(.*?)```\s*<!-- /{name} -->", README, re.S)
-    assert match, f"README.md has no {name} block"
+def block(name: str, document: str = "README.md") -> str:
+    """The shell block between ``<!-- name -->`` markers of a document of the repository."""
+    text = (REPO / document).read_text()
+    match = re.search(rf"<!-- {name} -->\s*```[a-z]*\n(.*?)```\s*<!-- /{name} -->", text, re.S)
+    assert match, f"{document} has no {name} block"
     return match.group(1)
+
+
+def test_readme_is_a_short_page_for_users():
+    size = len(README.read_bytes())
+    assert size <= README_MAX_BYTES, f"README.md is {size} bytes, more than {README_MAX_BYTES}"
+
+
+def test_readme_makes_a_virtualenv_before_the_run_command():
+    text = README.read_text()
+    venv = text.find("python3 -m venv .venv && . .venv/bin/activate")
+    assert venv != -1, "README.md shows no line that makes and activates a virtualenv"
+    assert venv < text.find("<!-- run-command -->")
 
 
 def test_readme_shows_the_two_commands_of_a_fresh_machine():
@@ -31,8 +48,9 @@ def test_readme_shows_the_two_commands_of_a_fresh_machine():
 
 def test_the_curl_session_plays_a_whole_game_against_the_bot_then_analyses_it(live_server, worker):
     """The curl session, then the analysis session on its finished game."""
+    session = block("curl-session") + block("analysis-session", "docs/analysis.md")
     result = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", block("curl-session") + block("analysis-session")],
+        ["bash", "-euo", "pipefail", "-c", session],
         env=dict(os.environ, BASE=live_server.url),
         capture_output=True,
         text=True,
@@ -54,9 +72,9 @@ def test_the_curl_session_plays_a_whole_game_against_the_bot_then_analyses_it(li
 def test_the_lifecycle_session_resigns_aborts_and_lists(live_server, redis_client):
     from service.clients import ClientRegistry
 
-    key = ClientRegistry(redis_client).create("README lifecycle")[1]
+    key = ClientRegistry(redis_client).create("Lifecycle guide")[1]
     result = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", block("lifecycle-session")],
+        ["bash", "-euo", "pipefail", "-c", block("lifecycle-session", "docs/api.md")],
         env=dict(os.environ, BASE=live_server.url, CLIENT_KEY=key),
         capture_output=True,
         text=True,

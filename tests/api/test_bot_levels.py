@@ -1,7 +1,7 @@
 """`GET /v1/bot/levels`: the levels a client may choose, with their budgets and strength.
 
-The strength figures are the README's measured ones (benchmarks/ladder.py),
-never made up: a test reads them back from the README's ladder table.
+The strength figures are the measured ones (benchmarks/ladder.py), never made up:
+a test reads them back from the ladder table of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ def test_the_levels_weakest_first_with_budgets(api, app):
     assert by_name["random"]["max_budget_ms"] is None
 
 
-def test_strength_is_the_readmes_measured_figures(api):
+def test_strength_is_the_ladders_measured_figures(api):
     """Each level above ``random`` shows its ladder Elo and its games against the next
-    weaker level, as README.md's ladder table prints them."""
-    readme = (REPO / "README.md").read_text()
+    weaker level, as the ladder table of docs/performance.md prints them."""
+    performance = (REPO / "docs" / "performance.md").read_text()
     levels = ok(api.get("/v1/bot/levels"))["levels"]
     assert levels[0]["name"] == "random"
     assert levels[0]["strength"] is None and levels[0]["strength_note"]
@@ -54,7 +54,7 @@ def test_strength_is_the_readmes_measured_figures(api):
             f"| {level['name']} | {strength['elo']:.0f} | {low:.0f} .. {high:.0f} | "
             f"{won} : {strength['games'] - won} vs {weaker['name']} "
         )
-        assert row in readme, row
+        assert row in performance, row
 
 
 def test_every_listed_level_can_be_played(api):

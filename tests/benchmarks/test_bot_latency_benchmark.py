@@ -2,7 +2,7 @@
 ``schnapsen-serve`` it starts (embedded Redis, gunicorn, RQ workers), every bot reply
 and every bot-move service answer it waits for arrives, and it reads its own figures.
 
-The full run (README.md's Speed section) is a benchmark, not a test: no time is
+The full run (docs/performance.md) is a benchmark, not a test: no time is
 asserted here.
 """
 

@@ -1,7 +1,7 @@
 """A short run of the live benchmark (benchmarks/live.py): its waiters, in a process of
 their own, are held and get every event once, and it reads its own figures right.
 
-The full run (2,000 waiters, README.md's Speed section) is a benchmark, not a test;
+The full run (2,000 waiters, docs/performance.md) is a benchmark, not a test;
 this one checks that the benchmark still measures what it says, against the real
 ``schnapsen-serve`` it starts (embedded Redis, gunicorn's gevent workers).
 """

@@ -141,11 +141,13 @@ def test_the_worker_scales(compose):
 
 
 def test_every_variable_the_services_get_is_documented(compose):
-    readme = (REPO / "README.md").read_text()
-    settings_section = readme.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    configuration = (REPO / "docs" / "configuration.md").read_text()
+    settings_section = configuration.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
     for name, service in compose["services"].items():
         for variable in service.get("environment", {}):
-            assert f"`{variable}`" in settings_section, f"{name}: {variable} is not in README"
+            assert f"`{variable}`" in settings_section, (
+                f"{name}: {variable} is not in docs/configuration.md"
+            )
 
 
 def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():

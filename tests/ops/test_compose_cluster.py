@@ -1,4 +1,4 @@
-"""docker-compose.cluster.yml, the scaled-out topology of README's "Scaling out", checked offline.
+"""docker-compose.cluster.yml, the scaled-out topology of docs/deployment.md, checked offline.
 
 Validated against the Compose Specification like docker-compose.yml, then
 checked for the topology itself: six cluster nodes made into three primaries

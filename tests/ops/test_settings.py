@@ -1,4 +1,5 @@
-"""Every setting is documented in README.md's settings table, and every documented one is read."""
+"""Every setting is documented in docs/configuration.md's settings table, and every documented
+one is read."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ import re
 from service import settings
 from tests.conftest import REPO
 
-README = (REPO / "README.md").read_text()
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
 RUN_SOURCE = (REPO / "service" / "run.py").read_text()
 
 
 def settings_table() -> dict[str, str]:
     """Variable -> its row, from the table under '## Settings'."""
-    section = README.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    section = CONFIGURATION.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
-    assert rows, "README.md's settings table has no rows"
+    assert rows, "docs/configuration.md's settings table has no rows"
     table = {}
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
@@ -32,13 +33,13 @@ def test_every_documented_setting_is_read():
         for name in settings_table()
         if name not in read_by_settings and f'"{name}"' not in RUN_SOURCE
     ]
-    assert not unread, f"README documents settings nothing reads: {unread}"
+    assert not unread, f"docs/configuration.md documents settings nothing reads: {unread}"
 
 
 def test_every_setting_read_is_documented():
     table = settings_table()
     undocumented = [name for name in settings.ENVIRONMENT.values() if name not in table]
-    assert not undocumented, f"settings missing from README's table: {undocumented}"
+    assert not undocumented, f"settings missing from docs/configuration.md's table: {undocumented}"
     run_reads = set(re.findall(r'environ(?:\.get)?\(\s*"([A-Z][A-Z0-9_]*)"', RUN_SOURCE))
     assert run_reads, "found no variable read by service/run.py"
     assert run_reads <= set(table), run_reads - set(table)

@@ -3,7 +3,7 @@
 Checked over the committed document (which tests/service/test_openapi.py keeps
 equal to the code), for EVERY operation, so that a new endpoint fails here
 until it follows them: service/api/operations.py is the helper that applies
-them, README.md ("Operations") lists the operation ids.
+them, docs/api.md ("Operations") lists the operation ids.
 """
 
 from __future__ import annotations
@@ -70,19 +70,19 @@ def test_every_operation_has_a_camel_case_operation_id_and_a_summary(path, metho
     assert operation.get("summary", "").strip()
 
 
-def test_operation_ids_are_unique_and_listed_in_the_readme():
+def test_operation_ids_are_unique_and_listed_in_the_api_guide():
     found = [operation["operationId"] for _, _, operation in OPERATIONS]
     assert len(found) == len(set(found))
-    readme = (REPO / "README.md").read_text()
+    guide = (REPO / "docs" / "api.md").read_text()
     for path, method, operation in OPERATIONS:
         row = f"| `{operation['operationId']}` | `{method.upper()} {path}` |"
-        assert row in readme, f"README.md lists no {row}"
+        assert row in guide, f"docs/api.md lists no {row}"
 
 
-def readme_security() -> dict[str, set[str]]:
-    """Per operationId, the security column of README.md's operations table."""
+def documented_security() -> dict[str, set[str]]:
+    """Per operationId, the security column of docs/api.md's operations table."""
     rows = re.findall(r"^\| `(\w+)` \| `[A-Z]+ [^`]+` \| ([\w, ]+) \|$",
-                      (REPO / "README.md").read_text(), re.MULTILINE)  # fmt: skip
+                      (REPO / "docs" / "api.md").read_text(), re.MULTILINE)  # fmt: skip
     return {
         operation_id: {name.strip() for name in column.split(",")} for operation_id, column in rows
     }
@@ -95,7 +95,7 @@ def test_every_operation_says_which_credentials_it_requires_or_reads(path, metho
     # names the credentials it reads when sent in x-optional-security.
     assert DOCUMENT["security"] == []
     schemes = DOCUMENT["components"]["securitySchemes"]
-    accepted = readme_security()[operation["operationId"]]
+    accepted = documented_security()[operation["operationId"]]
     security = operation.get("security")
     optional = operation.get("x-optional-security")
     if "none" in accepted:

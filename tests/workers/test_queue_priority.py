@@ -23,7 +23,7 @@ from tests.conftest import LiveServer, WorkerProcess
 from tests.waiting import wait_until
 from tests.workers.helpers import auth
 
-#: The spec's example position (the README's too): seat 0 leads the first trick.
+#: The spec's example position (docs/workers.md's too): seat 0 leads the first trick.
 OPENING = POSITION
 UNFINISHED = ("queued", "started", "scheduled", "deferred")
 
