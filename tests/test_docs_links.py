@@ -83,7 +83,9 @@ def test_every_link_leads_to_a_file_and_heading_that_exist(document):
     for target in links(document):
         path, _, anchor = target.partition("#")
         destination = (document.parent / path).resolve() if path else document
-        if not destination.exists():
+        if not destination.is_relative_to(REPO):
+            broken.append(f"{target}: outside the repository")
+        elif not destination.exists():
             broken.append(f"{target}: no such file")
         elif anchor and destination.suffix == ".md" and anchor not in anchors(destination):
             broken.append(f"{target}: no such heading")
@@ -96,3 +98,12 @@ def test_every_backticked_repository_path_exists(document):
         path for path in named_paths(document) if not any(REPO.glob(path.rstrip("/") or "."))
     ]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=ids(DOCUMENTS))
+def test_no_document_names_a_file_outside_the_repository(document):
+    """A reader has the repository only: nothing beside it (``../shared``) exists for them."""
+    outside = re.findall(r"(?<![.\w])\.\./[\w./-]+", document.read_text())  # not ".../abort"
+    assert not [
+        path for path in outside if not (document.parent / path).resolve().is_relative_to(REPO)
+    ]
