@@ -370,7 +370,7 @@ class PlayerSchema(Schema):
 
 @answer()
 class EndingSchema(Schema):
-    """How a finished game ended (README: RULES-EXTENSIONS RX1-RX3)."""
+    """How a finished game ended (docs/rules.md, RX1-RX3)."""
 
     reason = fields.String(
         validate=validate.OneOf(["played", "resigned", "aborted", "timed_out"]),

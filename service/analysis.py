@@ -10,7 +10,7 @@ version (``bot_seed``, keyed with the server's secret), and the search counts
 work, not wall time, so an analysis is the same on any machine of the server
 and, for the expert's own moves, the same values the expert played by.
 
-Labels by loss, in game points (``THRESHOLDS``, documented in README.md):
+Labels by loss, in game points (``THRESHOLDS``, documented in docs/analysis.md):
 
 - ``best``: no loss (within ``EPSILON``); ``forced``: one legal action only;
 - ``good``: less than 0.2; ``inaccuracy``: 0.2 to 0.5; ``mistake``: 0.5 to 1;

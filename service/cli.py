@@ -1,6 +1,6 @@
 """The terminal client: ``schnapsen play`` against a bot, ``replay`` and ``analyse`` of a game.
 
-It speaks only the public HTTP API (the README's endpoints), with
+It speaks only the public HTTP API (docs/api.md), with
 ``requests``: create a game, show the table on your turn with numbered legal
 moves, post the chosen one, and long-poll the event feed while the bot
 thinks. ``replay`` prints a finished (or running) game one line per trick

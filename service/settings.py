@@ -23,12 +23,12 @@ DEFAULTS: dict[str, Any] = {
     "QUEUE_REDIS_URL": None,
     # Replicas that must have an append (Redis WAIT) before it is acknowledged; 0: none,
     # and an acknowledged append may be lost when its primary dies (replication is
-    # asynchronous). See README "Scaling out".
+    # asynchronous). See docs/deployment.md, Scaling out.
     "REPLICA_ACKS": 0,
     # How long an append waits for those replicas, in ms (keep it below REDIS_TIMEOUT_SECONDS);
     # fewer in time: 503, not acknowledged.
     "REPLICA_ACK_TIMEOUT_MS": 500,
-    # Signs seat tokens and invites; set it in production (see README).
+    # Signs seat tokens and invites; set it in production (see docs/configuration.md).
     "SECRET_KEY": None,
     # Largest request body accepted, in bytes (larger: 413).
     "MAX_CONTENT_LENGTH": 16 * 1024,

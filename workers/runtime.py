@@ -1,4 +1,4 @@
-"""What a worker process runs jobs on, built once from the environment (see README's settings).
+"""What a worker process runs jobs on, built once from the environment (see docs/configuration.md).
 
 The service comes from the same composition root as the API's
 (``service.composition``), so a bot's move is dispatched and counted as a

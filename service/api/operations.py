@@ -3,7 +3,7 @@
 Why: generated clients are only as good as the spec, and a convention kept
 by hand on each endpoint is soon forgotten. ``@operation(blp, "getGame",
 security=SEAT_OR_SPECTATOR, problems=GAME)`` sets the stable ``operationId``
-(camelCase; the SDK method name, listed in README.md), the ``security`` it
+(camelCase; the SDK method name, listed in docs/api.md), the ``security`` it
 accepts, and documents every problem answer (``application/problem+json``,
 the shared ``Problem`` schema, an example each) that the request can get.
 The summary is the first line of the view's docstring (flask-smorest).

@@ -16,7 +16,7 @@ a think-time budget above it:
   solving (``solver.py``) once the talon is closed or exhausted, playouts of
   the classic policy while it is open, within a time budget per move.
 
-``benchmarks/ladder.py`` measures the steps (Elo, README.md's Bots section).
+``benchmarks/ladder.py`` measures the steps (Elo, docs/performance.md).
 Search runs on the engine's search core (``service.engine.core``): the same rules on bit masks.
 """
 

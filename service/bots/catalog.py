@@ -2,7 +2,7 @@
 
 Names, a line each, the think time a level takes, and its strength as
 measured by ``benchmarks/ladder.py`` (a round robin of every level in
-duplicate games to 7 game points; the figures of README.md's Bots section):
+duplicate games to 7 game points; the figures of docs/performance.md):
 its Elo (``random`` at 0) and its games against the next weaker level. A
 level without a measured figure says so instead of showing a number nobody
 measured.
@@ -16,8 +16,8 @@ from typing import Any
 from service.bots import LEVELS
 from service.bots.expert import DEFAULT_BUDGET_MS
 
-#: How the figures were measured (the README's Bots section).
-MEASURED_BY = "benchmarks/ladder.py --games 800 --far-games 80 --seed 2024 (README.md, Bots)"
+#: How the figures were measured (docs/performance.md, the ladder).
+MEASURED_BY = "benchmarks/ladder.py --games 800 --far-games 80 --seed 2024 (docs/performance.md)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ DEFAULT_BUDGET_MS = 80
 #: same decisions): a heuristic playout step costs ``STEP_WORK`` units, a
 #: solver node or answer ``NODE_WORK``, valuing one action in one sampled deal
 #: ``VALUE_WORK``. Four times the work per move won only 54% of 200 games
-#: against the default (README.md, Bots), so the budget stays work, not time.
+#: against the default (docs/performance.md, the ladder), so the budget stays work, not time.
 WORK_PER_MS = 1000
 STEP_WORK = 8
 NODE_WORK = 1
