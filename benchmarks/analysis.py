@@ -10,7 +10,7 @@ analyses every decision of each with ``service.analysis`` in this process,
 one core, exactly as the analysis job does (the expert at its default
 budget, work counted, no wall-clock guard). Prints the decisions per game,
 the time per decision (mean and the slowest game's mean), and the time per
-whole game against the issue's bound of 30 s per game on one worker; each
+whole game against the bound of 30 s per game on one worker; each
 as wall time and as this process's CPU time (on a shared machine the wall
 time also counts the other processes' turns on the cores; the CPU time is
 what the analysis itself costs).
@@ -40,7 +40,7 @@ from service.engine.events import (  # noqa: E402
 )
 from service.engine.knowledge import seat_view  # noqa: E402
 
-#: The issue's bound: a whole game to 7 analysed within this many seconds on one worker.
+#: The bound: a whole game to 7 analysed within this many seconds on one worker.
 BOUND_SECONDS = 30.0
 
 

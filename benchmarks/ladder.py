@@ -55,7 +55,7 @@ ELO_SCALE = 400 / math.log(10)
 PRIOR_GAMES = 1.0
 #: Levels at most this many rungs apart play ``--games``; the others ``--far-games``.
 NEAR = 2
-#: The bot-strength issue's smallest step between adjacent levels, in Elo.
+#: The target's smallest step between adjacent levels, in Elo.
 STEP = 100
 
 
@@ -170,7 +170,7 @@ def ladder_table(levels: list[str], scores: list[Score]) -> list[str]:
 
 def ladder_steps(levels: list[str], ratings: dict[str, tuple[float, float]]) -> str:
     """One line: every step from a level to the next stronger one, and whether the
-    smallest is at least ``STEP`` Elo (the issue's ladder target)."""
+    smallest is at least ``STEP`` Elo (the ladder's target)."""
     steps = [
         (weaker, stronger, ratings[stronger][0] - ratings[weaker][0])
         for weaker, stronger in zip(levels, levels[1:], strict=False)

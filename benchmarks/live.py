@@ -23,7 +23,7 @@ other devices and on the players' loop their reading delayed the players:
   waiters get events and see games finish; then every waiter's events are
   checked and the waiters leave. With ``--no-deliveries`` the players play
   other games only: the waiters get nothing, and the ratios show what holding
-  them costs alone (a diagnostic, not the issue's run: TARGETS says so).
+  them costs alone (a diagnostic, not the target's run: TARGETS says so).
 
 The segments run ``--rounds`` times in the order idle, waiting | waiting,
 idle | idle, waiting ...: these machines are shared and noisy, and
@@ -507,7 +507,7 @@ def main() -> int:
                 log_summary(log_path)
     report(result)
     missed = targets(result)
-    run = " (a --no-deliveries run: not the issue's)" if args.no_deliveries else ""
+    run = " (a --no-deliveries run: not the target's)" if args.no_deliveries else ""
     print(f"\nTARGETS{run}: " + ("ok" if not missed else "missed " + "; ".join(missed)))
     print(json.dumps(result | {"targets": missed or "ok"}, separators=(",", ":")))
     return 0

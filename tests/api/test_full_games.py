@@ -1,4 +1,4 @@
-"""Complete games between two human seats, through HTTP only (issue 3, criterion 1).
+"""Complete games between two human seats, through HTTP only.
 
 Each seat chooses uniformly among the legal actions its view lists; at the
 end every deal's result the API reports is checked against the engine's

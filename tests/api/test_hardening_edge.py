@@ -1,6 +1,6 @@
-"""Edge cases found by review, each answered from the outside against gunicorn.
+"""Edge cases of hostile input, each answered from the outside against gunicorn.
 
-One test per finding (numbered as in the review). Every refusal must be a
+Every refusal must be a
 4xx ``application/problem+json`` with a stable ``code`` and change nothing:
 no event appended, no game created.
 """
@@ -39,7 +39,7 @@ def raw_problem(reply: RawReply, status: int, code: str) -> dict:
 
 
 @pytest.mark.parametrize("wait", ["0.0004", "0.0009", "1e-9", "0.001", "0"])
-def test_finding_5_a_sub_millisecond_wait_never_blocks_forever(api, live_server, wait):
+def test_a_sub_millisecond_wait_never_blocks_forever(api, live_server, wait):
     """``wait=0.0004`` was ``XREAD BLOCK 0``: it blocked until the Redis socket timed
     out (40 s), then 503. Now any wait > 0 blocks about that long (at least 1 ms)."""
     game = create(api)  # nobody joins: no event will come
@@ -100,7 +100,7 @@ def played(api):
     return game, to_move_view(api, game)
 
 
-def test_finding_6_bad_input_is_a_4xx_problem_not_a_500(api, live_server, redis_client, played):
+def test_bad_input_is_a_4xx_problem_not_a_500(api, live_server, redis_client, played):
     """Deep JSON (RecursionError), integers of 4,300+ digits (ValueError), job ids RQ
     refuses (ValueError) and a superscript digit in Last-Event-ID (``isdigit``, then
     ``int`` fails) were 500s. Each is now a 4xx problem and changes nothing."""
@@ -124,7 +124,7 @@ def test_finding_6_bad_input_is_a_4xx_problem_not_a_500(api, live_server, redis_
 # -- 7: chunked bodies -------------------------------------------------------
 
 
-def test_finding_7_chunked_bodies_get_the_content_checks(live_server, redis_client, played):
+def test_chunked_bodies_get_the_content_checks(live_server, redis_client, played):
     """A chunked body skipped the media type check (a default game was created from
     a text/plain body), an oversized one answered 400, not 413, and a chunk size
     that is no number was a 500."""
@@ -182,7 +182,7 @@ def test_finding_7_chunked_bodies_get_the_content_checks(live_server, redis_clie
 # -- 8: If-Match is a strong comparison ----------------------------------------
 
 
-def test_finding_8_if_match_uses_the_strong_comparison(api, redis_client):
+def test_if_match_uses_the_strong_comparison(api, redis_client):
     """``W/"5"`` and ``"5`` were taken as version 5 in If-Match. RFC 9110 13.1.1: the
     strong comparison, so a weak or broken tag never matches (412, nothing appended)."""
     game = new_game(api, seed=808, first_dealer=1)
@@ -247,7 +247,7 @@ GUNICORN_REFUSALS = [
     [case[1:] for case in GUNICORN_REFUSALS],
     ids=[case[0] for case in GUNICORN_REFUSALS],
 )
-def test_finding_9_gunicorns_own_refusals_are_problem_json(live_server, request_data, status, code):
+def test_gunicorns_own_refusals_are_problem_json(live_server, request_data, status, code):
     """gunicorn answered these itself with text/html pages; every answer of the
     service is problem+json, and the connection closes (gunicorn cannot read on)."""
     reply = exchange(live_server.port, request_data)
@@ -261,7 +261,7 @@ def test_finding_9_gunicorns_own_refusals_are_problem_json(live_server, request_
 # -- 14: /events after a version beyond the head ---------------------------------
 
 
-def test_finding_14_events_after_the_head_is_422(api, redis_client):
+def test_events_after_the_head_is_422(api, redis_client):
     """``/events?after=<beyond the head>`` answered 200 and nothing, while /stream and
     /replay?at= answer 422 version_out_of_range for the same version."""
     created = create(api)

@@ -1,4 +1,4 @@
-"""Idempotency-Key on create, join and actions (issue 3, criterion 3).
+"""Idempotency-Key on create, join and actions.
 
 A retried POST with the same key appends once and answers the same body; the
 same key with a different body answers 422 ``idempotency_key_reused`` and

@@ -23,7 +23,7 @@ def test_the_generated_client_has_one_type_per_shared_component(python_client):
             "hint_result", "export_result", "stream_end", "stream_action_taken_event",
             "action_taken_event", "deal_started_event", "trick_step", "replay_state",
             "game_state"} <= found  # fmt: skip
-    # One enum each, not one per field that uses it (the issue counted 24 card enums).
+    # One enum each, not one per field that uses it (a spec once made 24 card enums).
     assert not [name for name in found if name.endswith(("_card", "_seat", "_suit"))
                 and name not in ("card_at_seat", "position_card")]  # fmt: skip
 

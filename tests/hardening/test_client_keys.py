@@ -1,4 +1,4 @@
-"""Finding 2 of the hardening issue: client keys, and a games cap that made-up tokens
+"""Client keys, and a games cap that made-up tokens
 cannot bypass. Against a live gunicorn with the limits on, and the real admin command."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def new_client(redis_url: str, name: str) -> dict:
     return json.loads(admin(redis_url, "clients", "create", name, "--json").stdout)
 
 
-def test_finding_2_made_up_bearer_tokens_do_not_bypass_the_games_cap(limited):
+def test_made_up_bearer_tokens_do_not_bypass_the_games_cap(limited):
     anonymous = session_from("127.0.0.5")
     for _ in range(CAP):
         assert anonymous.post(f"{limited.url}/v1/games", json={}).status_code == 201
@@ -78,7 +78,7 @@ def test_finding_2_made_up_bearer_tokens_do_not_bypass_the_games_cap(limited):
         assert answer.json()["code"] == "too_many_games"
 
 
-def test_finding_2_a_client_key_has_its_own_cap_and_idempotency_scope(limited, own_redis):
+def test_a_client_key_has_its_own_cap_and_idempotency_scope(limited, own_redis):
     first, second = new_client(own_redis, "first app"), new_client(own_redis, "second app")
     same_address = session_from("127.0.0.6")
     games = {}
@@ -110,8 +110,8 @@ POSITION = {"seat": 0, "dealer": 1, "hand": ["AS", "TS", "KH", "QH", "JD"],
             "trump_card": "QC", "talon_size": 9}  # fmt: skip
 
 
-def test_finding_12_the_bot_move_service_has_its_own_limit_per_client(limited, own_redis):
-    """Part of finding 12: anonymous bot-move requests are capped per address, keys per key."""
+def test_the_bot_move_service_has_its_own_limit_per_client(limited, own_redis):
+    """Anonymous bot-move requests are capped per address, keys per key."""
     move = {"level": "random", "position": POSITION}
     anonymous, other = session_from("127.0.0.9"), session_from("127.0.0.10")
     for _ in range(CAP):

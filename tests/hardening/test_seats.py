@@ -1,4 +1,4 @@
-"""Findings 1 and 3 of the hardening issue, tried as a stranger would, over HTTP.
+"""Seats and dealing, tried as a stranger would, over HTTP.
 
 1. Seats stolen through the create ``Idempotency-Key``: idempotency records
    are scoped to the caller (its client key, else its address), so another
@@ -25,7 +25,7 @@ def url(live_server) -> str:
     return live_server.url
 
 
-def test_finding_1_a_stranger_with_the_same_create_key_gets_a_game_of_its_own(url):
+def test_a_stranger_with_the_same_create_key_gets_a_game_of_its_own(url):
     victim, stranger = session_from(VICTIM), session_from(STRANGER)
     prefix = uuid.uuid4().hex[:6]  # keys of this run only (the records live a day)
     keys = [f"{prefix}{key}" for key in WEAK_KEYS] + WEAK_KEYS
@@ -58,7 +58,7 @@ def test_finding_1_a_stranger_with_the_same_create_key_gets_a_game_of_its_own(ur
     assert again.json()["invite"] == created[key]["invite"]
 
 
-def test_finding_1_join_keys_are_scoped_to_the_joiner(url):
+def test_join_keys_are_scoped_to_the_joiner(url):
     creator, joiner, stranger = (session_from(a) for a in (VICTIM, "127.0.0.3", STRANGER))
     game = creator.post(f"{url}/v1/games", json={}).json()
     join = f"{url}/v1/games/{game['game_id']}/join"
@@ -90,7 +90,7 @@ def _dealing_everywhere(url: str, body: dict) -> list[str]:
     return seen
 
 
-def test_finding_3_a_seeded_or_fixed_deal_is_shown_to_the_joiner_and_everyone(url):
+def test_a_seeded_or_fixed_deal_is_shown_to_the_joiner_and_everyone(url):
     deck = ["AS", "TS", "KS", "QS", "JS", "AH", "TH", "KH", "QH", "JH",
             "AC", "TC", "KC", "QC", "JC", "AD", "TD", "KD", "QD", "JD"]  # fmt: skip
     assert set(_dealing_everywhere(url, {"seed": 424242})) == {"seeded"}

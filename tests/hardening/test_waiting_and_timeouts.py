@@ -1,10 +1,10 @@
-"""Findings 4 and 13 of the hardening issue, against a live gunicorn.
+"""Waiting clients and a paused Redis never hang the API, against a live gunicorn.
 
-4. Waiting long-polls must not freeze the API: /healthz, /readyz, views and
-   actions never wait behind them, and past a per-process cap they get 503 with
-   ``Retry-After``.
-13. A paused Redis must not hang requests: every Redis call of a request is bounded
-    by a short timeout, then 503 ``store_unavailable`` with ``Retry-After``.
+- Waiting long-polls must not freeze the API: /healthz, /readyz, views and
+  actions never wait behind them, and past a per-process cap they get 503 with
+  ``Retry-After``.
+- A paused Redis must not hang requests: every Redis call of a request is bounded
+  by a short timeout, then 503 ``store_unavailable`` with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def api_answers_while_clients_wait(url: str, game: dict) -> None:
     assert requests.get(f"{url}/v1/games/{game['game_id']}", timeout=HANG).status_code == 200
 
 
-def test_finding_4_many_waiting_long_polls_never_block_the_api(redis_url):
+def test_many_waiting_long_polls_never_block_the_api(redis_url):
     server = LiveServer(redis_url, workers=1)
     try:
         game = requests.post(f"{server.url}/v1/games", json={}).json()
@@ -91,7 +91,7 @@ def test_finding_4_many_waiting_long_polls_never_block_the_api(redis_url):
         server.stop()
 
 
-def test_finding_4_waiting_requests_past_the_cap_get_503_with_retry_after(redis_url):
+def test_waiting_requests_past_the_cap_get_503_with_retry_after(redis_url):
     cap = 4
     server = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_MAX_WAITING": str(cap)})
     try:
@@ -125,7 +125,7 @@ def pausable_redis(tmp_path) -> Iterator[EmbeddedRedis]:
         server.stop()
 
 
-def test_finding_13_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
+def test_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
     server = LiveServer(pausable_redis.url, workers=1)
     try:
         url = server.url

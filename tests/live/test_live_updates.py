@@ -131,7 +131,7 @@ def test_a_disconnected_sse_clients_slot_is_freed_without_waiting_for_a_heartbea
 
 def test_closed_sockets_are_looked_for_often_enough_to_free_a_slot_within_1_s():
     # One sweep per process polls every waiter's socket each CLOSED_CHECK_SECONDS, and
-    # a waiter whose client has gone gives its slot back on that pass: the issue's
+    # a waiter whose client has gone gives its slot back on that pass: the promised
     # bound of 1 s holds while two passes fit into it (the test above shows the pass
     # frees the slot, without asserting a duration on this shared machine).
     assert 2 * CLOSED_CHECK_SECONDS <= 1.0

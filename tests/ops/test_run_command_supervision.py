@@ -83,9 +83,9 @@ def kill_a_child_and_see_the_service_recover(tmp_path, module: str, what: str) -
     )
 
 
-def test_finding_11_killing_the_rq_worker_does_not_stop_the_service(tmp_path):
+def test_killing_the_rq_worker_does_not_stop_the_service(tmp_path):
     kill_a_child_and_see_the_service_recover(tmp_path, "workers", "RQ worker")
 
 
-def test_finding_11_killing_the_gunicorn_master_does_not_stop_the_service(tmp_path):
+def test_killing_the_gunicorn_master_does_not_stop_the_service(tmp_path):
     kill_a_child_and_see_the_service_recover(tmp_path, "gunicorn", "gunicorn")

@@ -1,4 +1,4 @@
-"""The conventions of openapi.yaml that make generated clients good (issue 13).
+"""The conventions of openapi.yaml that make generated clients good.
 
 Checked over the committed document (which tests/service/test_openapi.py keeps
 equal to the code), for EVERY operation, so that a new endpoint fails here

@@ -50,7 +50,7 @@ def idle_workers(connection: redis.Redis) -> int:
     return sum(1 for worker in workers if worker.get_state() == "idle")
 
 
-def test_finding_12_long_service_decisions_do_not_starve_a_bot_opponents_move(service):
+def test_long_service_decisions_do_not_starve_a_bot_opponents_move(service):
     server, connection, count = service
     base = server.url
     wait_until(lambda: idle_workers(connection) == count, 60, "the workers to be idle")

@@ -53,7 +53,7 @@ def all_quiet(connection) -> bool:
     )
 
 
-def test_finding_10_a_killed_worker_and_its_horse_still_give_the_bot_move_once(own_redis):
+def test_a_killed_worker_and_its_horse_still_give_the_bot_move_once(own_redis):
     app = create_app({"REDIS_URL": own_redis, "SECRET_KEY": SECRET})
     client = app.test_client()
     store = EventStore(app.extensions["schnapsen"]["redis"])
