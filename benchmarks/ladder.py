@@ -24,7 +24,7 @@ loss per two levels keep a rating finite when a level wins every game
 
 Printed: the table of README.md's Bots section (Elo, interval, the games
 against the next weaker level, time per move), a line with every step
-between adjacent levels (the bot-strength issue asks at least 100 Elo), then
+between adjacent levels (the target: at least 100 Elo), then
 every pairing's score.
 """
 
