@@ -43,7 +43,7 @@ class Dealing(Enum):
 
 
 class GameEndReason(Enum):
-    """How a game ended other than by play (README, RULES-EXTENSIONS RX1-RX3)."""
+    """How a game ended other than by play (docs/rules.md, RX1-RX3)."""
 
     RESIGNED = "resigned"  # RX1: the seat gave up; its opponent wins the game
     ABORTED = "aborted"  # RX2: called off before the first card; nobody wins

@@ -1,4 +1,4 @@
-"""Games ended by a seat (README, RULES-EXTENSIONS RX1-RX3): the engine's side.
+"""Games ended by a seat (docs/rules.md, RX1-RX3): the engine's side.
 
 The engine decides and the log replays the same: each new event type round-trips
 through its JSON form, folds to the same state from a snapshot or from the start,

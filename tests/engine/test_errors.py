@@ -51,7 +51,7 @@ STABLE_CODES = {
     "CLAIM_NOT_ALLOWED": "claim_not_allowed",
     "ACCEPT_NOT_ALLOWED": "accept_not_allowed",
     "MUST_CLAIM_OR_ACCEPT": "must_claim_or_accept",
-    # Ending a game (README, RULES-EXTENSIONS RX2, RX3).
+    # Ending a game (docs/rules.md, RX2, RX3).
     "ABORT_NOT_ALLOWED": "abort_not_allowed",
     "NOT_WAITING": "not_waiting",
     "TURN_NOT_TIMED_OUT": "turn_not_timed_out",
