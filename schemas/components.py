@@ -82,7 +82,7 @@ def shared_components() -> dict[str, dict[str, Any]]:
         "Card": {
             "type": "string",
             "enum": CARD_CODES,
-            "description": "A card as RULES.md writes it: rank (A, T, K, Q, J) then suit",
+            "description": "A card as docs/rules.md writes it: rank (A, T, K, Q, J) then suit",
         },
         "Suit": {
             "type": "string",

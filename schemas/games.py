@@ -1,7 +1,8 @@
 """Request and response bodies of the games API (marshmallow 4).
 
-Names follow ../shared/API-CONTRACT.md exactly; anything beyond the contract
-is documented here with a description so the generated OpenAPI says it.
+Names are the HTTP contract's, which openapi.yaml publishes (it is generated
+from these schemas); fields are described here so the generated OpenAPI says
+what they mean. The game's own words (cards, actions) are those of docs/rules.md.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ class JoinSchema(Schema):
 
 
 class ActionSchema(Schema):
-    """One player action, as RULES.md names it.
+    """One player action, as docs/rules.md names it ("Notation").
 
     Validated as one schema; documented as the union ``Action`` (one body per
     type, schemas.components), which the view's legal actions share.

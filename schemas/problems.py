@@ -25,7 +25,8 @@ class ProblemSchema(Schema):
         required=True, metadata={"description": "The path of the request that got this answer"}
     )
     rule = fields.String(
-        allow_none=True, metadata={"description": "The rule of RULES.md that refused the action"}
+        allow_none=True,
+        metadata={"description": "The rule of docs/rules.md that refused the action"},
     )
     legal_actions = fields.List(
         fields.Nested(LegalActionSchema), metadata={"description": "For a refused action"}

@@ -63,7 +63,7 @@ API_SETTINGS = {
     "API_SPEC_OPTIONS": {
         "info": {
             "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
-            "Rules: RULES.md; every action is an event in the game's log.",
+            "Rules: docs/rules.md; every action is an event in the game's log.",
             "license": {"name": "MIT", "identifier": "MIT"},
         },
         # "/" first: the docs page's "Try it out" calls the server that serves it.

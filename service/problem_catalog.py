@@ -47,7 +47,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "not_waiting": ("It is your turn", "Only the seat waiting for the other may claim a timed-out turn (RX3)."),
     "turn_not_timed_out": ("The turn has not timed out yet", "The seat to move still has time; retry after retry_after_seconds (RX3)."),
     "timeout_claims_off": ("This server has no turn timeout", "SCHNAPSEN_TURN_TIMEOUT_SECONDS is 0 here, so no timeout can be claimed."),
-    "invalid_deck": ("Not a deck", "A deck is the 20 cards exactly once each, in RULES.md notation (R1a)."),
+    "invalid_deck": ("Not a deck", "A deck is the 20 cards exactly once each, in the notation of docs/rules.md (R1a)."),
     "invalid_event": ("Corrupt event", "A stored event does not apply to the state before it."),
     # -- games, seats and tokens -------------------------------------------
     "game_not_found": ("No such game", "No game has this id."),

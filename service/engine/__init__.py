@@ -5,7 +5,7 @@ Start here::
     from service.engine import new_game, take_seat, start_deal, legal_actions, apply
 
 The state is rebuilt from facts (``events``), changed only by ``apply``, and
-shown to a viewer only through ``observation.observe`` (RULES.md R11).
+shown to a viewer only through ``observation.observe`` (docs/rules.md, R11).
 The search core's modules (and the bots') may run compiled (``native``): first
 of all, a compiled group older than its source is set aside for the source.
 """

@@ -20,7 +20,7 @@ from .words import Word
 
 
 class ActionType(Word):
-    """The six player actions of RULES.md; the value is the contract's name."""
+    """The six player actions of docs/rules.md; the value is the contract's name."""
 
     PLAY = "play"
     EXCHANGE_TRUMP_JACK = "exchange_trump_jack"

@@ -1,4 +1,4 @@
-"""Cards of the 20-card Schnapsen pack, in the notation of RULES.md.
+"""Cards of the 20-card Schnapsen pack, in the notation of docs/rules.md.
 
 A card is written rank then suit: ``AS`` (ace of spades), ``TH`` (ten of
 hearts), ``QC``, ``JD``. Ranks, high to low: A, T, K, Q, J. Suits: C, D, H, S.

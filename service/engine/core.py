@@ -223,7 +223,7 @@ class FastDeal:
 
     @classmethod
     def from_deck(cls, deck: Sequence[int], dealer: int, head: bool = True) -> FastDeal:
-        """A fresh deal from a deck order of card indices (R1, RULES.md positions)."""
+        """A fresh deal from a deck order of card indices (R1, positions as docs/rules.md numbers them)."""
         deal = cls()
         # The first five cards to the dealer's opponent, the next five to the
         # dealer (HAND_SIZE, spelled out: a search deals millions of times).

@@ -1,6 +1,6 @@
-"""Games that end by a seat's decision, not by their deals (docs/rules.md: RX1-RX3).
+"""Games that end by a seat's decision, not by their deals (docs/rules.md, RX1-RX3).
 
-RULES.md ends a game only when a seat reaches 0 game points (R10b). A
+The card game ends only when a seat reaches 0 game points (R10b). A
 service also needs a game to end when a player gives up, when a game is
 called off before it really started, and when a player walks away. These
 rules extend R10 and are numbered RX1-RX3:

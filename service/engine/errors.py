@@ -2,7 +2,7 @@
 
 Every refusal carries a stable machine-readable ``code`` (clients switch on
 it; the HTTP layer copies it into its problem+json answers), the ``rule`` of
-RULES.md it enforces, and a message a person can read that starts with that
+docs/rules.md it enforces, and a message a person can read that starts with that
 rule, for example ``R5a: you must follow hearts with a higher heart (you hold
 AH, TH)``.
 """

@@ -1,4 +1,4 @@
-"""What each viewer may see (RULES.md R11): the only door out of the truth.
+"""What each viewer may see (docs/rules.md, R11): the only door out of the truth.
 
 Every read path of the service (the view, the event feed, SSE, replays,
 exports, and what a bot is given) is built from these functions. They take

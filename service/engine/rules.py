@@ -3,7 +3,7 @@
 ``deal_legal_actions`` and ``play_action`` work on a ``DealState``; the
 game-level wrappers in ``game.py`` add seats, turns and the match score. Every
 refusal is an ``IllegalActionError`` whose message starts with the rule of
-RULES.md it enforces.
+docs/rules.md it enforces.
 
 Which actions are legal, who wins a trick and who draws what are decided by
 the search core's functions (``masks``) on this deal's cards as bit masks,

@@ -1,4 +1,4 @@
-"""Scoring a finished deal in game points (RULES.md R8 and R9), for the immutable face.
+"""Scoring a finished deal in game points (docs/rules.md, R8 and R9), for the immutable face.
 
 The rules themselves are ``outcomes.claim_outcome`` and ``outcomes.ran_out_outcome``
 (shared with the search core); this module reads a ``DealState`` into them and

@@ -1,4 +1,4 @@
-"""Hidden information on every read path (R11 of docs/rules.md).
+"""Hidden information on every read path (docs/rules.md, R11).
 
 While a deal runs, no answer to a seat holds a card that seat cannot know:
 the opponent's hand (less what R11a made public) and the face-down talon.

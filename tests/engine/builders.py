@@ -1,6 +1,6 @@
 """Deterministic scenario builders for the rule tests.
 
-Deck order is the RULES.md convention: positions 0-4 the non-dealer's hand,
+Deck order is the convention of docs/rules.md: positions 0-4 the non-dealer's hand,
 5-9 the dealer's hand, 10 the trump card (turn-up), 11-19 the talon, 11 drawn
 first. ``start`` seats both players with seat 1 as the first dealer unless
 told otherwise, so by default seat 0 is the non-dealer and leads first.

@@ -1,4 +1,4 @@
-"""The worked examples E1-E5 of RULES.md, each played out card by card."""
+"""The worked examples E1-E5 of docs/rules.md, each played out card by card."""
 
 from service.engine import DealEndReason, ErrorCode, legal_actions
 from service.engine.actions import CLAIM

@@ -1,4 +1,4 @@
-"""The public notation: cards, actions (RULES.md "Notation"), and trick strength (R2b)."""
+"""The public notation: cards, actions (docs/rules.md, "Notation"), and trick strength (R2b)."""
 
 import itertools
 import json

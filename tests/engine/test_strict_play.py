@@ -171,7 +171,7 @@ def test_r5c_leader_restricted_after_a_marriage_declaration():
 
 
 def _reference_follow(hand, lead, trump, strict):
-    """The cards R4a / R5a / R5b allow the follower, written out from RULES.md."""
+    """The cards R4a / R5a / R5b allow the follower, written out from docs/rules.md."""
     if not strict:
         return set(hand)
     order = "ATKQJ"
