@@ -65,6 +65,10 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
 }
 
 
+#: Query parameters that say how the caller waits for its answer, not what it asks for:
+#: a retry that waits longer (or not at all) is the same request.
+HOW_TO_WAIT = frozenset({"wait"})
+
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, well formed; ``None`` when absent."""
     key = request.headers.get("Idempotency-Key")
@@ -133,7 +137,9 @@ def idempotent(view: F) -> F:
             {
                 "method": request.method,
                 "path": request.path,
-                "query": sorted(request.args.items(multi=True)),
+                "query": sorted(
+                    item for item in request.args.items(multi=True) if item[0] not in HOW_TO_WAIT
+                ),
                 "body": request.get_json(silent=True),
             }
         )

@@ -251,3 +251,18 @@ def test_the_document_offers_the_idempotency_key_on_every_post():
             if ("header", "Idempotency-Key") not in names:
                 missing.append(path)
         assert not missing, f"POSTs without Idempotency-Key: {missing}"
+
+
+def test_a_retry_that_waits_longer_or_not_at_all_is_the_same_request(api, redis_client):
+    """``wait`` says how the caller waits, not what it asks for: a retry that changes it
+    answers the first answer and starts no other job."""
+    from service.api.examples import BOT_MOVE
+
+    headers = key()
+    before = jobs(redis_client, "move")
+    first = api.post("/v1/bot/moves", json_body=BOT_MOVE, headers=headers)
+    assert first.status in (200, 202), first
+    for query in ("?wait=1", "?wait=0"):
+        again = api.post(f"/v1/bot/moves{query}", json_body=BOT_MOVE, headers=headers)
+        assert_replayed(first, again)
+    assert len(jobs(redis_client, "move") - before) == 1
