@@ -86,13 +86,16 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, stop)
     try:
         supervisor.start()
+        base = _base_url(args.host, args.port)
         print(
-            f"API at http://{args.host}:{args.port} with {len(workers)} RQ worker(s), "
+            f"API at {base} with {len(workers)} RQ worker(s), "
             "one of them for bot moves alone  (Ctrl-C stops)"
             if workers
-            else f"API at http://{args.host}:{args.port}, no RQ worker  (Ctrl-C stops)",
+            else f"API at {base}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
+        print(f"Play in a browser: {base}/play/", flush=True)
+        print(f"The API's docs:    {base}/docs", flush=True)
         # A child that dies is restarted (see service/supervisor.py); only a signal stops.
         while stop_signal is None:
             supervisor.check()
@@ -103,6 +106,15 @@ def main(argv: list[str] | None = None) -> int:
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _base_url(host: str, port: int) -> str:
+    """Where a browser on this machine reaches the service: a wildcard address is
+    listened on, not visited, so it is shown as the loopback address."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"  # an IPv6 address in a URL
+    return f"http://{shown}:{port}"
 
 
 def _gunicorn_command(args: argparse.Namespace) -> list[str]:
