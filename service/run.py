@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from service.addresses import visit_url
 from service.embedded_redis import EmbeddedRedis
 from service.serving import gunicorn_command
 from service.supervisor import Supervisor
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, stop)
     try:
         supervisor.start()
-        base = _base_url(args.host, args.port)
+        base = visit_url(args.host, args.port)
         print(
             f"API at {base} with {len(workers)} RQ worker(s), "
             "one of them for bot moves alone  (Ctrl-C stops)"
@@ -106,15 +107,6 @@ def main(argv: list[str] | None = None) -> int:
         if embedded is not None:
             embedded.stop()
     return 0
-
-
-def _base_url(host: str, port: int) -> str:
-    """Where a browser on this machine reaches the service: a wildcard address is
-    listened on, not visited, so it is shown as the loopback address."""
-    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
-    if ":" in shown and not shown.startswith("["):
-        shown = f"[{shown}]"  # an IPv6 address in a URL
-    return f"http://{shown}:{port}"
 
 
 def _gunicorn_command(args: argparse.Namespace) -> list[str]:
