@@ -46,3 +46,20 @@ def test_a_second_run_with_nothing_changed_does_not_install_again():
     assert "test_the_env_file" in second.stdout  # it went on to pytest
     # The bound is the promise under test (the install alone takes minutes).
     assert seconds < SECOND_RUN_BOUND_SECONDS, f"the second run took {seconds:.1f} s"
+
+
+def test_the_test_command_lints_with_ruff_before_pytest_and_the_tree_is_clean():
+    script = (REPO / "scripts" / "test").read_text().splitlines()
+    commands = [line.strip() for line in script if not line.lstrip().startswith("#")]
+    lint = next((i for i, line in enumerate(commands) if "-m ruff check" in line), -1)
+    tests = next(i for i, line in enumerate(commands) if "-m pytest" in line)
+    assert 0 <= lint < tests, "scripts/test does not run ruff check before pytest"
+    assert "|| true" not in commands[lint]  # a lint error fails the command
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "."],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
