@@ -1,9 +1,9 @@
 """The terminal client: ``schnapsen play`` against a bot, ``replay`` and ``analyse`` of a game.
 
-It speaks only the public HTTP API (docs/api.md), with
-``requests``: create a game, show the table on your turn with numbered legal
-moves, post the chosen one, and long-poll the event feed while the bot
-thinks. ``replay`` prints a finished (or running) game one line per trick
+It speaks only the public HTTP API (docs/api.md), with ``requests``: create a
+game (or take up one left before: ``--resume``), show the table on your turn
+with numbered legal moves, post the chosen one, and long-poll the event feed
+while the bot thinks. ``replay`` prints a finished (or running) game one line per trick
 from ``GET /v1/games/{id}/replay``; ``analyse`` asks for the game's analysis,
 shows the job's progress, and prints it. What the lines say is written by
 ``service.terminal`` and ``service.analysis_words``; this module only
@@ -21,6 +21,8 @@ from typing import Any, TextIO
 
 import requests
 
+from service import last_game
+from service.addresses import service_url
 from service.analysis_words import analysis_lines
 from service.terminal import (
     Cards,
@@ -33,7 +35,6 @@ from service.terminal import (
     table_lines,
 )
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 POLL_SECONDS = 10
 
 
@@ -122,10 +123,23 @@ class Game:
         seated = self.client.call("POST", "/v1/games", body=body)
         self.game_id = seated["game_id"]
         self.client.token = seated["token"]
+        last_game.save(last_game.LastGame(self.client.url, self.game_id, seated["token"]))
         self.names = seat_names(seated["game"]["players"], seated["seat"])
         self.narrator = Narrator(self.names, self.show)
         counting = "count in your head and claim 66" if variant == "head" else "points tracked"
         self.say(f"Game {self.game_id}: you against the {level} bot ({variant}: {counting}).")
+        self.say("Type the number of a move; q leaves the game.")
+
+    def resume(self, game_id: str, token: str) -> None:
+        """Take up a game left before, at the seat ``token`` holds; its events so far are
+        told again, so the tricks of the running deal are numbered as they were."""
+        self.client.token = token
+        view = self.client.call("GET", f"/v1/games/{game_id}")
+        self.game_id = game_id
+        last_game.save(last_game.LastGame(self.client.url, game_id, token))
+        self.names = seat_names(view["players"], view["seat"])
+        self.narrator = Narrator(self.names, self.show)
+        self.say(f"Game {game_id} resumed: you against {self.names[1 - view['seat']]}.")
         self.say("Type the number of a move; q leaves the game.")
 
     def run(self) -> int:
@@ -142,6 +156,7 @@ class Game:
                 action = self.ask(deal["legal_actions"], deal)
                 if action is None:
                     self.say(f"You left game {self.game_id}; it stays on the server.")
+                    self.say("Take it up again with: schnapsen play --resume")
                     return 0
                 try:
                     body = {**action, "expected_version": view["version"]}
@@ -234,7 +249,7 @@ def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> in
 
 
 def parser() -> argparse.ArgumentParser:
-    url_default = os.environ.get("SCHNAPSEN_URL", DEFAULT_URL)
+    url_default = service_url(os.environ)
     main_parser = argparse.ArgumentParser(
         prog="schnapsen",
         description="Play Schnapsen against a bot in the terminal, print a replay or an analysis.",
@@ -242,7 +257,12 @@ def parser() -> argparse.ArgumentParser:
     commands = main_parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("play", help="play a game against a bot")
     play.add_argument("--level", default="heuristic", help="the bot's level (default: heuristic)")
-    play.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
+    play.add_argument("--url", default=None, help=f"the service (default: {url_default})")
+    play.add_argument("--resume", nargs="?", const="", metavar="GAME_ID",
+                      help="take up a game left before: the last one played here, or GAME_ID "
+                      "with --token")  # fmt: skip
+    play.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+                      help="with --resume GAME_ID: the token of your seat in that game")  # fmt: skip
     play.add_argument("--variant", choices=["head", "tracked"], default="head",
                       help="head: count in your head and claim 66 (default); tracked: points shown")  # fmt: skip
     play.add_argument("--seed", type=int, help="a seed for reproducible shuffles")
@@ -261,13 +281,33 @@ def parser() -> argparse.ArgumentParser:
     return main_parser
 
 
+def resumed(args: argparse.Namespace) -> tuple[str, str, str]:
+    """The service, game and token ``play --resume`` takes up: the ones given, else the
+    last game played here (at the service it was played on, unless --url says)."""
+    last = last_game.load()
+    if args.resume:
+        token = args.token or (last.token if last and last.game_id == args.resume else None)
+        if not token:
+            raise CliError(f"resuming game {args.resume} needs your seat's --token")
+        url = args.url or (last.url if last and last.game_id == args.resume else None)
+        return url or service_url(os.environ), args.resume, token
+    if last is None:
+        raise CliError("no game to resume: play one first, or give --resume GAME_ID --token TOKEN")
+    return args.url or last.url, last.game_id, last.token
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     out, inp = sys.stdout, sys.stdin
     try:
         if args.command == "play":
-            game = Game(Client(args.url), out, inp)
-            game.start(args.level, args.variant, args.seed)
+            if args.resume is not None:
+                url, game_id, token = resumed(args)
+                game = Game(Client(url), out, inp)
+                game.resume(game_id, token)
+            else:
+                game = Game(Client(args.url or service_url(os.environ)), out, inp)
+                game.start(args.level, args.variant, args.seed)
             return game.run()
         if args.command == "analyse":
             return print_analysis(Client(args.url, token=args.token), args.game_id, out, sys.stderr)

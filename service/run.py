@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from service.addresses import visit_url
 from service.embedded_redis import EmbeddedRedis
 from service.serving import gunicorn_command
 from service.supervisor import Supervisor
@@ -86,13 +87,16 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, stop)
     try:
         supervisor.start()
+        base = visit_url(args.host, args.port)
         print(
-            f"API at http://{args.host}:{args.port} with {len(workers)} RQ worker(s), "
+            f"API at {base} with {len(workers)} RQ worker(s), "
             "one of them for bot moves alone  (Ctrl-C stops)"
             if workers
-            else f"API at http://{args.host}:{args.port}, no RQ worker  (Ctrl-C stops)",
+            else f"API at {base}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
+        print(f"Play in a browser: {base}/play/", flush=True)
+        print(f"The API's docs:    {base}/docs", flush=True)
         # A child that dies is restarted (see service/supervisor.py); only a signal stops.
         while stop_signal is None:
             supervisor.check()

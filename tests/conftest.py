@@ -185,3 +185,92 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
         yield process
     finally:
         process.stop()
+
+
+# -- lanes ----------------------------------------------------------------------------
+# Every test runs in exactly one lane, a marker set here from where it is and what it
+# needs, so a part of the suite can be run on its own (CONTRIBUTING.md), e.g. the fast
+# lanes: `bash scripts/test -m "unit or redis"`. The first rule that applies wins:
+#   1. a lane marker the test carries itself (tests/ops/test_compose_cluster.py: cluster);
+#   2. its folder: tests/cluster -> cluster, tests/ui -> browser (a browser, or the
+#      terminal client against a server), tests/contract -> contract (generated clients,
+#      npm tools), tests/benchmarks -> system (short runs of the benchmarks, which
+#      start the service), tests/engine, tests/bots and tests/data -> unit (the rules
+#      and the bots, in this process);
+#   3. system: it starts processes of the service: a fixture that does (``live_server``,
+#      ``worker``, ...) or a module that starts them itself (``LiveServer(``,
+#      ``WorkerProcess(``, ``RunCommand(``, ``subprocess.Popen(``);
+#   4. redis: it needs a Redis server (``redis_url``, a fixture that starts its own, or
+#      a module that does: ``EmbeddedRedis(``, redis-server), through the app, a client
+#      or the store, in this process;
+#   5. unit: anything else (plain functions, files of the repository).
+
+LANES = ("unit", "redis", "system", "cluster", "browser", "contract")
+FOLDER_LANES = {
+    "cluster": "cluster",
+    "ui": "browser",
+    "contract": "contract",
+    "benchmarks": "system",
+    "engine": "unit",
+    "bots": "unit",
+    "data": "unit",
+}
+#: Fixtures that start gunicorn, RQ workers or the run command.
+SYSTEM_FIXTURES = frozenset({"live_server", "worker", "sse_live_server", "topology"})
+#: What a test module writes when it starts such processes itself.
+SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
+#: Fixtures that are, or start, a Redis server.
+REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis"})
+#: What a test module writes when it starts a Redis server itself.
+REDIS_CALLS = ("EmbeddedRedis(", "redis-server")
+
+
+def _fixtures_needed(item: pytest.Item) -> set[str]:
+    """The fixtures a test asks for and, through them, all they ask for; not the autouse
+    ones every test gets (``watchers_closed_before_redis_stops`` needs ``redis_url``)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    needed: set[str] = set()
+    waiting = list(info.argnames)
+    for mark in item.iter_markers("usefixtures"):
+        waiting.extend(mark.args)
+    while waiting:
+        name = waiting.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        for definition in info.name2fixturedefs.get(name, ())[-1:]:
+            waiting.extend(definition.argnames)
+    return needed
+
+
+_module_sources: dict[Path, str] = {}
+
+
+def _module_writes(path: Path, calls: tuple[str, ...]) -> bool:
+    """Whether the test module's source holds one of ``calls``."""
+    if path not in _module_sources:
+        _module_sources[path] = path.read_text() if path.suffix == ".py" else ""
+    return any(call in _module_sources[path] for call in calls)
+
+
+def lane(item: pytest.Item) -> str:
+    """The lane of one test (the rules above)."""
+    own = [name for name in LANES if item.get_closest_marker(name) is not None]
+    if own:
+        return own[0]
+    parts = Path(str(item.path)).relative_to(REPO / "tests").parts
+    if len(parts) > 1 and parts[0] in FOLDER_LANES:
+        return FOLDER_LANES[parts[0]]
+    needed, module = _fixtures_needed(item), Path(str(item.path))
+    if needed & SYSTEM_FIXTURES or _module_writes(module, SYSTEM_CALLS):
+        return "system"
+    if needed & REDIS_FIXTURES or _module_writes(module, REDIS_CALLS):
+        return "redis"
+    return "unit"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(getattr(pytest.mark, lane(item)))

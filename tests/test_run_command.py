@@ -20,21 +20,32 @@ from tests.waiting import wait_until
 class RunCommand:
     """``schnapsen-serve`` as a user starts it: no REDIS_URL, so with its embedded Redis.
 
-    With ``stderr``, its standard error goes to that file (to read its log lines).
+    With ``stderr``, its standard error goes to that file (to read its log lines); with
+    ``stdout``, its standard output (the start banner).
     """
 
-    def __init__(self, data_dir: Path, port: int, stderr: Path | None = None):
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int,
+        stderr: Path | None = None,
+        stdout: Path | None = None,
+    ):
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env.pop("SCHNAPSEN_SECRET_KEY", None)
         script = Path(sys.executable).parent / "schnapsen-serve"
         command = [str(script)] if script.exists() else [sys.executable, "-m", "service.run"]
         self.stderr = stderr
-        with open(stderr, "wb") if stderr else contextlib.nullcontext() as errors:
+        with (
+            open(stderr, "wb") if stderr else contextlib.nullcontext() as errors,
+            open(stdout, "wb") if stdout else contextlib.nullcontext() as output,
+        ):
             self.process = subprocess.Popen(
                 [*command, "--port", str(port), "--data-dir", str(data_dir)],
                 cwd=REPO,
                 env=env,
                 stderr=errors,
+                stdout=output,
             )
         self.url = f"http://127.0.0.1:{port}"
         try:

@@ -89,6 +89,32 @@ HARD_TIMEOUT_SLACK = 10
 
 log = logging.getLogger(__name__)
 
+#: RQ's worker methods whose INFO lines an idle worker writes on every maintenance pass
+#: (every ``MAINTENANCE_INTERVAL`` s, per worker): they are written at DEBUG here.
+IDLE_LOOP_METHODS = frozenset({"clean_registries", "clean_group_registries"})
+
+
+class IdleLoopAtDebug(logging.Filter):
+    """RQ's maintenance lines at DEBUG: an idle service writes nothing at INFO.
+
+    RQ logs "cleaning registries" at INFO on every maintenance pass, which here runs
+    every few seconds (see the module docstring): about a hundred lines a minute
+    from a service that does nothing. Its start, stop and job lines stay at INFO.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO and record.funcName in IDLE_LOOP_METHODS:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+def quiet_idle_loop() -> None:
+    """Attach ``IdleLoopAtDebug`` to RQ's worker logger (once)."""
+    rq_log = logging.getLogger("rq.worker")
+    if not any(isinstance(f, IdleLoopAtDebug) for f in rq_log.filters):
+        rq_log.addFilter(IdleLoopAtDebug())
+
 
 class HeartbeatKeeper:
     """Beats for a job that runs in the worker's own process, as the worker beats for its
@@ -241,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     connection = redis.Redis.from_url(url)
     queues = [queue(name.strip(), connection) for name in args.queues.split(",") if name.strip()]
     configure_logging(args.log_level.upper())  # JSON lines, like the API's
+    quiet_idle_loop()
     import workers.jobs  # noqa: F401  (the bots load once, not in the first player's move)
 
     worker = SchnapsenWorker(

@@ -13,6 +13,7 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,8 +38,13 @@ def schnapsen() -> str:
     return str(script)
 
 
+#: Where the clients run here remember their last game (``schnapsen play --resume``),
+#: instead of the home folder of whoever runs the tests.
+STATE_HOME = tempfile.mkdtemp(prefix="schnapsen-cli-state-")
+
+
 def environment() -> dict[str, str]:
-    return dict(os.environ, PYTHONIOENCODING="utf-8", NO_COLOR="1")
+    return dict(os.environ, PYTHONIOENCODING="utf-8", NO_COLOR="1", XDG_STATE_HOME=STATE_HOME)
 
 
 def run_client(
@@ -55,7 +61,9 @@ def run_client(
     )
 
 
-def drive(args: list[str], answers, seconds: float = 150) -> tuple[int, str, list[str]]:
+def drive(
+    args: list[str], answers, seconds: float = 150, env: dict[str, str] | None = None
+) -> tuple[int, str, list[str]]:
     """Run the client; whenever it waits at a prompt, type the next answer."""
     process = subprocess.Popen(
         [schnapsen(), *args],
@@ -63,7 +71,7 @@ def drive(args: list[str], answers, seconds: float = 150) -> tuple[int, str, lis
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
-        env=environment(),
+        env=env or environment(),
     )
     output = b""
     sent: list[str] = []
@@ -209,3 +217,75 @@ def test_schnapsen_leaves_a_game_when_the_player_types_q(live_server, worker):
     )
     assert code == 0
     assert len(sent) == 1 and "it stays on the server" in out
+
+
+def _own_moves(url: str, game_id: str) -> int:
+    replay = requests.get(f"{url}/v1/games/{game_id}/replay", timeout=15).json()
+    return sum(1 for e in replay["events"] if e["type"] == "action_taken" and e["seat"] == 0)
+
+
+def test_schnapsen_play_finds_the_service_on_schnapsen_host_and_port(live_server, worker):
+    """As the run command listens where SCHNAPSEN_HOST/SCHNAPSEN_PORT say, the client looks
+    there when no --url (nor SCHNAPSEN_URL) is given."""
+    env = {k: v for k, v in environment().items() if k != "SCHNAPSEN_URL"}
+    env.update(SCHNAPSEN_HOST="127.0.0.1", SCHNAPSEN_PORT=str(live_server.port))
+    code, out, sent = drive(["play", "--level", "random"], lambda *_: "q", seconds=60, env=env)
+    assert code == 0, out
+    assert re.search(r"^Game [0-9a-f]+: you against the random bot", out, re.M), out
+    assert len(sent) == 1
+
+
+def test_schnapsen_play_resumes_a_game_it_left_with_its_id_and_token(live_server, worker):
+    seated = requests.post(
+        f"{live_server.url}/v1/games",
+        json={"opponent": {"type": "bot", "level": "random"}, "seed": 11},
+        timeout=15,
+    ).json()
+    game_id, token = seated["game_id"], seated["token"]
+    answers = iter(["1", "q"])
+    code, out, sent = drive(
+        ["play", "--url", live_server.url, "--resume", game_id, "--token", token],
+        lambda *_: next(answers),
+        seconds=90,
+    )
+    assert code == 0, out
+    assert sent == ["1", "q"]
+    assert f"Game {game_id}" in out and "resumed" in out, out
+    assert _own_moves(live_server.url, game_id) == 1  # the move went to that very game
+
+
+def test_schnapsen_play_resume_picks_up_the_last_game_left(live_server, worker, tmp_path):
+    env = dict(environment(), XDG_STATE_HOME=str(tmp_path / "state"))
+    first = iter(["1", "q"])
+    code, out, _ = drive(
+        ["play", "--level", "random", "--url", live_server.url, "--seed", "5"],
+        lambda *_: next(first),
+        seconds=90,
+        env=env,
+    )
+    assert code == 0, out
+    game_id = re.search(r"^Game ([0-9a-f]+): ", out, re.M).group(1)
+    assert "schnapsen play --resume" in out  # the way back is told
+
+    second = iter(["1", "q"])
+    code, again, sent = drive(
+        ["play", "--url", live_server.url, "--resume"], lambda *_: next(second), 90, env
+    )
+    assert code == 0, again
+    assert sent == ["1", "q"]
+    assert f"Game {game_id}" in again and "resumed" in again, again
+    assert _own_moves(live_server.url, game_id) == 2
+
+
+def test_schnapsen_play_resume_without_a_game_left_says_so(tmp_path):
+    env = dict(environment(), XDG_STATE_HOME=str(tmp_path / "state"))
+    result = subprocess.run(
+        [schnapsen(), "play", "--url", "http://127.0.0.1:9", "--resume"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 1
+    assert "no game to resume" in result.stderr, result.stderr

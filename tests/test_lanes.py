@@ -1,0 +1,46 @@
+"""Every test runs in one lane, so a part of the suite can be chosen with ``-m``.
+
+The lanes are set in tests/conftest.py (``lane``); CONTRIBUTING.md names the fast
+command, ``bash scripts/test -m "unit or redis"``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.conftest import LANES, REPO
+
+
+def collected(*args: str) -> tuple[int, list[str]]:
+    """The tests pytest would run with ``args`` (collected only), and its exit code."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return result.returncode, re.findall(r"^(tests/\S+::\S+)", result.stdout, re.M)
+
+
+def test_no_test_is_left_out_of_every_lane():
+    anything = " or ".join(LANES)
+    code, left_out = collected("-m", f"not ({anything})")
+    assert left_out == [], f"{len(left_out)} tests in no lane, e.g. {left_out[:5]}"
+    assert code == 5  # pytest: no tests collected
+
+
+def test_the_fast_lanes_hold_the_rules_and_the_store_but_no_server_nor_browser():
+    paths = [
+        "tests/engine/test_core.py",  # the rules: unit
+        "tests/service/test_store.py",  # the event log on a real Redis: redis
+        "tests/test_run_command.py",  # the run command's processes: system
+        "tests/ui/test_cli.py",  # the terminal client against gunicorn: browser
+        "tests/cluster/test_games.py",  # a Redis Cluster: cluster
+    ]
+    code, fast = collected("-m", "unit or redis", *paths)
+    assert code == 0
+    files = {name.split("::")[0] for name in fast}
+    assert files == {"tests/engine/test_core.py", "tests/service/test_store.py"}, files
