@@ -151,8 +151,10 @@ def marriage_by_the_other_seat(position: Position, view: SeatView) -> Position |
 
 
 def opponent_led_pairs(view: SeatView) -> list[Suit]:
-    """Suits whose King or Queen the opponent led first while the other is still unseen."""
-    seen = set(view.hand) | set(view.played) | {view.turn_up}
+    """Suits whose King or Queen the opponent led first while the other is still unseen
+    and not yet known to be in the opponent's hand (a card it took by the exchange needs
+    no more room there)."""
+    seen = set(view.hand) | set(view.played) | {view.turn_up} | set(view.known_opponent_cards())
     married = {m.suit for m in view.marriages}
     suits = []
     for suit in Suit:
@@ -435,3 +437,30 @@ def test_a_marriage_with_the_trump_card_under_the_talon_names_the_turn_up():
         view_from_position(position)
     assert refused.value.field == "marriages[0]"
     assert f"{view.turn_up} lay face up under the talon" in refused.value.message
+
+
+def test_a_trump_marriage_whose_queen_came_by_the_exchange_is_reachable_and_accepted():
+    """R6a, R6c: the opponent took the trump Queen by the exchange, then led the King and
+    declared 40 while the Queen, known to be in its hand, still is: no more room needed."""
+    trick = lambda leader, first, second, winner: {  # noqa: E731
+        "leader": leader,
+        "cards": [{"seat": leader, "card": first}, {"seat": 1 - leader, "card": second}],
+        "winner": winner,
+    }
+    position: Position = {
+        "schema": 1, "variant": "head", "seat": 0, "dealer": 1,
+        "hand": ["TH", "JS"], "trump_card": None, "turn_up": "JD", "talon_size": 0,
+        "closed_by": None,
+        "tricks": [
+            trick(0, "KS", "AD", 1), trick(1, "TD", "AS", 1), trick(1, "TS", "QS", 1),
+            trick(1, "AH", "JH", 1), trick(1, "KC", "KH", 1), trick(1, "TC", "AC", 0),
+            trick(0, "JC", "QC", 1), trick(1, "KD", "JD", 1),
+        ],
+        "current_trick": [{"seat": 1, "card": "QH"}],
+        "marriages": [{"seat": 1, "suit": "C"}, {"seat": 1, "suit": "D"}],
+        "declared_marriage": None,
+        "exchange": {"seat": 1, "took": "QD"},
+        "game_points": [3, 2],
+    }  # fmt: skip
+    assert witness(read_view(copy.deepcopy(position))) is not None, "a deal reaches it"
+    view_from_position(position)  # accepted: no PositionError
