@@ -6,7 +6,7 @@ Run from the repository root::
 
 Plays ``--games`` whole games to 7 game points (the heuristic bot against
 itself, decks shuffled from ``--seed``, the two variants in turn), then
-analyses every decision of each with ``service.analysis`` in this process,
+analyses every decision of each with ``service.analysis.review`` in this process,
 one core, exactly as the analysis job does (the expert at its default
 budget, work counted, no wall-clock guard). Prints the decisions per game,
 the time per decision (mean and the slowest game's mean), and the time per
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.analysis import BUDGET_MS, analyse, moments  # noqa: E402
+from service.analysis.review import BUDGET_MS, analyse, moments  # noqa: E402
 from service.bots import get_bot  # noqa: E402
 from service.engine import DECK, Variant  # noqa: E402
 from service.engine.events import (  # noqa: E402

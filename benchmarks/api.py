@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from gunicorns import start_api  # noqa: E402  (a module beside this script)
 
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.devtools.embedded_redis import EmbeddedRedis  # noqa: E402
 
 
 def start_server(redis_url: str, port: int) -> subprocess.Popen[bytes]:

@@ -72,7 +72,7 @@ class Service:
         env = {k: v for k, v in os.environ.items() if k not in drop} | NO_RATE_LIMITS
         self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.run", "--host", "127.0.0.1", "--port", str(port),
+            [sys.executable, "-m", "service.serve.run", "--host", "127.0.0.1", "--port", str(port),
              "--data-dir", str(data_dir)],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip

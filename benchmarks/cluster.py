@@ -3,7 +3,7 @@
     python benchmarks/cluster.py [--clients 6] [--seconds 10] [--rounds 2]
 
 Starts one redis-server and a local Redis Cluster (3 primaries, 3 replicas;
-``service.embedded_cluster``), and one API under gunicorn (gevent, 2
+``service.devtools.embedded_cluster``), and one API under gunicorn (gevent, 2
 processes) per configuration: the log on the single Redis, on the cluster,
 and on the cluster with replica acks (``SCHNAPSEN_REPLICA_ACKS=1``). In
 rounds (single, cluster, cluster + acks, again), ``--clients`` client
@@ -40,10 +40,10 @@ sys.path.insert(0, str(REPO))
 
 from gunicorns import start_api  # noqa: E402  (a module beside this script)
 
-from service.embedded_cluster import LocalCluster  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.redis_clients import connect  # noqa: E402
-from service.store import keys  # noqa: E402
+from service.devtools.embedded_cluster import LocalCluster  # noqa: E402
+from service.devtools.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.store.events import keys  # noqa: E402
+from service.store.redis_clients import connect  # noqa: E402
 
 #: For the estimate: a game between people sends one action every this many seconds
 #: (a move of a person who thinks).

@@ -19,7 +19,7 @@ import requests
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from service.serving import gunicorn_command  # noqa: E402
+from service.serve.gunicorn_workers import gunicorn_command  # noqa: E402
 
 #: The settings every benchmark's server runs with.
 ONE_MACHINE = {

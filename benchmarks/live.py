@@ -224,7 +224,7 @@ class Service:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         script = Path(sys.executable).parent / "schnapsen-serve"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.run"]
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.serve.run"]
         drop = ("REDIS_URL", "QUEUE_REDIS_URL", "SCHNAPSEN_SECRET_KEY")
         env = {k: v for k, v in os.environ.items() if k not in drop} | NO_RATE_LIMITS
         self.data_dir, self.url = data_dir, f"http://127.0.0.1:{port}"

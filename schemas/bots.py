@@ -15,11 +15,11 @@ from schemas.games import (
     _seat,
     answer,
 )
-from service.bot_levels import LEVELS
-from service.replay_export import CONTENT_TYPES
-from service.replay_export import FORMAT as EXPORT_FORMAT
-from service.replay_export import SCHEMA as EXPORT_SCHEMA
-from service.settings import DEFAULTS
+from service.game.bot_levels import LEVELS
+from service.game.replay_export import CONTENT_TYPES
+from service.game.replay_export import FORMAT as EXPORT_FORMAT
+from service.game.replay_export import SCHEMA as EXPORT_SCHEMA
+from service.ops.settings import DEFAULTS
 
 
 def _doc(text: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ Why a module of its own: a client generator makes one type per schema it
 meets, so a card list written inline in 18 places became 24 enum classes.
 Here each shared type is written once, as a JSON Schema of the engine's
 own names, and the marshmallow fields below (``CardField``, ...) validate as
-before while the spec converter (``service.api.spec``) documents them as a
+before while the spec converter (``service.web.spec``) documents them as a
 ``$ref`` to their component. A marshmallow schema documented by a
 hand-written component names it in ``openapi_ref`` (the action bodies).
 """
@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 from marshmallow import fields, validate
 
-from service.bot_levels import LEVELS
 from service.engine import Dealing, Variant
 from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
+from service.game.bot_levels import LEVELS
 
 CARD_CODES = [card.value for card in Card]
 SUIT_CODES = [suit.value for suit in Suit]

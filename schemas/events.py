@@ -5,7 +5,7 @@ trick, a resignation's winner). Documented as one object with every field
 optional, a generated client gave 23 optional attributes and no way to tell
 which belong together. Here each type is its own schema with the fields it
 always carries required, and ``Event`` is their union keyed on ``type``
-(``service.api.spec`` builds the union). ``StreamEvent`` is the same union
+(``service.web.spec`` builds the union). ``StreamEvent`` is the same union
 for the SSE stream, each member with the optional ``view`` of the burst's
 last event.
 

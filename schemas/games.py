@@ -24,7 +24,7 @@ from schemas.components import (
     SuitField,
 )
 from service.engine.outcomes import DealEndReason
-from service.settings import DEFAULTS
+from service.ops.settings import DEFAULTS
 
 __all__ = ["ACTION_TYPES", "CARD_CODES", "MAX_VERSION", "SUIT_CODES"]
 
@@ -45,7 +45,7 @@ def answer(*optional: str):
 
     Why: openapi.yaml's ``required`` is what makes a generated client's field
     ``T`` rather than ``T | Unset``; an answer names its always-sent fields.
-    Only the document changes (``service.api.spec`` reads ``openapi_required``):
+    Only the document changes (``service.web.spec`` reads ``openapi_required``):
     the fields are not made required for loading, so a schema that is also part
     of a request (a position's tricks) refuses what it refused before, as before.
     """

@@ -4,7 +4,7 @@ Why: a replay's ``steps`` were documented as free-form objects, so a
 generated client could read nothing of them without a cast. Each kind of
 frame (``service.engine.frames``) is a schema here with the fields it always
 carries required, and ``ReplayStep`` is their union keyed on ``kind``
-(``service.api.spec`` builds the union). Only the document changes: the
+(``service.web.spec`` builds the union). Only the document changes: the
 frames are built by the engine and sent as they are.
 """
 

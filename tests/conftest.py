@@ -19,12 +19,12 @@ import pytest
 import redis
 import requests
 
-from service.embedded_redis import EmbeddedRedis
-from service.job_watch import JobWatcher
-from service.live import LogWatcher
-from service.serving import gunicorn_command
-from service.sessions import end_process
-from service.worker_commands import worker_command
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.jobs.watch import JobWatcher
+from service.live.watcher import LogWatcher
+from service.ops.processes import end_process
+from service.serve.gunicorn_workers import gunicorn_command
+from service.serve.worker_commands import worker_command
 from tests.processes import kill_tree
 from tests.waiting import wait_until
 
@@ -63,7 +63,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session", autouse=True)
 def watchers_closed_before_redis_stops(redis_url: str) -> Iterator[None]:
     """At the session's end, before the session's Redis stops, close every app's log and
-    job watcher (service.live, service.job_watch): their threads would otherwise log the
+    job watcher (service.live.watcher, service.jobs.watch): their threads would otherwise log the
     lost subscription into streams pytest has already closed."""
     yield
     for thing in gc.get_objects():
@@ -78,7 +78,7 @@ def redis_client(redis_url: str) -> redis.Redis:
 
 @pytest.fixture(scope="session")
 def app(redis_url: str):
-    from service.app import create_app
+    from service.web.app import create_app
 
     return create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET})
 
@@ -145,7 +145,7 @@ class WorkerProcess:
     """``python -m workers`` in its own session, so it can be killed whole.
 
     ``command`` is one of the run command's worker command lines
-    (service/worker_commands.py); by default a worker on every queue.
+    (service/serve/worker_commands.py); by default a worker on every queue.
     """
 
     def __init__(self, redis_url: str, command: list[str] | None = None, **settings: str):

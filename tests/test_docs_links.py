@@ -54,7 +54,7 @@ def links(document: Path) -> list[str]:
 
 
 def named_paths(document: Path) -> list[str]:
-    """Backticked paths of the repository: `service/api/games.py`, `tests/x.py::test_y`."""
+    """Backticked paths of the repository: `service/web/views/games.py`, `tests/x.py::test_y`."""
     found = []
     for code in CODE.findall(prose(document)):
         match = PATH.fullmatch(code.split("::", 1)[0].rstrip("/.,"))

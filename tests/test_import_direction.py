@@ -1,4 +1,5 @@
-"""Imports run one way: workers -> service, service/api -> commands -> engine.
+"""Imports run one way, as the table ``ALLOWED`` says: the engine at the bottom, the
+processes (web, workers, serve) at the top, the terminal client on its own.
 
 Read statically (``ast`` over every module, imports inside functions too),
 so a lazy import cannot hide a wrong direction; and, for what a process
@@ -18,6 +19,74 @@ REPO = Path(__file__).resolve().parent.parent
 #: Libraries a process that only plays the rules, or only runs jobs, has no use for.
 WEB = {"flask", "flask_smorest", "flask_cors", "werkzeug", "marshmallow", "prometheus_client"}
 STORE = {"redis", "rq"}
+
+#: Which packages each package may import (besides itself and the standard library's
+#: and third parties'). Read upwards: engine <- bots <- game <- {store, live, analysis,
+#: jobs} <- ops <- {web, workers, serve}. The terminal client (``client``) is an HTTP
+#: client: it imports no server code, and its words are shared by the text export.
+#: ``devtools`` (embedded Redis) serves the run command and the tests.
+ALLOWED: dict[str, set[str]] = {
+    "engine": set(),
+    "bots": {"engine"},
+    "client": set(),
+    "game": {"engine", "bots", "client"},
+    "store": {"engine", "game"},
+    "live": {"engine", "game"},
+    "analysis": {"engine", "bots", "game"},
+    "jobs": {"engine", "bots", "game"},
+    "ops": {"engine", "bots", "game", "store", "live", "analysis", "jobs"},
+    "devtools": {"ops"},
+    "schemas": {"engine", "game", "ops"},
+    "web": {"engine", "bots", "game", "store", "live", "analysis", "jobs", "ops", "schemas"},
+    "workers": {"engine", "bots", "game", "store", "analysis", "jobs", "ops"},
+    "serve": {"ops", "jobs", "store", "web", "devtools", "client"},
+}
+
+
+def layer(module: str) -> str | None:
+    """The package of the table a module belongs to (``service.game.commands`` -> game)."""
+    parts = module.split(".")
+    if parts[0] == "service" and len(parts) > 1 and parts[1] in ALLOWED:
+        return parts[1]
+    return parts[0] if parts[0] in ("workers", "schemas") else None
+
+
+def wrong_imports(paths: list[Path]) -> list[str]:
+    """Every import of ``paths`` that the table does not allow."""
+    found = []
+    for path in paths:
+        source = module_name(path)
+        here = layer(source)
+        for name in imported(path):
+            there = layer(name)
+            if here and there and there != here and there not in ALLOWED[here]:
+                found.append(f"{source} imports {name} ({here} may not import {there})")
+    return sorted(found)
+
+
+def test_the_service_holds_packages_only():
+    assert sorted(p.name for p in (REPO / "service").glob("*.py")) == ["__init__.py"]
+    packages = {p.name for p in (REPO / "service").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(ALLOWED) - {"workers", "schemas"}
+
+
+def test_every_import_follows_the_table():
+    paths = modules("service") + modules("workers") + modules("schemas")
+    assert wrong_imports(paths) == []
+
+
+def test_a_wrong_import_fails_the_table(tmp_path):
+    wrong = tmp_path / "service" / "engine" / "wrong.py"
+    wrong.parent.mkdir(parents=True)
+    wrong.write_text("from service.store.events import EventStore\n")
+    global REPO
+    here, REPO = REPO, tmp_path
+    try:
+        assert wrong_imports([wrong]) == [
+            "service.engine.wrong imports service.store.events (engine may not import store)"
+        ]
+    finally:
+        REPO = here
 
 
 def modules(package: str) -> list[Path]:
@@ -94,7 +163,7 @@ def test_a_worker_loads_neither_flask_nor_prometheus(module):
 
 
 def test_the_level_names_are_the_bots_levels():
-    from service.bot_levels import LEVELS
     from service.bots import LEVELS as BOTS
+    from service.game.bot_levels import LEVELS
 
     assert LEVELS == BOTS

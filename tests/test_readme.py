@@ -70,7 +70,7 @@ def test_the_curl_session_plays_a_whole_game_against_the_bot_then_analyses_it(li
 
 
 def test_the_lifecycle_session_resigns_aborts_and_lists(live_server, redis_client):
-    from service.clients import ClientRegistry
+    from service.store.clients import ClientRegistry
 
     key = ClientRegistry(redis_client).create("Lifecycle guide")[1]
     result = subprocess.run(

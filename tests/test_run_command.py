@@ -34,7 +34,7 @@ class RunCommand:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env.pop("SCHNAPSEN_SECRET_KEY", None)
         script = Path(sys.executable).parent / "schnapsen-serve"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.run"]
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.serve.run"]
         self.stderr = stderr
         with (
             open(stderr, "wb") if stderr else contextlib.nullcontext() as errors,

@@ -14,15 +14,15 @@ from typing import Any
 
 from rq import get_current_job
 
-from service import analysis
-from service.analysis_store import AnalysisStore
+from service.analysis import review as analysis
 from service.bots import get_bot
 from service.engine.actions import Action
 from service.engine.knowledge import SeatView
 from service.engine.position import view_from_position
-from service.queues import bot_seed
-from service.replay_export import CONTENT_TYPES, build
-from service.store import StoredExport
+from service.game.replay_export import CONTENT_TYPES, build
+from service.game.seeds import bot_seed
+from service.store.analyses import AnalysisStore
+from service.store.events import StoredExport
 from workers.runtime import runtime
 
 

@@ -1,7 +1,7 @@
 """What a worker process runs jobs on, built once from the environment (see docs/configuration.md).
 
 The service comes from the same composition root as the API's
-(``service.composition``), so a bot's move is dispatched and counted as a
+(``service.ops.composition``), so a bot's move is dispatched and counted as a
 player's is. No Flask and no Prometheus are loaded here.
 """
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import redis
 
-from service.commands import GameService
-from service.composition import build_services, secret_key
-from service.redis_clients import QueuesNotConfigured, connect
-from service.settings import from_env, queue_redis_url, redis_url
-from service.store import EventStore, ExportStore
+from service.game.commands import GameService
+from service.ops.composition import build_services, secret_key
+from service.ops.settings import from_env, queue_redis_url, redis_url
+from service.store.events import EventStore, ExportStore
+from service.store.redis_clients import QueuesNotConfigured, connect
 
 
 @dataclass(frozen=True)

@@ -64,12 +64,12 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from service.job_watch import announce_ended
-from service.logs import configure_logging
-from service.queue_names import DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
-from service.queues import PUBLIC_KINDS, job_kind, queue
-from service.redis_clients import QueuesNotConfigured
-from service.settings import from_env, queue_redis_url
+from service.jobs.names import DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
+from service.jobs.queues import PUBLIC_KINDS, job_kind, queue
+from service.jobs.watch import announce_ended
+from service.ops.logs import configure_logging
+from service.ops.settings import from_env, queue_redis_url
+from service.store.redis_clients import QueuesNotConfigured
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -221,7 +221,7 @@ class SchnapsenWorker(Worker):
         self._announce(job)
 
     def _announce(self, job: Job) -> None:
-        """Wake the servers' waits for this job (``service.job_watch``); it is saved."""
+        """Wake the servers' waits for this job (``service.jobs.watch``); it is saved."""
         if job_kind(job.id) not in PUBLIC_KINDS:
             return
         try:

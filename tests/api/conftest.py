@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import SECRET, LiveServer
 
 

@@ -20,7 +20,7 @@ import requests
 
 from service.engine import ActionTaken, DealStarted, GameState, replay
 from service.engine.observation import observe
-from service.store import EventStore
+from service.store.events import EventStore
 
 PROBLEM_JSON = "application/problem+json"
 #: Fields the API adds to the engine's observation of a game.

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
 from tests.api.helpers import Api, log_head, ok, problem
 from tests.api.test_errors import log_unchanged
 from tests.conftest import LiveServer, WorkerProcess
@@ -83,7 +83,7 @@ def test_a_lost_bot_move_is_asked_for_again_by_the_next_read(own_redis, server, 
     next read of the game asks a worker again, and the bot moves."""
     from rq.job import Job
 
-    from service.queues import bot_move_job_id
+    from service.jobs.queues import bot_move_job_id
 
     api = Api.live(server.url)
     created = bot_game_with_the_bot_to_move(api)
@@ -110,7 +110,7 @@ def test_a_bot_move_that_failed_for_good_is_asked_for_again(own_redis, server, r
     from rq.job import Job, JobStatus
     from rq.serializers import JSONSerializer
 
-    from service.queues import bot_move_job_id
+    from service.jobs.queues import bot_move_job_id
 
     api = Api.live(server.url)
     created = bot_game_with_the_bot_to_move(api)

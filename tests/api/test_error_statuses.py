@@ -1,14 +1,14 @@
-"""The API alone maps domain refusals to HTTP statuses (service/api/errors.py)."""
+"""The API alone maps domain refusals to HTTP statuses (service/web/errors.py)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from service.api.errors import ILLEGAL_ACTION_STATUS
 from service.engine.errors import ErrorCode
+from service.web.errors import ILLEGAL_ACTION_STATUS
 
-COMMANDS = Path(__file__).resolve().parents[2] / "service" / "commands.py"
+COMMANDS = Path(__file__).resolve().parents[2] / "service" / "game" / "commands.py"
 
 
 def test_every_engine_refusal_has_a_status():

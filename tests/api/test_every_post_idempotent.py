@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 import yaml
 
-from service.openapi import OPENAPI_FILE, generate
+from service.web.openapi import OPENAPI_FILE, generate
 from tests.api.helpers import Api, Game, log_head, new_game, ok, problem, to_move_view
 from tests.api.test_errors import log_unchanged
 from tests.conftest import LiveServer
@@ -192,7 +192,7 @@ def test_a_retried_analysis_request_answers_the_first_answer(api, redis_client):
 
 
 def test_a_retried_bot_move_request_answers_the_same_job(api, redis_client):
-    from service.api.examples import BOT_MOVE
+    from service.web.examples import BOT_MOVE
 
     headers = key()
     before = jobs(redis_client, "move")
@@ -256,7 +256,7 @@ def test_the_document_offers_the_idempotency_key_on_every_post():
 def test_a_retry_that_waits_longer_or_not_at_all_is_the_same_request(api, redis_client):
     """``wait`` says how the caller waits, not what it asks for: a retry that changes it
     answers the first answer and starts no other job."""
-    from service.api.examples import BOT_MOVE
+    from service.web.examples import BOT_MOVE
 
     headers = key()
     before = jobs(redis_client, "move")

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.api.helpers import (
     Api,
     create,

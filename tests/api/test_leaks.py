@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import requests
 
-from service.app import create_app
 from service.engine import GameState, replay
+from service.web.app import create_app
 from tests.api.helpers import (
     Api,
     Game,

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from service.app import create_app
 from service.engine import replay
 from service.engine.replays import replay_record
-from service.replay_export import events_from_export, text_lines, verify
+from service.game.replay_export import events_from_export, text_lines, verify
+from service.web.app import create_app
 from tests.api.helpers import (
     Api,
     Game,

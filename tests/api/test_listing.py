@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from service.clients import ClientRegistry
+from service.store.clients import ClientRegistry
 from tests.api.helpers import CARD_CODE, Api, ok, problem
 from tests.conftest import LiveServer
 

@@ -2,7 +2,7 @@
 three API replicas and two RQ workers, all real processes (no Docker).
 
 - the event log: a Redis Cluster of 3 primaries and 3 replicas on loopback ports
-  (``service.embedded_cluster``; ``cluster-node-timeout`` 1 s, so a replica takes
+  (``service.devtools.embedded_cluster``; ``cluster-node-timeout`` 1 s, so a replica takes
   over within seconds of its primary's death);
 - the queues: a plain Redis of their own (RQ does not run on a cluster);
 - 3 API replicas: separate gunicorn instances on separate ports, with replica acks
@@ -23,9 +23,9 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from service.embedded_cluster import LocalCluster
-from service.embedded_redis import EmbeddedRedis
-from service.redis_clients import connect
+from service.devtools.embedded_cluster import LocalCluster
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.store.redis_clients import connect
 from tests.conftest import LiveServer, WorkerProcess
 
 API_REPLICAS = 3

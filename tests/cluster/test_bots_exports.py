@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from service.engine import ActionTaken
-from service.store import EventStore
+from service.store.events import EventStore
 from tests.cluster.play import auth
 
 pytestmark = pytest.mark.cluster

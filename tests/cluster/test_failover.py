@@ -29,7 +29,7 @@ import pytest
 import requests
 
 from service.engine import ActionTaken
-from service.store import EventStore, keys
+from service.store.events import EventStore, keys
 from tests.cluster.play import HumanGame, auth, new_human_game, play_one, send, view
 from tests.cluster.test_games import shard_subscribers
 from tests.waiting import wait_until

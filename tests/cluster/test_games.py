@@ -15,10 +15,10 @@ import threading
 import pytest
 import requests
 
-from service.app import create_app
 from service.engine import ActionTaken
-from service.live_cluster import channel
-from service.store import EventStore, keys
+from service.live.cluster import channel
+from service.store.events import EventStore, keys
+from service.web.app import create_app
 from tests.cluster.play import auth, new_human_game, play_one, view
 from tests.conftest import SECRET
 from tests.waiting import wait_until

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from service.store import EventStore
+from service.store.events import EventStore
 from tests.cluster.play import auth, new_human_game, view
 
 pytestmark = pytest.mark.cluster

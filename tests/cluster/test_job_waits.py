@@ -17,8 +17,8 @@ import requests
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.queue_names import DECISIONS
-from service.queues import queue
+from service.jobs.names import DECISIONS
+from service.jobs.queues import queue
 from tests.cluster.conftest import WORKERS
 from tests.waiting import wait_until
 

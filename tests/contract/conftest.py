@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from service.openapi import OPENAPI_FILE
+from service.web.openapi import OPENAPI_FILE
 
 CONTRACT = Path(__file__).resolve().parent
 TS = CONTRACT / "ts"

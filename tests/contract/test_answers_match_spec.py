@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from service.clients import ClientRegistry
 from service.engine.cards import Card
-from service.openapi import OPENAPI_FILE
+from service.store.clients import ClientRegistry
+from service.web.openapi import OPENAPI_FILE
 from tests.conftest import LiveServer
 from tests.contract.spec_check import Answer, RecordingClient, SpecChecker
 from tests.waiting import wait_until

@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from service.clients import ClientRegistry
+from service.store.clients import ClientRegistry
 from tests.contract.conftest import BIN, CONTRACT, run
 
 EXAMPLE = CONTRACT / "python_example.py"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from service.openapi import OPENAPI_FILE
+from service.web.openapi import OPENAPI_FILE
 from tests.contract.conftest import run
 
 #: Warnings that mean the document lies or carries dead weight: a component nothing

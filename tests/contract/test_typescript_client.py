@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from service.clients import ClientRegistry
-from service.openapi import OPENAPI_FILE
+from service.store.clients import ClientRegistry
+from service.web.openapi import OPENAPI_FILE
 from tests.contract.conftest import TS, run
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.engine.cards import Card, Suit
-from service.store import EventStore
+from service.store.events import EventStore
 
 ACTION_TYPES = ["play", "exchange_trump_jack", "close_talon", "declare_marriage", "claim",
                 "accept_last_trick"]  # fmt: skip

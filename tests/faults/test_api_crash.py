@@ -12,7 +12,7 @@ import uuid
 import requests
 
 from service.engine import ActionTaken, replay
-from service.store import EventStore
+from service.store.events import EventStore
 from tests.conftest import LiveServer
 from tests.processes import descendants
 

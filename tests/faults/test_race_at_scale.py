@@ -20,7 +20,7 @@ import requests
 
 from service.engine import ActionTaken, replay
 from service.engine.observation import observe
-from service.store import EventStore
+from service.store.events import EventStore
 from tests.conftest import LiveServer
 
 CLIENTS = 50

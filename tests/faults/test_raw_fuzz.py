@@ -37,9 +37,9 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.replay_export import CONTENT_TYPES, build
-from service.stats import GameStats
-from service.store import EventStore, ExportStore, StoredExport, keys
+from service.game.replay_export import CONTENT_TYPES, build
+from service.store.events import EventStore, ExportStore, StoredExport, keys
+from service.store.stats import GameStats
 from tests.api.helpers import Api, new_game, play_random_game, to_move_view
 from tests.conftest import SECRET, LiveServer
 from tests.rawhttp import NoAnswer, RawReply, exchange, request_bytes
@@ -394,7 +394,7 @@ def refusals_change_nothing(world: World, client: redis.Redis) -> Iterator[dict[
 @pytest.fixture(scope="module")
 def fuzz_app(redis_url):
     """The app with short waits (long-polls, jobs, streams), so examples do not wait."""
-    from service.app import create_app
+    from service.web.app import create_app
 
     return create_app({
         "REDIS_URL": redis_url, "SECRET_KEY": SECRET, "LONG_POLL_MAX_SECONDS": 0.05,

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
-from service.store import EventStore
+from service.store.events import EventStore
+from service.web.app import create_app
 from tests.conftest import SECRET, free_port
 from tests.waiting import wait_until
 

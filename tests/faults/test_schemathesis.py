@@ -20,7 +20,7 @@ from schemathesis.checks import (
 )
 from schemathesis.specs.openapi.checks import content_type_conformance
 
-from service.openapi import OPENAPI_FILE
+from service.web.openapi import OPENAPI_FILE
 from tests.conftest import SECRET
 
 EXAMPLES = 25
@@ -39,7 +39,7 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def api_schema(redis_url, worker):  # a worker running, so /readyz is ready
-    from service.app import create_app
+    from service.web.app import create_app
 
     app = create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET})
     schema = schemathesis.openapi.from_path(OPENAPI_FILE)

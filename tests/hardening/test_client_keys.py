@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
 from tests.conftest import REPO, LiveServer
 from tests.hardening.hostile import bearer, session_from
 
@@ -51,7 +51,7 @@ def limited(own_redis) -> Iterator[LiveServer]:
 def admin(redis_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``schnapsen-admin ARGS`` as an operator runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "service.admin", *args],
+        [sys.executable, "-m", "service.serve.admin", *args],
         cwd=REPO,
         env=dict(os.environ, REDIS_URL=redis_url),
         capture_output=True,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import requests
 
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
 from tests.conftest import LiveServer
 from tests.hardening.hostile import bearer
 from tests.waiting import wait_until

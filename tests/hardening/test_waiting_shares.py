@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import pytest
 import requests
 
-from service.clients import ClientRegistry
+from service.store.clients import ClientRegistry
 from tests.conftest import LiveServer
 from tests.hardening.hostile import session_from
 from tests.waiting import wait_until

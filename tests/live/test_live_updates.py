@@ -1,7 +1,7 @@
 """Live updates on the gevent server: streams that end, slots that free, nothing missed.
 
 Against real gunicorn processes (gevent workers) and a real Redis; the watcher
-test drives the per-process listener (``service.live``) on a real Redis too.
+test drives the per-process listener (``service.live.watcher``) on a real Redis too.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import redis
 import requests
 
 from service.engine import Action, ActionTaken, ActionType, GameCreated, SeatTaken, Variant
-from service.live import CLOSED_CHECK_SECONDS, LogWatcher
-from service.store import EventStore
+from service.live.watcher import CLOSED_CHECK_SECONDS, LogWatcher
+from service.store.events import EventStore
 from tests.conftest import LiveServer
 from tests.hardening.hostile import bearer
 from tests.waiting import wait_until

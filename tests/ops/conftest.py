@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.web.app import create_app
 from tests.conftest import SECRET
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.problem_catalog import problem_type
+from service.web.problem_catalog import problem_type
 from tests.conftest import REPO
 from tests.waiting import wait_until
 
@@ -155,10 +155,10 @@ def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
     assert re.search(r"^FROM python:3\.1[1-9]", dockerfile, re.M)
     assert re.search(r"^RUN pip install \.", dockerfile, re.M)
     cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
-    worker = "service.serving.ProblemGeventWorker"  # gevent, with problem+json refusals
+    worker = "service.serve.gunicorn_workers.ProblemGeventWorker"  # gevent, with problem+json refusals
     for part in ("gunicorn", worker, "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_CONNECTIONS"):
         assert part in cmd, part
-    assert "service.app:create_app()" in cmd
+    assert "service.web.app:create_app()" in cmd
     # Every folder the image copies exists (the build context is the repository).
     for source in re.findall(r"^COPY (?!--from=)(\S+(?: \S+)*) \S+$", dockerfile, re.M):
         for item in source.split():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from service.redis_clients import is_cluster, startup_nodes
+from service.store.redis_clients import is_cluster, startup_nodes
 from tests.conftest import REPO
 from tests.ops.test_compose import validate
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
-from service.cors import cors_origins
-from service.settings import from_env
+from service.ops.settings import from_env
+from service.web.app import create_app
+from service.web.cors import cors_origins
 from tests.conftest import SECRET
 
 ALLOWED = "https://play.example.org"

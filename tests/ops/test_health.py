@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import SECRET
 from tests.waiting import wait_until
 

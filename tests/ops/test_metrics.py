@@ -11,10 +11,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.app import create_app
 from service.engine import ActionTaken
-from service.queue_names import DECISIONS, EXPORTS
-from service.queues import queue
+from service.jobs.names import DECISIONS, EXPORTS
+from service.jobs.queues import queue
+from service.web.app import create_app
 from tests.api.helpers import Api, create, log_events, new_game, play_random_game
 from tests.conftest import SECRET, LiveServer, WorkerProcess
 from tests.workers.helpers import play_against_bot

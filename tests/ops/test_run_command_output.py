@@ -33,7 +33,7 @@ def test_the_start_banner_prints_the_play_page_and_the_docs_where_they_answer(tm
 
 
 def _rq_lines(text: str) -> list[dict]:
-    """The JSON log lines of RQ's loggers (the workers log JSON lines, service.logs)."""
+    """The JSON log lines of RQ's loggers (the workers log JSON lines, service.ops.logs)."""
     entries = []
     for line in text.splitlines():
         try:

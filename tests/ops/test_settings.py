@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from service import settings
+from service.ops import settings
 from tests.conftest import REPO
 
 CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
-RUN_SOURCE = (REPO / "service" / "run.py").read_text()
+RUN_SOURCE = (REPO / "service" / "serve" / "run.py").read_text()
 
 
 def settings_table() -> dict[str, str]:
@@ -41,7 +41,7 @@ def test_every_setting_read_is_documented():
     undocumented = [name for name in settings.ENVIRONMENT.values() if name not in table]
     assert not undocumented, f"settings missing from docs/configuration.md's table: {undocumented}"
     run_reads = set(re.findall(r'environ(?:\.get)?\(\s*"([A-Z][A-Z0-9_]*)"', RUN_SOURCE))
-    assert run_reads, "found no variable read by service/run.py"
+    assert run_reads, "found no variable read by service/serve/run.py"
     assert run_reads <= set(table), run_reads - set(table)
 
 
@@ -50,7 +50,7 @@ def test_every_setting_has_a_default_and_a_variable():
 
 
 def test_every_default_is_commented_in_settings_py():
-    source = (REPO / "service" / "settings.py").read_text()
+    source = (REPO / "service" / "ops" / "settings.py").read_text()
     block = source.split("DEFAULTS: dict[str, Any] = {", 1)[1].split("\n}", 1)[0]
     lines = block.strip("\n").splitlines()
     for index, line in enumerate(lines):

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from schemas.games import EventSchema, EventsSchema, GameViewSchema
-from service.dealing import random_deck
 from service.engine import (
     ActionTaken,
     DealStarted,
@@ -23,6 +22,7 @@ from service.engine import (
 )
 from service.engine.observation import observe
 from service.engine.replays import visible_events
+from service.game.dealing import random_deck
 
 
 def random_game(rng: random.Random, variant: Variant) -> list:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import SECRET
 
 POLICY = re.compile(r'^"(\w+)";q=(\d+);w=(\d+)$')

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from service.live import OneRead
+from service.live.watcher import OneRead
 from tests.waiting import wait_until
 
 
@@ -46,7 +46,7 @@ def test_a_failed_read_fails_its_waiters_and_the_next_caller_reads_afresh():
 
 
 def test_waiting_slots_are_taken_to_the_bound_and_given_back():
-    from service.live import WaitingSlots
+    from service.live.watcher import WaitingSlots
 
     slots = WaitingSlots(2)
     assert slots.take() and slots.take()

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from gunicorn.config import Config
 
-from service.serving import OneWriteResponse
+from service.serve.gunicorn_workers import OneWriteResponse
 
 
 class CountingSocket:
@@ -78,7 +78,7 @@ def test_the_date_header_is_gunicorns_to_the_second():
     import email.utils
     import time
 
-    from service.serving import SecondsHttpDate
+    from service.serve.gunicorn_workers import SecondsHttpDate
 
     http_date = SecondsHttpDate()
     before = int(time.time())

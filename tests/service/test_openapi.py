@@ -3,12 +3,12 @@
 import yaml
 from openapi_spec_validator import validate
 
-from service.openapi import OPENAPI_FILE, generate
+from service.web.openapi import OPENAPI_FILE, generate
 
 
 def test_committed_openapi_matches_the_code():
     assert OPENAPI_FILE.read_text() == generate(), (
-        "openapi.yaml drifted from the code: run `python -m service.openapi` and commit it"
+        "openapi.yaml drifted from the code: run `python -m service.web.openapi` and commit it"
     )
 
 

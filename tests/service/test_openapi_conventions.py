@@ -2,7 +2,7 @@
 
 Checked over the committed document (which tests/service/test_openapi.py keeps
 equal to the code), for EVERY operation, so that a new endpoint fails here
-until it follows them: service/api/operations.py is the helper that applies
+until it follows them: service/web/operations.py is the helper that applies
 them, docs/api.md ("Operations") lists the operation ids.
 """
 
@@ -18,8 +18,8 @@ import yaml
 from service.bots import LEVELS
 from service.engine.actions import ActionType
 from service.engine.cards import Card
-from service.openapi import OPENAPI_FILE
-from service.settings import DEFAULTS
+from service.ops.settings import DEFAULTS
+from service.web.openapi import OPENAPI_FILE
 from tests.conftest import REPO
 
 DOCUMENT: dict[str, Any] = yaml.safe_load(OPENAPI_FILE.read_text())

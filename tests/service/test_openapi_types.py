@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from service.bot_levels import LEVELS
 from service.engine.outcomes import DealEndReason
-from service.replay_export import CONTENT_TYPES
+from service.game.bot_levels import LEVELS
+from service.game.replay_export import CONTENT_TYPES
 from tests.service.test_openapi_conventions import (
     DOCUMENT,
     OPERATIONS,

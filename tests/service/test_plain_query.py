@@ -9,7 +9,7 @@ from marshmallow import ValidationError
 from werkzeug.datastructures import MultiDict
 
 from schemas.games import EventsQuerySchema
-from service.api.plain_query import plain_events_query
+from service.web.plain_query import plain_events_query
 
 VALUES = {
     "after": ["0", "7", "007", "12", "1000000000", "1000000001", "-1", "+3", " 4", "1_0", "1.0",

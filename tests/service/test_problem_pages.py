@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from service.api.errors import _CODES_BY_STATUS
 from service.engine.errors import ErrorCode
+from service.web.errors import _CODES_BY_STATUS
 from tests.api.helpers import Api, ok, problem
 from tests.conftest import REPO
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from service.embedded_redis import redis_server_binary
+from service.devtools.embedded_redis import redis_server_binary
 
 
 def _major(binary: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gunicorn.config import Config
 
-from service.serving import settle_settings
+from service.serve.gunicorn_workers import settle_settings
 
 
 def test_every_setting_reads_the_same_once_settled():
@@ -32,8 +32,8 @@ def test_a_worker_freezes_what_loading_the_app_made():
 
     code = (
         "import gc\n"
-        "from service.app import create_app\n"
-        "from service.serving import freeze_the_loaded_heap\n"
+        "from service.web.app import create_app\n"
+        "from service.serve.gunicorn_workers import freeze_the_loaded_heap\n"
         "create_app({'SECRET_KEY': 'x' * 32})\n"
         "freeze_the_loaded_heap()\n"
         "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"

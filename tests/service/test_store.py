@@ -8,8 +8,6 @@ import secrets
 
 import pytest
 
-from service import dealing
-from service.commands import GameService, NewGame
 from service.engine import (
     ActionTaken,
     DealStarted,
@@ -20,7 +18,9 @@ from service.engine import (
     replay,
 )
 from service.engine.snapshot import ENGINE_VERSION, state_from_dict, state_to_dict
-from service.store import Duplicate, EventStore, StaleVersionError, keys
+from service.game import dealing
+from service.game.commands import GameService, NewGame
+from service.store.events import Duplicate, EventStore, StaleVersionError, keys
 
 
 @pytest.fixture

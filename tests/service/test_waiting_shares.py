@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.waiting_shares import Shares
+from service.live.shares import Shares
 
 
 def test_a_key_takes_slots_up_to_its_share_and_other_keys_keep_theirs():

@@ -13,8 +13,8 @@ import threading
 import pytest
 import redis
 
-from service.embedded_redis import EmbeddedRedis
-from service.live import LogWatcher
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.live.watcher import LogWatcher
 from tests.waiting import wait_until
 
 
@@ -36,6 +36,6 @@ def test_a_closed_watcher_ends_its_threads_and_says_nothing_when_redis_goes(
         watcher.close()
         wait_until(lambda: not any(t.is_alive() for t in started), 10, "the threads to end")
     finally:
-        with caplog.at_level(logging.WARNING, logger="service.live"):
+        with caplog.at_level(logging.WARNING, logger="service.live.watcher"):
             server.stop()
     assert not [r for r in caplog.records if "lost its subscription" in r.getMessage()]

@@ -1,7 +1,7 @@
 """GET /docs in headless Chromium: "Try it out" then "Execute" on POST /v1/games with
 its prefilled example creates a game (201), against gunicorn and a real Redis.
 
-The example is the one openapi.yaml carries (service/api/examples.py); the
+The example is the one openapi.yaml carries (service/web/examples.py); the
 server Swagger UI calls is the document's first, "/": the one serving it.
 """
 
@@ -12,7 +12,7 @@ import json
 import pytest
 import requests
 
-from service.api.examples import CREATE_GAME
+from service.web.examples import CREATE_GAME
 from tests.ui.browser import PageWatch, chromium, screenshot
 
 pytestmark = pytest.mark.timeout(180)

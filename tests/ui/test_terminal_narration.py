@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import random
 
+from service.client.terminal import Cards, Narrator
 from service.engine.actions import ActionType
 from service.engine.cards import DECK, Card
 from service.engine.events import ActionTaken, DealStarted, GameCreated, SeatTaken
 from service.engine.game import apply, legal_actions, new_game, start_deal, take_seat
 from service.engine.replays import visible_events
 from service.engine.state import Variant
-from service.terminal import Cards, Narrator
 
 
 def deal_until_the_turn_up_is_drawn(rng: random.Random) -> list:

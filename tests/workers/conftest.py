@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.embedded_redis import EmbeddedRedis
+from service.devtools.embedded_redis import EmbeddedRedis
 
 
 @pytest.fixture

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 import requests
 
-from service import analysis
+from service.analysis import review as analysis
 from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot
 from service.engine.events import ActionTaken, apply_event
 from service.engine.knowledge import seat_view
-from service.queues import bot_seed
-from service.store import EventStore
+from service.game.seeds import bot_seed
+from service.store.events import EventStore
 from tests.bots.test_levels import permuted
 from tests.conftest import SECRET
 from tests.waiting import wait_until

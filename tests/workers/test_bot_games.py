@@ -7,7 +7,7 @@ import pytest
 from service.bots import LEVELS
 from service.engine import ActionTaken, replay
 from service.engine.observation import result_to_dict
-from service.store import EventStore
+from service.store.events import EventStore
 from tests.workers.helpers import play_against_bot
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from service.queues import bot_seed
+from service.game.seeds import bot_seed
 from tests.api.test_positions import position_of
 from tests.conftest import SECRET
 from tests.hardening.hostile import bearer

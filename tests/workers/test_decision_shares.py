@@ -19,11 +19,11 @@ from rq import Worker
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.api.examples import POSITION
-from service.decision_shares import wait_bound_seconds
-from service.embedded_redis import EmbeddedRedis
-from service.queue_names import DECISIONS
-from service.worker_commands import run_command_workers
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.jobs.decision_shares import wait_bound_seconds
+from service.jobs.names import DECISIONS
+from service.serve.worker_commands import run_command_workers
+from service.web.examples import POSITION
 from tests.conftest import LiveServer, WorkerProcess
 from tests.hardening.hostile import bearer, session_from
 from tests.waiting import wait_until

@@ -17,8 +17,8 @@ import pytest
 import redis
 import requests
 
-from service.embedded_redis import EmbeddedRedis
-from service.queue_names import EXPORTS
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.jobs.names import EXPORTS
 from tests.conftest import LiveServer, WorkerProcess
 from tests.hardening.hostile import bearer, session_from
 from tests.waiting import wait_until

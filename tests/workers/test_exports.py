@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from service.replay_export import events_from_export, parse, verify
+from service.game.replay_export import events_from_export, parse, verify
 from tests.workers.helpers import auth, play_against_bot
 
 

@@ -22,10 +22,10 @@ import redis
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.app import create_app
-from service.queue_names import DECISIONS, MOVES
-from service.queues import queue
-from service.store import EventStore
+from service.jobs.names import DECISIONS, MOVES
+from service.jobs.queues import queue
+from service.store.events import EventStore
+from service.web.app import create_app
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
 from tests.waiting import wait_until

@@ -14,11 +14,11 @@ import requests
 from rq import Worker
 from rq.serializers import JSONSerializer
 
-from service.api.examples import POSITION
-from service.embedded_redis import EmbeddedRedis
-from service.queue_names import LEGACY_QUEUES
-from service.queues import queue as rq_queue
-from service.worker_commands import run_command_workers
+from service.devtools.embedded_redis import EmbeddedRedis
+from service.jobs.names import LEGACY_QUEUES
+from service.jobs.queues import queue as rq_queue
+from service.serve.worker_commands import run_command_workers
+from service.web.examples import POSITION
 from tests.conftest import LiveServer, WorkerProcess
 from tests.waiting import wait_until
 from tests.workers.helpers import auth

@@ -17,11 +17,11 @@ from rq.registry import StartedJobRegistry
 from rq.results import Result
 from rq.serializers import JSONSerializer
 
-from service.app import create_app
 from service.engine import ActionTaken, replay
-from service.queue_names import QUEUES
-from service.queues import bot_move_job_id, queue
-from service.store import EventStore
+from service.jobs.names import QUEUES
+from service.jobs.queues import bot_move_job_id, queue
+from service.store.events import EventStore
+from service.web.app import create_app
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
 from tests.waiting import wait_until

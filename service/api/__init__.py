@@ -1,1 +1,0 @@
-"""The HTTP layer: blueprints, request/response rendering, and problem answers."""

@@ -1,0 +1,324 @@
+"""The terminal client: ``schnapsen play`` against a bot, ``replay`` and ``analyse`` of a game.
+
+It speaks only the public HTTP API (docs/api.md), with ``requests``: create a
+game (or take up one left before: ``--resume``), show the table on your turn
+with numbered legal moves, post the chosen one, and long-poll the event feed
+while the bot thinks. ``replay`` prints a finished (or running) game one line per trick
+from ``GET /v1/games/{id}/replay``; ``analyse`` asks for the game's analysis,
+shows the job's progress, and prints it. What the lines say is written by
+``service.client.terminal`` and ``service.client.analysis_words``; this module only
+fetches, asks and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+import requests
+
+from service.client import last_game
+from service.client.addresses import service_url
+from service.client.analysis_words import analysis_lines
+from service.client.terminal import (
+    Cards,
+    Narrator,
+    finish_lines,
+    move_text,
+    replay_lines,
+    seat_names,
+    sort_hand,
+    table_lines,
+)
+
+POLL_SECONDS = 10
+
+
+class CliError(Exception):
+    """A failure to tell the user in one line; exits with status 1."""
+
+
+class ApiError(CliError):
+    def __init__(self, status: int, problem: dict[str, Any]):
+        self.status = status
+        self.problem = problem
+        code = f" [{problem['code']}]" if problem.get("code") else ""
+        detail = problem.get("detail") or problem.get("title") or ""
+        super().__init__(f"{problem.get('title', 'Refused')} ({status}){code}: {detail}")
+
+
+class Client:
+    """The HTTP API, one JSON call at a time; refusals raise ``ApiError``."""
+
+    def __init__(self, url: str, token: str | None = None):
+        self.url = url.rstrip("/")
+        self.token = token
+        self.session = requests.Session()
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: dict[str, Any] | None = None,
+        timeout: float = 15,
+    ) -> Any:
+        headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        try:
+            response = self.session.request(
+                method, self.url + path, json=body, params=params, headers=headers, timeout=timeout
+            )
+        except requests.RequestException as error:
+            raise CliError(
+                f"cannot reach the service at {self.url} ({type(error).__name__}); "
+                "is it running? Start it with: schnapsen-serve"
+            ) from error
+        if response.status_code >= 400:
+            try:
+                problem = response.json()
+            except ValueError:
+                problem = {"detail": response.text[:200]}
+            raise ApiError(response.status_code, problem if isinstance(problem, dict) else {})
+        return response.json()
+
+
+# -- play -----------------------------------------------------------------------
+
+
+class Game:
+    """One game against a bot in the terminal."""
+
+    def __init__(self, client: Client, out: TextIO, inp: TextIO):
+        self.client = client
+        self.out = out
+        self.inp = inp
+        self.show = Cards(out)
+        self.names = ["You", "Bot"]
+        self.narrator = Narrator(self.names, self.show)
+        self.game_id = ""
+        self.log_version = 0
+        self.waiting = False
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def say_all(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.say(line)
+
+    # -- the loop ---------------------------------------------------------
+
+    def start(self, level: str, variant: str, seed: int | None) -> None:
+        body: dict[str, Any] = {"variant": variant, "opponent": {"type": "bot", "level": level}}
+        if seed is not None:
+            body["seed"] = seed
+        seated = self.client.call("POST", "/v1/games", body=body)
+        self.game_id = seated["game_id"]
+        self.client.token = seated["token"]
+        last_game.save(last_game.LastGame(self.client.url, self.game_id, seated["token"]))
+        self.names = seat_names(seated["game"]["players"], seated["seat"])
+        self.narrator = Narrator(self.names, self.show)
+        counting = "count in your head and claim 66" if variant == "head" else "points tracked"
+        self.say(f"Game {self.game_id}: you against the {level} bot ({variant}: {counting}).")
+        self.say("Type the number of a move; q leaves the game.")
+
+    def resume(self, game_id: str, token: str) -> None:
+        """Take up a game left before, at the seat ``token`` holds; its events so far are
+        told again, so the tricks of the running deal are numbered as they were."""
+        self.client.token = token
+        view = self.client.call("GET", f"/v1/games/{game_id}")
+        self.game_id = game_id
+        last_game.save(last_game.LastGame(self.client.url, game_id, token))
+        self.names = seat_names(view["players"], view["seat"])
+        self.narrator = Narrator(self.names, self.show)
+        self.say(f"Game {game_id} resumed: you against {self.names[1 - view['seat']]}.")
+        self.say("Type the number of a move; q leaves the game.")
+
+    def run(self) -> int:
+        while True:
+            view = self.client.call("GET", f"/v1/games/{self.game_id}")
+            self.pull(0)
+            if view["status"] == "finished":
+                self.say_all(finish_lines(view, self.names, self.game_id, self.client.url))
+                return 0
+            deal = view["deal"]
+            if view["to_move"] == view["seat"] and deal and deal["legal_actions"]:
+                self.waiting = False
+                self.say_all(table_lines(view, self.names, self.show))
+                action = self.ask(deal["legal_actions"], deal)
+                if action is None:
+                    self.say(f"You left game {self.game_id}; it stays on the server.")
+                    self.say("Take it up again with: schnapsen play --resume")
+                    return 0
+                try:
+                    body = {**action, "expected_version": view["version"]}
+                    self.client.call("POST", f"/v1/games/{self.game_id}/actions", body=body)
+                except ApiError as error:
+                    self.say(f"Refused: {error}")
+            else:
+                if not self.waiting:
+                    self.say(f"{self.names[1 - view['seat']]} is thinking...")
+                self.waiting = True
+                self.pull(POLL_SECONDS)
+
+    def pull(self, wait: float) -> None:
+        """Print the events after the last one shown; with ``wait``, long-poll."""
+        feed = self.client.call(
+            "GET",
+            f"/v1/games/{self.game_id}/events",
+            params={"after": self.log_version, "wait": wait},
+            timeout=wait + 15,
+        )
+        for event in feed["events"]:
+            self.log_version = max(self.log_version, event["version"])
+            self.say_all(self.narrator.lines(event))
+
+    # -- your turn ----------------------------------------------------------
+
+    def ask(self, legal: list[dict[str, Any]], deal: dict[str, Any]) -> dict[str, Any] | None:
+        plays = [a for a in legal if a["type"] == "play"]
+        order = sort_hand([a["card"] for a in plays], deal["trump_suit"])
+        plays.sort(key=lambda a: order.index(a["card"]))
+        moves = plays + [a for a in legal if a["type"] != "play"]
+        self.say("Your moves:")
+        for number, action in enumerate(moves, start=1):
+            self.say(f"  {number}) {move_text(action, deal, self.show)}")
+        while True:
+            self.out.write(f"Your move [1-{len(moves)}]: ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:  # end of input
+                self.say()
+                return None
+            if not self.inp.isatty():  # echo what a script typed, as a terminal would
+                self.say(line.rstrip("\n"))
+            answer = line.strip().lower()
+            if answer in {"q", "quit", "exit"}:
+                return None
+            if answer.isdigit() and 1 <= int(answer) <= len(moves):
+                return moves[int(answer) - 1]
+            self.say(f"Type a number from 1 to {len(moves)} (or q to leave).")
+
+
+# -- replay ------------------------------------------------------------------------
+
+
+def print_replay(client: Client, game_id: str, out: TextIO) -> int:
+    record = client.call("GET", f"/v1/games/{game_id}/replay")
+    for line in replay_lines(record, Cards(out)):
+        out.write(line + "\n")
+    out.flush()
+    return 0
+
+
+# -- analyse -----------------------------------------------------------------------
+
+#: Seconds between two looks at a running analysis job.
+ANALYSIS_POLL_SECONDS = 0.5
+
+
+def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> int:
+    """Ask for the analysis, show the job's progress on ``err``, print the analysis."""
+    job = client.call("POST", f"/v1/games/{game_id}/analysis", body={})
+    while job["status"] not in ("finished", "failed"):
+        err.write(f"\ranalysing: {round(100 * job.get('progress', 0)):3d}%")
+        err.flush()
+        time.sleep(ANALYSIS_POLL_SECONDS)
+        job = client.call("GET", f"/v1/jobs/{job['id']}")
+    err.write("\ranalysing: 100%\n" if job["status"] == "finished" else "\n")
+    if job["status"] == "failed":
+        raise CliError(f"the analysis failed: {job.get('error', 'no reason given')}")
+    analysis = client.call("GET", job["result"]["url"])
+    view = client.call("GET", f"/v1/games/{game_id}")
+    names = seat_names(view["players"], view["seat"])
+    for line in analysis_lines(analysis, names, Cards(out)):
+        out.write(line + "\n")
+    out.flush()
+    return 0
+
+
+# -- entry point -----------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    url_default = service_url(os.environ)
+    main_parser = argparse.ArgumentParser(
+        prog="schnapsen",
+        description="Play Schnapsen against a bot in the terminal, print a replay or an analysis.",
+    )
+    commands = main_parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("play", help="play a game against a bot")
+    play.add_argument("--level", default="heuristic", help="the bot's level (default: heuristic)")
+    play.add_argument("--url", default=None, help=f"the service (default: {url_default})")
+    play.add_argument("--resume", nargs="?", const="", metavar="GAME_ID",
+                      help="take up a game left before: the last one played here, or GAME_ID "
+                      "with --token")  # fmt: skip
+    play.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+                      help="with --resume GAME_ID: the token of your seat in that game")  # fmt: skip
+    play.add_argument("--variant", choices=["head", "tracked"], default="head",
+                      help="head: count in your head and claim 66 (default); tracked: points shown")  # fmt: skip
+    play.add_argument("--seed", type=int, help="a seed for reproducible shuffles")
+    replay = commands.add_parser("replay", help="print a game's replay, one line per trick")
+    replay.add_argument("game_id")
+    replay.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
+    replay.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+                        help="a seat's token, to see that seat's cards of a running game")  # fmt: skip
+    analyse = commands.add_parser(
+        "analyse", help="analyse a game's decisions: each one's cost against the best"
+    )
+    analyse.add_argument("game_id")
+    analyse.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
+    analyse.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+                         help="a seat's token: during a game, that seat's finished deals")  # fmt: skip
+    return main_parser
+
+
+def resumed(args: argparse.Namespace) -> tuple[str, str, str]:
+    """The service, game and token ``play --resume`` takes up: the ones given, else the
+    last game played here (at the service it was played on, unless --url says)."""
+    last = last_game.load()
+    if args.resume:
+        token = args.token or (last.token if last and last.game_id == args.resume else None)
+        if not token:
+            raise CliError(f"resuming game {args.resume} needs your seat's --token")
+        url = args.url or (last.url if last and last.game_id == args.resume else None)
+        return url or service_url(os.environ), args.resume, token
+    if last is None:
+        raise CliError("no game to resume: play one first, or give --resume GAME_ID --token TOKEN")
+    return args.url or last.url, last.game_id, last.token
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    out, inp = sys.stdout, sys.stdin
+    try:
+        if args.command == "play":
+            if args.resume is not None:
+                url, game_id, token = resumed(args)
+                game = Game(Client(url), out, inp)
+                game.resume(game_id, token)
+            else:
+                game = Game(Client(args.url or service_url(os.environ)), out, inp)
+                game.start(args.level, args.variant, args.seed)
+            return game.run()
+        if args.command == "analyse":
+            return print_analysis(Client(args.url, token=args.token), args.game_id, out, sys.stderr)
+        return print_replay(Client(args.url, token=args.token), args.game_id, out)
+    except CliError as error:
+        print(f"schnapsen: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

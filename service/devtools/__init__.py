@@ -1,0 +1,1 @@
+"""Embedded Redis and Redis Cluster for the run command and the tests."""

@@ -1,0 +1,1 @@
+"""The game as the service runs it: commands (load, decide, append), tokens, dealing, problems without HTTP."""

@@ -1,0 +1,1 @@
+"""Queue names, enqueueing and dispatch of the workers' jobs (no worker code)."""

@@ -1,0 +1,1 @@
+"""Waiting clients: the watcher, the cluster listener, the game memory and waiting shares."""

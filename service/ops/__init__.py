@@ -1,0 +1,1 @@
+"""Operating the service: settings, logs, metrics, readiness, process handling and the composition root."""

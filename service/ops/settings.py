@@ -1,0 +1,197 @@
+"""Settings, read from environment variables with documented defaults.
+
+``create_app(config)`` starts from ``from_env()`` and lets ``config``
+override any key, which is how the tests point the app at their own Redis.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from service.store.redis_clients import is_cluster
+
+#: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+DEFAULTS: dict[str, Any] = {
+    # Where the event logs live; required (the run command starts an embedded Redis).
+    # redis+cluster://host:port[,host:port...] names a Redis Cluster (service.store.redis_clients).
+    "REDIS_URL": None,
+    # Where the RQ queues live; defaults to REDIS_URL. RQ does not run on Redis Cluster:
+    # with a cluster REDIS_URL this must name a plain Redis (else /readyz says so).
+    "QUEUE_REDIS_URL": None,
+    # Replicas that must have an append (Redis WAIT) before it is acknowledged; 0: none,
+    # and an acknowledged append may be lost when its primary dies (replication is
+    # asynchronous). See docs/deployment.md, Scaling out.
+    "REPLICA_ACKS": 0,
+    # How long an append waits for those replicas, in ms (keep it below REDIS_TIMEOUT_SECONDS);
+    # fewer in time: 503, not acknowledged.
+    "REPLICA_ACK_TIMEOUT_MS": 500,
+    # Signs seat tokens and invites; set it in production (see docs/configuration.md).
+    "SECRET_KEY": None,
+    # Largest request body accepted, in bytes (larger: 413).
+    "MAX_CONTENT_LENGTH": 16 * 1024,
+    # Seconds a request's whole body may take to arrive after its head; later: 408
+    # body_timeout, and the connection closes (the gunicorn worker, service.serve.gunicorn_workers); 0: none.
+    "BODY_TIMEOUT_SECONDS": 10.0,
+    # Connections one client address may hold open to one server process (0: no cap);
+    # more: 429 too_many_connections, closed at once. Not applied with PROXY_HOPS > 0,
+    # where every peer is a proxy (which caps its own clients, deploy/).
+    "CONNECTIONS_PER_ADDRESS": 100,
+    # Longest long-poll wait on /events?wait=S, in seconds.
+    "LONG_POLL_MAX_SECONDS": 30.0,
+    # Longest life of one SSE connection, and the keep-alive interval, in seconds.
+    "SSE_MAX_SECONDS": 300.0,
+    "SSE_HEARTBEAT_SECONDS": 15.0,
+    # Waiting requests (long-polls and SSE streams together) one server process holds at
+    # once; each is a greenlet of a few KiB with no Redis connection of its own. Keep it
+    # below the connections per process (SCHNAPSEN_WEB_CONNECTIONS). More: 503.
+    "MAX_WAITING": 4000,
+    # A process's waiting requests one anonymous client address may hold (0: no share of
+    # its own, only MAX_WAITING); more: 429. Per process, as MAX_WAITING.
+    "MAX_WAITING_PER_ADDRESS": 100,
+    # The same for one client app, by its key, from any address (0: no share of its own).
+    "MAX_WAITING_PER_CLIENT": 1000,
+    # A process's waiting requests on one game (its seats and spectators together; 0: no
+    # cap); more: 503.
+    "MAX_WAITING_PER_GAME": 500,
+    # Think time per move of bot opponents in ms (0: each level's default).
+    "BOT_BUDGET_MS": 0,
+    # A bot opponent's move takes at least this long, in ms (0: as fast as it thinks).
+    "BOT_DELAY_MS": 0,
+    # Largest think time of the bot-move service and hints, in ms; a larger budget_ms is
+    # clamped to it, so one caller cannot hold a worker for long (0: no cap).
+    "BOT_SERVICE_MAX_BUDGET_MS": 2000,
+    # Longest wait of POST /v1/bot/moves?wait=S and GET /v1/jobs/{id}?wait=S, in seconds.
+    "JOB_WAIT_MAX_SECONDS": 30.0,
+    # Requests per minute one seat token may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_TOKEN": 300,
+    # Requests per minute one anonymous client address may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_IP": 3000,
+    # Requests per minute one client app (by its key) may make (0: no limit); 429 beyond.
+    "RATE_LIMIT_PER_CLIENT": 6000,
+    # Games one client app (by its key) may create per hour (0: no cap).
+    "GAMES_PER_CLIENT_PER_HOUR": 2000,
+    # Games one anonymous client address may create per hour (0: no cap).
+    "GAMES_PER_ADDRESS_PER_HOUR": 200,
+    # POST /v1/bot/moves and hints per minute per client app, or per anonymous address
+    # (0: no cap).
+    "BOT_MOVES_PER_CLIENT_PER_MINUTE": 60,
+    # Think time (ms, the budgets summed) of the decisions (bot-move service and hints) one
+    # caller may have queued or running at once; more: 429 (0: no cap). See
+    # service/jobs/decision_shares.py for the wait it bounds.
+    "DECISION_MS_PER_CALLER": 4000,
+    # Decisions one caller may have queued or running at once; more: 429 (0: no cap).
+    "DECISIONS_PER_CALLER": 4,
+    # New export and analysis jobs one caller may start per hour (asking again for one
+    # already made costs nothing); more: 429 (0: no cap).
+    "EXPORT_JOBS_PER_CALLER_PER_HOUR": 60,
+    # Waiting jobs the exports queue (exports and analyses) holds; more: 503 (0: no bound).
+    "EXPORT_QUEUE_MAX_JOBS": 100,
+    # Waiting jobs the decisions queue (bot-move service, hints) holds, all callers
+    # together; more: 503 (0: no bound).
+    "DECISION_QUEUE_MAX_JOBS": 200,
+    # Whether callers without a client key may create games and ask for bot moves.
+    "ANONYMOUS_CLIENTS": True,
+    # Proxies in front that append to X-Forwarded-For (0: none; the peer is the client).
+    "PROXY_HOPS": 0,
+    # Seconds the seat to move may take before the waiting seat may claim the game
+    # (POST /v1/games/{id}/claim-timeout, RX3); 0: no timeout, no claims. A day by
+    # default, for games played over hours; real-time apps set minutes.
+    "TURN_TIMEOUT_SECONDS": 86400.0,
+    # Longest wait of one Redis call of a request, in seconds; then 503 store_unavailable.
+    "REDIS_TIMEOUT_SECONDS": 1.0,
+    # Redis connections one server process opens at most (requests share them).
+    "REDIS_POOL_SIZE": 64,
+    # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
+    "LOG_LEVEL": "INFO",
+    # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
+    "CORS_ORIGINS": "",
+    # Longest wait of each Redis check of GET /readyz, in seconds (it never hangs).
+    "READINESS_TIMEOUT_SECONDS": 1.0,
+    # prometheus_client's multiprocess folder: with it, GET /metrics sums every gunicorn
+    # process; without it, each scrape sees the one process that answers. prometheus_client
+    # reads the variable at import, so set it in the environment (an empty folder per start).
+    "METRICS_MULTIPROC_DIR": None,
+}
+
+# Environment variable for each setting.
+ENVIRONMENT = {
+    "REDIS_URL": "REDIS_URL",
+    "QUEUE_REDIS_URL": "QUEUE_REDIS_URL",
+    "REPLICA_ACKS": "SCHNAPSEN_REPLICA_ACKS",
+    "REPLICA_ACK_TIMEOUT_MS": "SCHNAPSEN_REPLICA_ACK_TIMEOUT_MS",
+    "SECRET_KEY": "SCHNAPSEN_SECRET_KEY",
+    "MAX_CONTENT_LENGTH": "SCHNAPSEN_MAX_BODY_BYTES",
+    "BODY_TIMEOUT_SECONDS": "SCHNAPSEN_BODY_TIMEOUT_SECONDS",
+    "CONNECTIONS_PER_ADDRESS": "SCHNAPSEN_CONNECTIONS_PER_ADDRESS",
+    "LONG_POLL_MAX_SECONDS": "SCHNAPSEN_LONG_POLL_MAX_SECONDS",
+    "SSE_MAX_SECONDS": "SCHNAPSEN_SSE_MAX_SECONDS",
+    "SSE_HEARTBEAT_SECONDS": "SCHNAPSEN_SSE_HEARTBEAT_SECONDS",
+    "MAX_WAITING": "SCHNAPSEN_MAX_WAITING",
+    "MAX_WAITING_PER_ADDRESS": "SCHNAPSEN_MAX_WAITING_PER_ADDRESS",
+    "MAX_WAITING_PER_CLIENT": "SCHNAPSEN_MAX_WAITING_PER_CLIENT",
+    "MAX_WAITING_PER_GAME": "SCHNAPSEN_MAX_WAITING_PER_GAME",
+    "BOT_BUDGET_MS": "SCHNAPSEN_BOT_BUDGET_MS",
+    "BOT_DELAY_MS": "SCHNAPSEN_BOT_DELAY_MS",
+    "BOT_SERVICE_MAX_BUDGET_MS": "SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS",
+    "JOB_WAIT_MAX_SECONDS": "SCHNAPSEN_JOB_WAIT_MAX_SECONDS",
+    "RATE_LIMIT_PER_TOKEN": "SCHNAPSEN_RATE_LIMIT_PER_TOKEN",
+    "RATE_LIMIT_PER_IP": "SCHNAPSEN_RATE_LIMIT_PER_IP",
+    "RATE_LIMIT_PER_CLIENT": "SCHNAPSEN_RATE_LIMIT_PER_CLIENT",
+    "GAMES_PER_CLIENT_PER_HOUR": "SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR",
+    "GAMES_PER_ADDRESS_PER_HOUR": "SCHNAPSEN_GAMES_PER_ADDRESS_PER_HOUR",
+    "BOT_MOVES_PER_CLIENT_PER_MINUTE": "SCHNAPSEN_BOT_MOVES_PER_CLIENT_PER_MINUTE",
+    "DECISION_MS_PER_CALLER": "SCHNAPSEN_DECISION_MS_PER_CALLER",
+    "DECISIONS_PER_CALLER": "SCHNAPSEN_DECISIONS_PER_CALLER",
+    "EXPORT_JOBS_PER_CALLER_PER_HOUR": "SCHNAPSEN_EXPORT_JOBS_PER_CALLER_PER_HOUR",
+    "EXPORT_QUEUE_MAX_JOBS": "SCHNAPSEN_EXPORT_QUEUE_MAX_JOBS",
+    "DECISION_QUEUE_MAX_JOBS": "SCHNAPSEN_DECISION_QUEUE_MAX_JOBS",
+    "ANONYMOUS_CLIENTS": "SCHNAPSEN_ANONYMOUS_CLIENTS",
+    "PROXY_HOPS": "SCHNAPSEN_PROXY_HOPS",
+    "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",
+    "TURN_TIMEOUT_SECONDS": "SCHNAPSEN_TURN_TIMEOUT_SECONDS",
+    "REDIS_POOL_SIZE": "SCHNAPSEN_REDIS_POOL_SIZE",
+    "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
+    "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
+    "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",
+    "METRICS_MULTIPROC_DIR": "PROMETHEUS_MULTIPROC_DIR",
+}
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The settings from ``environ`` (default: the process environment)."""
+    environ = dict(os.environ if environ is None else environ)
+    settings = dict(DEFAULTS)
+    for key, variable in ENVIRONMENT.items():
+        raw = environ.get(variable)
+        if raw is None or raw == "":
+            continue
+        default = DEFAULTS[key]
+        if isinstance(default, bool):
+            settings[key] = raw.lower() in ("1", "true", "yes", "on")
+        elif isinstance(default, int):
+            settings[key] = int(raw)
+        elif isinstance(default, float):
+            settings[key] = float(raw)
+        else:
+            settings[key] = raw
+    return settings
+
+
+def redis_url(settings: dict[str, Any]) -> str:
+    """The event log's Redis: ``REDIS_URL``, else ``DEFAULT_REDIS_URL``."""
+    return settings["REDIS_URL"] or DEFAULT_REDIS_URL
+
+
+def queue_redis_url(settings: dict[str, Any]) -> str | None:
+    """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's when that is no cluster.
+
+    None: the log is on a Redis Cluster and no plain Redis is named for RQ.
+    """
+    if settings["QUEUE_REDIS_URL"]:
+        return settings["QUEUE_REDIS_URL"]
+    if is_cluster(redis_url(settings)):
+        return None
+    return redis_url(settings)

@@ -1,0 +1,87 @@
+"""The operator's command: ``schnapsen-admin clients create|list|revoke``.
+
+    schnapsen-admin clients create "My App"   # prints the key once
+    schnapsen-admin clients list [--json]
+    schnapsen-admin clients revoke cl_0123abcd
+
+It talks to the Redis of ``REDIS_URL``; without it, to the embedded Redis of
+``schnapsen-serve`` in ``SCHNAPSEN_DATA_DIR`` (``var``) when that one runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from service.store.clients import ClientApp, ClientRegistry, UnknownClient
+from service.store.redis_clients import connect
+
+
+def redis_url() -> str | None:
+    """REDIS_URL, else the socket of the run command's embedded Redis if it is there."""
+    if os.environ.get("REDIS_URL"):
+        return os.environ["REDIS_URL"]
+    socket = Path(os.environ.get("SCHNAPSEN_DATA_DIR", "var")) / "redis" / "redis.sock"
+    return f"unix://{socket.resolve()}" if socket.exists() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="schnapsen-admin", description=__doc__.splitlines()[0])
+    groups = parser.add_subparsers(dest="group", required=True)
+    clients = groups.add_parser("clients", help="client apps and their API keys")
+    commands = clients.add_subparsers(dest="command", required=True)
+    create = commands.add_parser("create", help="register a client app and print its key")
+    create.add_argument("name")
+    create.add_argument("--json", action="store_true", help="print JSON")
+    listing = commands.add_parser("list", help="every client app (never the keys)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    revoke = commands.add_parser("revoke", help="revoke a client's key at once")
+    revoke.add_argument("client_id")
+    revoke.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args(argv)
+
+    url = redis_url()
+    if url is None:
+        print(
+            "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr
+        )
+        return 2
+    registry = ClientRegistry(connect(url, socket_timeout=10))
+    if args.command == "create":
+        app, key = registry.create(args.name)
+        if args.json:
+            print(json.dumps({**app.to_dict(), "key": key}))
+        else:
+            print(f"client {app.id} ({app.name}) created. Its key, shown this once:")
+            print(key)
+            print("Send it as 'Authorization: Bearer <key>' (or 'X-Client-Key: <key>').")
+        return 0
+    if args.command == "list":
+        apps = registry.list()
+        if args.json:
+            print(json.dumps([app.to_dict() for app in apps]))
+        else:
+            for app in apps:
+                print(_line(app))
+        return 0
+    try:
+        app = registry.revoke(args.client_id)
+    except UnknownClient:
+        print(f"there is no client {args.client_id!r}", file=sys.stderr)
+        return 1
+    print(json.dumps(app.to_dict()) if args.json else f"revoked: {_line(app)}")
+    return 0
+
+
+def _line(app: ClientApp) -> str:
+    created = time.strftime("%Y-%m-%d %H:%M", time.gmtime(app.created))
+    status = "revoked" if app.revoked else "active"
+    return f"{app.id}  {status:<7}  created {created} UTC  {app.name}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,505 @@
+"""The event log of each game in Redis: the only truth there is.
+
+Keys of one game share the hash tag ``{<game_id>}``, so they live in one
+Redis Cluster slot and one Lua script can touch them atomically:
+
+- ``sch:{id}:log``   a stream; entry ``<v>-0`` is event version v (1, 2, 3...):
+                     field ``e`` the event's JSON, ``t`` the Redis server's time of
+                     the append in ms (entries written before it existed have none)
+- ``sch:{id}:seats`` a hash: per seat the SHA-256 of its token, the player
+                     kind, nonces for re-deriving secrets, the invite's hash
+- ``sch:{id}:idem``  a hash: idempotency key -> request fingerprint + version
+- ``sch:{id}:snap``  a hash of snapshots (a cache, safe to delete): the latest
+                     state, and the state at the start of each deal
+- ``sch:{id}:snapidx`` a sorted set of the deal-start snapshot versions
+
+Appending is one Lua script that checks the expected version (and the
+idempotency key) and adds every event of a command, or nothing. There is no
+WATCH and no read-modify-write across round trips. The script then announces
+the append on ``sch:appended``: ``"<game_id> <version>"``, a newline, and the
+new events' JSON, one a line (``announced_events`` reads them back), so the
+waiters it wakes need not read the log again (``service.live.watcher``).
+
+On a Redis Cluster (``service.store.redis_clients``) each script runs on the
+primary of its game's slot, and the announcement goes to the game's shard
+channel ``sch:{<id>}:appended`` instead (``service.live.cluster``). With
+``replica_acks`` (``SCHNAPSEN_REPLICA_ACKS``) an append is acknowledged only
+after ``WAIT`` counted that many replicas with it, sent on the script's own
+connection (``WAIT`` counts the writes of its connection); a retry answered
+from the idempotency record waits the same way, so no acknowledged append
+lives on its primary alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+
+from service.engine.events import Event, event_from_dict, event_to_dict
+from service.store.redis_clients import AnyRedis, primary_of, refresh
+
+PREFIX = "sch"
+#: What a node answers for a slot it does not serve (now): the script did not run.
+_REDIRECTED = (
+    redis.exceptions.AskError,  # MovedError too
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+)
+#: How long an idempotency key is remembered (seconds).
+IDEMPOTENCY_TTL = 24 * 3600
+
+_APPEND = """
+-- Redis < 7 replicates scripts verbatim unless told to replicate their effects,
+-- and then refuses writes after TIME; 7 always replicates effects.
+if redis.replicate_commands then redis.replicate_commands() end
+-- KEYS: log, idem, seats, snap, snapidx.
+-- ARGV: expected version, idempotency field ('' = none), fingerprint, ttl,
+-- snapshot json ('' = none), '1' if the snapshot is a deal start,
+-- n (seat fields), n field/value pairs for the seats hash, then the events.
+local version = redis.call('XLEN', KEYS[1])
+if ARGV[2] ~= '' then
+  local previous = redis.call('HGET', KEYS[2], ARGV[2])
+  if previous then return {'duplicate', previous} end
+end
+if tonumber(ARGV[1]) ~= version then
+  return {'stale', tostring(version)}
+end
+local n = tonumber(ARGV[7])
+local first_event = 8 + 2 * n
+-- The time of the append, from the one clock every API process shares (RX3).
+local now = redis.call('TIME')
+local ms = tostring(now[1] * 1000 + math.floor(now[2] / 1000))
+for i = first_event, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 't', ms)
+end
+if n > 0 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, 8, first_event - 1))
+end
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3] .. ' ' .. version)
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], 'latest_version', version, 'latest', ARGV[5])
+  if ARGV[6] == '1' then
+    redis.call('HSET', KEYS[4], 'at:' .. version, ARGV[5])
+    redis.call('ZADD', KEYS[5], version, version)
+  end
+end
+-- Wake the waiters of this game in every server process, with the new events
+-- (service.live.watcher): "<game_id> <version>", then an event's JSON a line.
+local news = table.concat(ARGV, '\\n', first_event, #ARGV)
+__PUBLISH__
+return {'ok', tostring(version)}
+"""
+
+#: How the append script announces an append: on one Redis, on the channel every
+#: process listens to (service.live.watcher); on a cluster, on the game's shard channel
+#: (sharded pub/sub, heard only on the game's shard: service.live.cluster).
+_PUBLISH = (
+    "redis.call('PUBLISH', 'sch:appended', "
+    "string.match(KEYS[1], '{(.-)}') .. ' ' .. version .. '\\n' .. news)"
+)
+_SPUBLISH = (
+    "local game = string.match(KEYS[1], '{(.-)}')\n"
+    "redis.call('SPUBLISH', 'sch:{' .. game .. '}:appended', game .. ' ' .. version .. '\\n' .. news)"
+)
+
+_TOUCH = """
+-- KEYS: idem. ARGV: ttl. A write for WAIT to count: the record a retry found is
+-- kept longer, and a replica that has this write has everything written before it.
+return redis.call('EXPIRE', KEYS[1], ARGV[1])
+"""
+
+_LOAD = """
+-- KEYS: log, snap, snapidx, seats, idem.
+-- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none).
+-- Returns {head, snapshot version, snapshot or false, entries after it up to
+-- target, the seats hash, the idempotency record or false}.
+local head = redis.call('XLEN', KEYS[1])
+local seats = redis.call('HGETALL', KEYS[4])
+if head == 0 then return {0, 0, false, {}, seats, false} end
+local duplicate = false
+if ARGV[3] ~= '' then duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
+local target = head
+if ARGV[1] ~= '' then target = math.min(tonumber(ARGV[1]), head) end
+local sv, snap = 0, false
+if ARGV[2] == '1' then
+  local latest = tonumber(redis.call('HGET', KEYS[2], 'latest_version') or '0')
+  if latest > 0 and latest <= target then
+    sv = latest
+    snap = redis.call('HGET', KEYS[2], 'latest')
+  end
+  local found = redis.call('ZREVRANGEBYSCORE', KEYS[3], target, '-inf', 'LIMIT', 0, 1)
+  if #found > 0 and tonumber(found[1]) > sv then
+    sv = tonumber(found[1])
+    snap = redis.call('HGET', KEYS[2], 'at:' .. found[1])
+  end
+  if not snap then sv = 0 end
+end
+local entries = {}
+if target > sv then
+  entries = redis.call('XRANGE', KEYS[1], (sv + 1) .. '-0', target .. '-0')
+end
+return {head, sv, snap, entries, seats, duplicate}
+"""
+
+
+_CLOCK = """
+-- KEYS: log. Returns {head, the last entry's time in ms or false, the time now in ms}.
+local head = redis.call('XLEN', KEYS[1])
+local now = redis.call('TIME')
+local now_ms = now[1] * 1000 + math.floor(now[2] / 1000)
+local last = false
+if head > 0 then
+  local entry = redis.call('XRANGE', KEYS[1], head .. '-0', head .. '-0')[1]
+  local fields = entry[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 't' then last = tonumber(fields[i + 1]) end
+  end
+end
+return {head, last, now_ms}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """When the log last grew, by the Redis server's clock, and what time it is now.
+
+    ``last_ms`` is None for a head entry written before entries carried a time.
+    """
+
+    head: int
+    last_ms: int | None
+    now_ms: int
+
+    @property
+    def waited_ms(self) -> int | None:
+        """How long the log has stood still; None when its last time is not known."""
+        return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
+
+
+class NotReplicated(redis.exceptions.ConnectionError):
+    """``WAIT`` counted fewer replicas with an append than asked for, within its timeout.
+
+    The append may or may not survive a failover, so it is not acknowledged:
+    the API answers 503 and a retry with the same Idempotency-Key finds it, or
+    appends it, exactly once.
+    """
+
+    def __init__(self, game_id: str, asked: int, acked: int):
+        super().__init__(f"{acked} of {asked} replicas confirmed the append to game {game_id}")
+        self.asked = asked
+        self.acked = acked
+
+
+class StaleVersionError(Exception):
+    """The log moved on: it is at ``actual``, not at the version the writer expected."""
+
+    def __init__(self, expected: int, actual: int):
+        super().__init__(f"the game is at version {actual}, not {expected}")
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What ``load`` read in one round trip.
+
+    The log's head, the newest usable snapshot (if any) and the events after
+    it, the game's seats record, and the idempotency record asked for.
+    """
+
+    head: int
+    snapshot_version: int
+    snapshot: dict[str, Any] | None
+    events: list[Event]
+    seats: dict[str, str]
+    duplicate: Duplicate | None
+
+    @property
+    def version(self) -> int:
+        """The version the snapshot plus events reach."""
+        return self.snapshot_version + len(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """An idempotency key seen before: its request fingerprint and the version it reached."""
+
+    fingerprint: str
+    version: int
+
+
+def keys(game_id: str) -> dict[str, str]:
+    tag = f"{PREFIX}:{{{game_id}}}"
+    return {
+        "log": f"{tag}:log",
+        "seats": f"{tag}:seats",
+        "idem": f"{tag}:idem",
+        "snap": f"{tag}:snap",
+        "snapidx": f"{tag}:snapidx",
+    }
+
+
+class EventStore:
+    """The per-game event logs, their seat records and snapshot caches in Redis."""
+
+    def __init__(
+        self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 500
+    ):
+        self.redis = client
+        #: Replicas that must have an append before it is acknowledged (0: none asked).
+        self.replica_acks = replica_acks
+        self.replica_ack_timeout_ms = replica_ack_timeout_ms
+        sharded = isinstance(client, RedisCluster)
+        self._append = client.register_script(
+            _APPEND.replace("__PUBLISH__", _SPUBLISH if sharded else _PUBLISH)
+        )
+        self._touch = client.register_script(_TOUCH)
+        self._load = client.register_script(_LOAD)
+        self._clock = client.register_script(_CLOCK)
+
+    # -- writing ---------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        seats: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        snapshot: dict[str, Any] | None = None,
+        deal_start: bool = False,
+    ) -> int | Duplicate:
+        """Append ``events`` if the log is at ``expected_version``; return the new version.
+
+        In the same atomic step: ``seats`` fields go to the seats hash, the
+        idempotency key is remembered, and ``snapshot`` (the state after the
+        events) becomes the latest snapshot (kept for good when
+        ``deal_start``). When ``idempotency_key`` was used before, nothing is
+        written and the earlier request's ``Duplicate`` comes back instead.
+        Raises ``StaleVersionError`` when the log is elsewhere.
+        """
+        k = keys(game_id)
+        seat_fields = [item for pair in (seats or {}).items() for item in pair]
+        payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
+        snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
+        script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
+        script_args = [
+            expected_version,
+            idempotency_key or "",
+            fingerprint,
+            IDEMPOTENCY_TTL,
+            snapshot_json,
+            int(deal_start),
+            len(seat_fields) // 2,
+            *seat_fields,
+            *payloads,
+        ]
+        if self.replica_acks:
+            (status, value), acked = self._replicated(self._append, script_keys, script_args)
+        else:
+            status, value = self._append(keys=script_keys, args=script_args)
+            acked = 0
+        status = status.decode()
+        if status == "duplicate":
+            return self._confirmed(game_id, _duplicate(value))
+        if status == "stale":
+            raise StaleVersionError(expected_version, int(value))
+        if acked < self.replica_acks:
+            raise NotReplicated(game_id, self.replica_acks, acked)
+        return int(value)
+
+    def _replicated(
+        self, script: Any, script_keys: list[str], script_args: list[Any]
+    ) -> tuple[Any, int]:
+        """Run ``script`` then ``WAIT`` on one connection to the primary of its keys.
+
+        Returns the script's answer and the replicas ``WAIT`` counted. A node
+        that answers MOVED (its slot moved in a failover) makes the cluster's
+        slots be read again, and the script runs once more on the new primary.
+        A lost connection is not retried here (the script may have run): the
+        caller's retry with its Idempotency-Key finds out.
+        """
+        for attempt in (1, 2):
+            node = primary_of(self.redis, script_keys[0])
+            try:
+                with node.pipeline(transaction=False) as pipe:
+                    script(keys=script_keys, args=script_args, client=pipe)
+                    pipe.execute_command("WAIT", self.replica_acks, self.replica_ack_timeout_ms)
+                    answer, acked = pipe.execute()
+                return answer, int(acked)
+            except _REDIRECTED as error:
+                refresh(self.redis)
+                if attempt == 2:
+                    raise redis.exceptions.ConnectionError(f"the slot moved: {error}") from error
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                refresh(self.redis)
+                raise
+        raise AssertionError("unreachable")
+
+    def _confirmed(self, game_id: str, duplicate: Duplicate) -> Duplicate:
+        """An idempotency record found, answered only once ``replica_acks`` replicas have it."""
+        if self.replica_acks:
+            _touched, acked = self._replicated(
+                self._touch, [keys(game_id)["idem"]], [IDEMPOTENCY_TTL]
+            )
+            if acked < self.replica_acks:
+                raise NotReplicated(game_id, self.replica_acks, acked)
+        return duplicate
+
+    def load(
+        self,
+        game_id: str,
+        version: int | None = None,
+        *,
+        snapshots: bool = True,
+        idempotency_key: str | None = None,
+    ) -> Loaded:
+        """The newest snapshot at or before ``version`` (default: the head), the events
+        after it, the seats, and the record of ``idempotency_key``: one round trip."""
+        k = keys(game_id)
+        head, snap_version, snap, entries, seats, duplicate = self._load(
+            keys=[k["log"], k["snap"], k["snapidx"], k["seats"], k["idem"]],
+            args=[
+                "" if version is None else version,
+                "1" if snapshots else "0",
+                idempotency_key or "",
+            ],
+        )
+        return Loaded(
+            head=int(head),
+            snapshot_version=int(snap_version),
+            snapshot=json.loads(snap) if snap else None,
+            events=[_parse_raw(entry) for entry in entries],
+            seats={seats[i].decode(): seats[i + 1].decode() for i in range(0, len(seats), 2)},
+            duplicate=self._confirmed(game_id, _duplicate(duplicate)) if duplicate else None,
+        )
+
+    def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
+        """Events with versions in ``after+1 .. until`` (default: to the head)."""
+        end = "+" if until is None else f"{until}-0"
+        entries = self.redis.xrange(keys(game_id)["log"], f"{after + 1}-0", end)
+        return [_parse_entry(entry) for entry in entries]
+
+    def clock(self, game_id: str) -> TurnClock:
+        """The time of the log's last append and the time now, both from Redis."""
+        head, last, now = self._clock(keys=[keys(game_id)["log"]])
+        return TurnClock(int(head), None if last is None else int(last), int(now))
+
+    def head(self, game_id: str) -> int:
+        """The log's current version; 0 when the game does not exist."""
+        return int(self.redis.xlen(keys(game_id)["log"]))
+
+    def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
+        raw = self.redis.hget(keys(game_id)["idem"], idempotency_key)
+        return None if raw is None else self._confirmed(game_id, _duplicate(raw))
+
+
+def _duplicate(raw: bytes) -> Duplicate:
+    fingerprint, _, version = raw.decode().rpartition(" ")
+    return Duplicate(fingerprint, int(version))
+
+
+def _parse_entry(entry: tuple[bytes, dict[bytes, bytes]]) -> Event:
+    """A stream entry as redis-py's XRANGE returns it: (id, {field: value})."""
+    _entry_id, fields = entry
+    return event_from_dict(json.loads(fields[b"e"]))
+
+
+def announced_events(news: bytes) -> list[Event]:
+    """The events an append announced (the lines after the first of its message)."""
+    return [event_from_dict(json.loads(line)) for line in news.split(b"\n") if line]
+
+
+def _parse_raw(entry: list[Any]) -> Event:
+    """A stream entry as a Lua script returns it: [id, [field, value, ...]]."""
+    _entry_id, fields = entry
+    values = dict(zip(fields[::2], fields[1::2], strict=True))
+    return event_from_dict(json.loads(values[b"e"]))
+
+
+#: Replay exports are kept this long (seconds).
+EXPORT_TTL = 7 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class StoredExport:
+    """A built replay export with what a download needs."""
+
+    export_id: str
+    game_id: str
+    viewer: int | None
+    export_format: str
+    content_type: str
+    sha256: str
+    body: bytes
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "export_id": self.export_id,
+            "game_id": self.game_id,
+            "viewer": self.viewer,
+            "format": self.export_format,
+            "content_type": self.content_type,
+            "sha256": self.sha256,
+            "bytes": len(self.body),
+            "url": f"/v1/exports/{self.export_id}",
+        }
+
+
+class ExportStore:
+    """Built exports in Redis (``sch:export:{<id>}``), kept for ``EXPORT_TTL``.
+
+    One per game, version, visibility and format: the id names the four
+    (``service.jobs.queues.export_id_for``), so a rebuild overwrites, never adds.
+    """
+
+    def __init__(self, client: AnyRedis):
+        self.redis = client
+
+    def save(self, export: StoredExport) -> None:
+        fields = {
+            "game_id": export.game_id,
+            "viewer": "" if export.viewer is None else str(export.viewer),
+            "format": export.export_format,
+            "content_type": export.content_type,
+            "sha256": export.sha256,
+            "body": export.body,
+        }
+        key = _export_key(export.export_id)
+        with self.redis.pipeline() as pipe:
+            pipe.hset(key, mapping=fields)
+            pipe.expire(key, EXPORT_TTL)
+            pipe.execute()
+
+    def exists(self, export_id: str) -> bool:
+        """Whether the export is stored (a request for it then needs no new build)."""
+        return bool(self.redis.exists(_export_key(export_id)))
+
+    def load(self, export_id: str) -> StoredExport | None:
+        raw = self.redis.hgetall(_export_key(export_id))
+        if not raw:
+            return None
+        viewer = raw[b"viewer"].decode()
+        return StoredExport(
+            export_id=export_id,
+            game_id=raw[b"game_id"].decode(),
+            viewer=int(viewer) if viewer else None,
+            export_format=raw[b"format"].decode(),
+            content_type=raw[b"content_type"].decode(),
+            sha256=raw[b"sha256"].decode(),
+            body=raw[b"body"],
+        )
+
+
+def _export_key(export_id: str) -> str:
+    return f"{PREFIX}:export:{{{export_id}}}"

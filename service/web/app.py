@@ -1,0 +1,302 @@
+"""The Flask application factory: ``create_app(config)``.
+
+Builds the Redis clients of a request's budget, the game service (from the
+one composition root, ``service.ops.composition``, as the workers do), and the
+blueprints. Nothing connects to a plain Redis until the first request, so the
+app (and its OpenAPI document) can be built without a server; a Redis Cluster
+client reads the cluster's slots when it is built, so with a cluster
+``REDIS_URL`` one of its nodes must answer then.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import redis
+from flask import Flask
+from flask.sessions import SessionInterface
+from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.retry import Retry
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service.game.problems import Problem
+from service.jobs.watch import JobWatcher
+from service.live.cluster import ShardedLogWatcher
+from service.live.memory import GameMemory
+from service.live.watcher import LogWatcher, OneRead
+from service.ops import metrics
+from service.ops.composition import build_services, secret_key
+from service.ops.logs import configure_logging
+from service.ops.readiness import quick_client
+from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
+from service.store.answers import StoredAnswers
+from service.store.clients import ClientRegistry
+from service.store.redis_clients import AnyRedis, QueuesNotConfigured, connect, is_cluster
+from service.web import bodies, limits, request_ids, response_headers
+from service.web.cors import init_cors
+from service.web.errors import ProblemApi, handle_problem, register_error_handlers
+from service.web.idempotency import KeyedOperations
+from service.web.spec import ContractPlugin, register_components
+from service.web.views import (
+    analysis,
+    bots,
+    docs,
+    exports,
+    games,
+    meta,
+    pages,
+    problem_pages,
+)
+from service.web.waiting import WaitingAdmission
+
+log = logging.getLogger(__name__)
+
+API_SETTINGS = {
+    "API_TITLE": "Schnapsen",
+    "API_VERSION": "1",
+    "OPENAPI_VERSION": "3.1.0",
+    "ETAG_DISABLED": True,
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": "Play Schnapsen, the Austrian two-player card game, over HTTP. "
+            "Rules: docs/rules.md; every action is an event in the game's log.",
+            "license": {"name": "MIT", "identifier": "MIT"},
+        },
+        # "/" first: the docs page's "Try it out" calls the server that serves it.
+        "servers": [
+            {"url": "/", "description": "The server that serves this document"},
+            {"url": "http://127.0.0.1:8000", "description": "schnapsen-serve on this machine"},
+        ],
+    },
+}
+
+#: How many call timeouts a request waits for a free pooled Redis connection.
+POOL_WAIT_FACTOR = 3
+
+
+class _NoSessions(SessionInterface):
+    """The API keeps no cookie session (clients hold bearer tokens): opening none
+    saves a signing serializer on every request."""
+
+    def open_session(self, app: Flask, request: Any) -> None:
+        return None
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        return None
+
+
+class SchnapsenApp(Flask):
+    """Flask, minus what a synchronous API without sessions never needs per request."""
+
+    session_interface = _NoSessions()
+
+    def ensure_sync(self, func: Any) -> Any:
+        # No view or hook here is a coroutine function: skip Flask's check of each
+        # one on every request (it is a measurable part of a long-poll's cost).
+        return func
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = SchnapsenApp(__name__)
+    # "//" in an API path is an empty id (404 problem), not an HTML redirect to another path.
+    app.url_map.merge_slashes = False
+    app.config.update(from_env())
+    app.config.update(API_SETTINGS)
+    app.config.update(config or {})
+    app.json.sort_keys = False
+    configure_logging(app.config["LOG_LEVEL"])
+
+    if app.config["PROXY_HOPS"]:
+        # Behind load balancers: the client's address is the one they report.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"])  # type: ignore[method-assign]
+    # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
+    # lost Redis answers 503 at once). Waiting clients cost no connection: one watcher
+    # per process listens (service.live.watcher), and one more for ended jobs (service.jobs.watch).
+    timeout = app.config["REDIS_TIMEOUT_SECONDS"]
+    pool_size = app.config["REDIS_POOL_SIZE"]
+    log_url, queue_url = redis_url(app.config), queue_redis_url(app.config)
+    client = _redis(log_url, timeout, pool_size)
+    if queue_url is None:  # the log is on a Redis Cluster: RQ has no Redis (see /readyz)
+        log.error(QueuesNotConfigured.MESSAGE)
+        queue_client = _no_queues()
+    else:
+        queue_client = (
+            _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
+        )
+    if not app.config["REDIS_URL"]:
+        log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
+    # Games at recent versions: the feed's readers share them, and this process's
+    # appends fill it, so a waiter woken by one reads nothing (service.live.memory).
+    memory = GameMemory()
+    services = build_services(
+        client,
+        queue_client,
+        secret_key(app.config),
+        also=[memory],
+        replica_acks=app.config["REPLICA_ACKS"],
+        replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
+    )
+    # Readiness and scrape-time gauges use clients that give up within a second.
+    ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
+    quick_log = quick_client(log_url, ready_timeout)
+    if queue_url is None:
+        quick_queues = _no_queues()
+    elif app.config["QUEUE_REDIS_URL"]:
+        quick_queues = quick_client(queue_url, ready_timeout)
+    else:
+        quick_queues = quick_log
+    # Request ids, JSON request logs and request metrics: before every other hook.
+    request_ids.init_app(app)
+    metrics.init_app(app, quick_log, quick_queues, services.stats)
+    init_cors(app)
+    response_headers.install(app)  # nosniff everywhere; the pages may not be framed
+    limits.install(app, client)
+
+    api = ProblemApi(
+        app,
+        spec_kwargs={
+            "marshmallow_plugin": ContractPlugin(),
+            "extra_plugins": [KeyedOperations()],  # Idempotency-Key on job requests
+        },
+    )
+    register_components(api.spec)
+    api.spec.components.security_scheme(
+        "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
+    )
+    api.spec.components.security_scheme(
+        "clientKey",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A client app's key (schnapsen-admin clients create), as "
+            "'Authorization: Bearer <key>' on POST /v1/games and POST /v1/bot/moves",
+        },
+    )
+    api.spec.components.security_scheme(
+        "clientKeyHeader",
+        {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-Client-Key",
+            "description": "A client app's key, on any request",
+        },
+    )
+    api.register_blueprint(games.blp)
+    api.register_blueprint(bots.blp)
+    api.register_blueprint(exports.blp)
+    api.register_blueprint(analysis.blp)
+    api.register_blueprint(meta.blp)
+    api.register_blueprint(problem_pages.blp)
+    app.register_blueprint(pages.blp)
+    app.register_blueprint(docs.blp)
+    register_error_handlers(app)
+    app.extensions["schnapsen"] = {
+        "games": services.games,
+        "store": services.store,
+        # First answers of keyed requests that start a job (service.web.idempotency).
+        "answers": StoredAnswers(client),
+        "redis": client,
+        "queues": queue_client,
+        # The one subscription of this process that wakes its job waits (service.jobs.watch).
+        "job_watcher": _job_watcher(queue_url, timeout),
+        # What a read path calls with the game it loaded (service.ops.composition).
+        "seen": services.seen,
+        "exports": services.exports,
+        "clients": ClientRegistry(client),
+        # The waiting slots of this process and each caller's and game's share of them.
+        "waiting": WaitingAdmission.from_settings(app.config),
+        # The one subscription of this process that wakes its waiters (service.live.watcher).
+        "watcher": _watcher(log_url, timeout),
+        "memory": memory,
+        "one_read": OneRead(),
+        "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
+    }
+
+    bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
+    # A Redis Cluster while a replica takes over a dead primary's slots: CLUSTERDOWN,
+    # TRYAGAIN, or no node known for a slot yet.
+    @app.errorhandler(redis.exceptions.ClusterError)
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.RedisClusterException)
+    def _redis_down(error: Exception):
+        # Returned, not raised: Flask does not handle errors raised by error handlers.
+        log.error("redis unavailable: %s", error)
+        return handle_problem(
+            Problem(
+                "the game store is unreachable right now; try again shortly",
+                status=503,
+                code="store_unavailable",
+                headers={"Retry-After": "2"},
+            )
+        )
+
+    return app
+
+
+def _watcher(url: str, connect_timeout: float) -> LogWatcher:
+    """The process's watcher: one subscription (it blocks on it, so no read timeout), or on
+    a Redis Cluster a shard subscription per watched game (service.live.cluster)."""
+    if is_cluster(url):
+        return ShardedLogWatcher(
+            lambda: connect(url, socket_connect_timeout=connect_timeout, socket_timeout=5)
+        )
+    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+    return LogWatcher(lambda: redis.Redis.from_url(url, **options))
+
+
+def _job_watcher(queue_url: str | None, connect_timeout: float) -> JobWatcher:
+    """The process's listener for ended jobs, on the queues' Redis (always a plain one)."""
+    if queue_url is None:  # no queues: nothing ends, and a wait's first read answers 503
+        return JobWatcher(_no_queues)
+    options = {"socket_connect_timeout": connect_timeout, "health_check_interval": 30}
+    return JobWatcher(lambda: redis.Redis.from_url(queue_url, **options))
+
+
+class _RefusingPool(redis.ConnectionPool):
+    """A pool that never connects: the queues' Redis is not configured."""
+
+    def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        raise QueuesNotConfigured()
+
+
+def _no_queues() -> redis.Redis:
+    """The queue client when RQ has no Redis: every call fails with ``QueuesNotConfigured``
+    (a ConnectionError: 503 ``store_unavailable``), and /readyz names ``queue_redis``."""
+    return redis.Redis(connection_pool=_RefusingPool())
+
+
+def _redis(url: str, socket_timeout: float, pool_size: int) -> AnyRedis:
+    """A client whose every call gives up after ``socket_timeout`` seconds.
+
+    At most ``pool_size`` connections per process: under gevent thousands of
+    requests may run at once, and they share the pool (waiting for a free
+    connection at most ``POOL_WAIT_FACTOR`` times ``socket_timeout``) instead of
+    opening a connection each.
+    One retry, at once and only for a lost connection (a Redis restart leaves
+    pooled connections dead); never for a timeout, which would double the wait.
+    On a Redis Cluster the pool is per node, and the cluster client tries a
+    command up to three times, reading the slots again after a node failed
+    (a failover takes ``cluster-node-timeout`` and an election).
+    """
+    options: dict[str, Any] = {
+        "connection_pool_class": redis.BlockingConnectionPool,
+        "max_connections": pool_size,
+        # A busy process's requests queue for a connection a little longer than a call lasts.
+        "timeout": POOL_WAIT_FACTOR * socket_timeout,
+        "socket_connect_timeout": socket_timeout,
+        "socket_timeout": socket_timeout,
+        "health_check_interval": 30,
+    }
+    if is_cluster(url):
+        options["retry"] = Retry(ExponentialBackoff(cap=0.5, base=0.05), 3)
+    else:
+        options["retry"] = Retry(
+            NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)
+        )
+    return connect(url, **options)

@@ -1,0 +1,127 @@
+"""The gate every request body passes before a view: JSON, bounded, parseable.
+
+One ``before_request`` hook, so no blueprint can forget it:
+
+- A request for a path or method the API does not have is refused (404, 405)
+  without reading its body: nothing waits for a body no view will take.
+- A POST, PUT or PATCH that carries a body must say ``application/json``
+  (else 415). A body is announced by ``Content-Length`` or by
+  ``Transfer-Encoding`` (chunked: no length is announced at all, which is why
+  checking ``Content-Length`` alone let chunked bodies of any type through).
+- The body is at most ``MAX_CONTENT_LENGTH`` bytes however it is framed
+  (else 413). Werkzeug refuses a longer ``Content-Length`` itself but stops
+  reading a chunked body at the limit without a word, so the truncated JSON
+  then failed as "malformed"; here one byte past the limit is a 413.
+- A body that cannot be read (broken chunk framing) or that ends before its
+  ``Content-Length`` is a 400.
+- A body that does not arrive within ``SCHNAPSEN_BODY_TIMEOUT_SECONDS`` of its
+  head is a 408 (``service.web.body_deadline``: the server's body stops waiting),
+  and the connection closes.
+- The JSON parses within ``service.web.safejson``'s bounds (else 400 with
+  ``malformed_json``, ``json_too_deep`` or ``number_too_large``).
+
+The views' argument parser (webargs) parses the body again from the cached
+bytes; at 16 KiB at most that costs microseconds, and it can no longer fail
+in a way that is not a ``JSONDecodeError``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Request, Response, request
+from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
+
+from service.game.problems import Problem
+from service.web import safejson
+from service.web.body_deadline import BodyTimedOut
+from service.web.errors import handle_problem
+
+log = logging.getLogger(__name__)
+
+JSON_TYPES = ("application/json",)
+_BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+def install(app: Flask) -> None:
+    app.before_request(check_body)
+    app.register_error_handler(BodyTimedOut, _late_anywhere)
+
+
+def check_body() -> None:
+    """Refuse the request's body unless it is JSON within the limits (a 4xx problem)."""
+    if request.routing_exception is not None:
+        return  # no such path or method: Flask refuses it next, the body unread
+    if request.method not in _BODY_METHODS or not announces_body(request):
+        return
+    if request.mimetype not in JSON_TYPES:
+        raise Problem(
+            f"send the body as application/json, not {request.mimetype or 'untyped'}",
+            status=415,
+            code="unsupported_media_type",
+        )
+    data = read_whole(request)
+    if data:
+        try:
+            safejson.loads(data)
+        except safejson.JsonRefused as refused:
+            raise Problem(refused.detail, status=400, code=refused.code) from None
+
+
+def announces_body(req: Request) -> bool:
+    """Whether the request says it has a body (RFC 9112 6.3: Content-Length or
+    Transfer-Encoding)."""
+    return bool(req.content_length) or "Transfer-Encoding" in req.headers
+
+
+def read_whole(req: Request) -> bytes:
+    """The whole body (cached for the views), or 413 past ``max_content_length``."""
+    limit = req.max_content_length
+    try:
+        data = req.get_data(cache=True)
+        # A chunked body is cut at the limit silently: one more byte means it was longer.
+        streamed = req.content_length is None
+        if streamed and limit is not None and len(data) >= limit and _more(req):
+            raise RequestEntityTooLarge()
+        # gunicorn ends the input where the client stopped: short of Content-Length, the
+        # request is incomplete (RFC 9112 8) and must not be acted on.
+        if not streamed and len(data) < req.content_length:
+            raise _unreadable()
+    except RequestEntityTooLarge:
+        raise Problem(
+            f"the body may be at most {limit} bytes",
+            status=413,
+            code="payload_too_large",
+        ) from None
+    except ClientDisconnected:  # the body ended before its announced end
+        raise _unreadable() from None
+    except BodyTimedOut as late:
+        raise too_late(late) from None
+    except HTTPException:
+        raise
+    except Exception as error:  # the server's body reader: broken framing is the client's
+        log.info("unreadable request body: %s: %s", type(error).__name__, error)
+        raise _unreadable() from None
+    return data
+
+
+def too_late(late: BodyTimedOut) -> Problem:
+    return Problem(str(late), status=408, code="body_timeout")
+
+
+def _late_anywhere(late: BodyTimedOut) -> Response:
+    """A body read past its deadline outside this gate (a view's own read): 408 too."""
+    return handle_problem(too_late(late))
+
+
+def _unreadable() -> Problem:
+    return Problem(
+        "the body could not be read: its framing is broken (a chunk size) or it ended early",
+        status=400,
+        code="malformed_body",
+    )
+
+
+def _more(req: Request) -> bool:
+    """Whether the server's input holds a byte past what Werkzeug read."""
+    return bool(req.environ["wsgi.input"].read(1))

@@ -1,0 +1,77 @@
+"""Who is calling: a registered client app (by its key), or an anonymous address.
+
+"The same caller" is what idempotency records, rate limits and the games cap
+are scoped to, the way payment APIs scope them to an account:
+
+- a request with a valid client key (``X-Client-Key: <key>`` on any request, or
+  ``Authorization: Bearer <key>`` on ``POST /v1/games``, ``GET /v1/games`` and
+  ``POST /v1/bot/moves``,
+  where no seat token is sent) is that client app, wherever it comes from;
+- any other request is anonymous and is its client address (the peer address,
+  or the address the trusted proxies in front report, see ``SCHNAPSEN_PROXY_HOPS``).
+  A made-up bearer token counts as its address, never as a fresh client.
+
+A revoked key answers 401 at once. With ``SCHNAPSEN_ANONYMOUS_CLIENTS=0`` the
+two key endpoints refuse anonymous callers (401); seats always act with their
+own tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, g, request
+
+from service.game.problems import Unauthorized
+from service.store.clients import ClientApp, ClientRegistry
+from service.web.render import bearer_token
+
+#: The endpoints where a bearer token is a client key rather than a seat's token.
+KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("GET", "/v1/games"), ("POST", "/v1/bot/moves")})
+_CLIENT_KEY_HEADER = "X-Client-Key"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """A request's caller: a client app, or an anonymous client address."""
+
+    address: str
+    client: ClientApp | None = None
+
+    @property
+    def scope(self) -> str:
+        """The caller's name for idempotency records and limits."""
+        return f"client:{self.client.id}" if self.client else f"address:{self.address}"
+
+
+def current_caller() -> Caller:
+    """The caller of this request, identified once (at most one Redis call)."""
+    caller = g.get("caller")
+    if caller is None:
+        caller = g.caller = _identify()
+    return caller
+
+
+def _identify() -> Caller:
+    address = request.remote_addr or "unknown"
+    on_key_endpoint = (request.method, request.path) in KEY_ENDPOINTS
+    key = request.headers.get(_CLIENT_KEY_HEADER)
+    explicit = key is not None
+    if key is None and on_key_endpoint:
+        key = bearer_token(request)
+    if key:
+        registry: ClientRegistry = current_app.extensions["schnapsen"]["clients"]
+        app = registry.identify(key) if len(key) <= 512 else None
+        if app is not None and app.revoked:
+            raise Unauthorized("this client key was revoked", code="client_key_revoked")
+        if app is not None:
+            return Caller(address, app)
+        if explicit or not current_app.config["ANONYMOUS_CLIENTS"]:
+            raise Unauthorized("this client key is not known", code="invalid_client_key")
+    if on_key_endpoint and not current_app.config["ANONYMOUS_CLIENTS"]:
+        raise Unauthorized(
+            "this server serves registered client apps only: send your client key as "
+            "'Authorization: Bearer <key>'",
+            code="client_key_required",
+        )
+    return Caller(address)

@@ -1,0 +1,224 @@
+"""The one place errors become answers: RFC 9457 ``application/problem+json``.
+
+Every 4xx and 5xx of the service goes through ``problem_response``: refused
+commands (``service.game.problems.Problem``), Werkzeug's HTTP errors (404, 405
+with ``Allow``, 413, malformed JSON), request validation (422) and unhandled
+exceptions (500, logged, never with a traceback in the body).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from schemas.problems import ProblemSchema
+from service.engine.errors import ErrorCode
+from service.game.problems import IllegalAction, Problem, VersionConflict
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger(__name__)
+
+_CODES_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "service_unavailable",
+}
+
+
+#: The engine's refusals as HTTP statuses: whose turn or which phase it is conflicts
+#: with the game's state (409); an action against the rules is unprocessable (422).
+ILLEGAL_ACTION_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.GAME_OVER: 409,
+    ErrorCode.GAME_WAITING: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.ABORT_NOT_ALLOWED: 409,
+    ErrorCode.NOT_WAITING: 409,
+    ErrorCode.TURN_NOT_TIMED_OUT: 409,
+    ErrorCode.NO_DEAL: 422,
+    ErrorCode.CARD_NOT_IN_HAND: 422,
+    ErrorCode.MUST_FOLLOW_SUIT: 422,
+    ErrorCode.MUST_BEAT: 422,
+    ErrorCode.MUST_TRUMP: 422,
+    ErrorCode.MUST_OVERTRUMP: 422,
+    ErrorCode.MUST_LEAD_MARRIAGE_CARD: 422,
+    ErrorCode.NOT_ON_LEAD: 422,
+    ErrorCode.EXCHANGE_NOT_ALLOWED: 422,
+    ErrorCode.CLOSE_NOT_ALLOWED: 422,
+    ErrorCode.MARRIAGE_NOT_ALLOWED: 422,
+    ErrorCode.CLAIM_NOT_ALLOWED: 422,
+    ErrorCode.ACCEPT_NOT_ALLOWED: 422,
+    ErrorCode.MUST_CLAIM_OR_ACCEPT: 422,
+    ErrorCode.INVALID_DECK: 422,
+    ErrorCode.INVALID_EVENT: 422,
+}
+
+
+def precondition_failed(conflict: VersionConflict) -> Problem:
+    """A stale version sent as ``If-Match`` is a failed precondition (412), not a conflict."""
+    return Problem(
+        conflict.detail, status=412, code=conflict.code, title=conflict.title, extra=conflict.extra
+    )
+
+
+def problem_response(
+    status: int,
+    code: str,
+    title: str,
+    detail: str,
+    *,
+    extra: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body: dict[str, Any] = {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if request:
+        body["instance"] = request.path
+    body.update(extra or {})
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def handle_problem(problem: Problem) -> Response:
+    status = problem.status
+    if isinstance(problem, IllegalAction):
+        status = ILLEGAL_ACTION_STATUS[problem.error_code]
+    return problem_response(
+        status,
+        problem.code,
+        problem.title,
+        problem.detail,
+        extra=problem.extra,
+        headers=dict(problem.headers),
+    )
+
+
+class ProblemApi(Api):
+    """flask-smorest's Api, answering every HTTP error as problem+json.
+
+    Its own handler drops the ``Allow`` header of 405 answers and speaks its
+    own JSON error format; this subclass keeps Werkzeug's headers and
+    documents ``ProblemSchema`` as the error body.
+    """
+
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = "DEFAULT_ERROR"
+
+    def _register_responses(self) -> None:
+        """One shared response per status (lazily, as flask-smorest does), each error
+        documented as a Problem in ``application/problem+json`` with an example."""
+        from service.web.operations import problem_example
+
+        for status in HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["content"] = {
+                    PROBLEM_JSON: {
+                        "schema": {"$ref": "#/components/schemas/Problem"},
+                        "example": problem_example(status),
+                    }
+                }
+            self.spec.components.response(status.name, response, lazy=True)
+        self.spec.components.response(
+            self.DEFAULT_ERROR_RESPONSE_NAME,
+            {
+                "description": "Any other error",
+                "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            },
+            lazy=True,
+        )
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        status = error.code or 500
+        headers = {
+            name: value for name, value in error.get_headers() if name.lower() != "content-type"
+        }
+        code = _CODES_BY_STATUS.get(status, f"http_{status}")
+        detail = error.description or error.name
+        extra: dict[str, Any] = {}
+        data = getattr(error, "data", None) or {}
+        messages = data.get("messages") or data.get("errors")
+        if messages:
+            # webargs puts validation errors per location: {"json": {...}}
+            if status == 400 and "json" in messages and _is_json_syntax_error(messages["json"]):
+                code, detail = "malformed_json", "the body is not valid JSON"
+            else:
+                errors = messages.get("json", messages) if isinstance(messages, dict) else messages
+                extra["errors"] = errors
+                detail = "the request does not match the schema: " + _summarize(errors)
+        headers.update(data.get("headers") or {})
+        if status >= 500:
+            original = getattr(error, "original_exception", None)
+            if original is not None:
+                log.error(
+                    "unhandled error on %s %s", request.method, request.path, exc_info=original
+                )
+            detail = "the server failed to answer this request; it has been logged"
+        return problem_response(status, code, error.name, detail, extra=extra, headers=headers)
+
+
+def _is_json_syntax_error(messages: Any) -> bool:
+    return isinstance(messages, list) and any("Invalid JSON" in str(m) for m in messages)
+
+
+def _summarize(errors: Any) -> str:
+    if isinstance(errors, dict):
+        parts = [f"{field}: {_summarize(value)}" for field, value in errors.items()]
+        return "; ".join(parts)
+    if isinstance(errors, list):
+        return " ".join(
+            str(item) if not isinstance(item, dict | list) else _summarize(item) for item in errors
+        )
+    return str(errors)
+
+
+def register_error_handlers(app: Flask) -> None:
+    app.register_error_handler(Problem, handle_problem)
+    app.after_request(errors_are_problems)
+
+
+def errors_are_problems(response: Response) -> Response:
+    """An error answer built outside this module becomes a problem too.
+
+    Werkzeug's conditional answers of static files set 412 (a failed
+    If-Match) and keep the file as the body; no error of the service may
+    leave as anything but problem+json. Headers other than the body's stay.
+    """
+    status = response.status_code
+    if status < 400 or response.mimetype == PROBLEM_JSON:
+        return response
+    try:
+        title, detail = HTTPStatus(status).phrase, HTTPStatus(status).description
+    except ValueError:
+        title, detail = "Error", f"the request failed with status {status}"
+    problem = problem_response(
+        status, _CODES_BY_STATUS.get(status, f"http_{status}"), title, detail or title
+    )
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-type", "content-length"):
+            problem.headers.add(name, value)
+    response.close()
+    return problem

@@ -1,0 +1,190 @@
+"""The examples of openapi.yaml: request bodies and main answers.
+
+Why computed: an example the engine did not produce drifts from the schema
+and misleads ("Try it out" in /docs posts the request examples as they are).
+The answers here are one real game against the heuristic bot, as seat 0 sees
+it after its first deal was dealt and after its first card, folded by the pure
+engine from a fixed deck; the spec linter checks each against its schema.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from schemas.bots import DEFAULT_LEVEL
+from service.bots.catalog import describe_levels
+from service.engine import DECK, Action, ActionType, Variant
+from service.engine.events import (
+    Aborted,
+    ActionTaken,
+    DealStarted,
+    GameCreated,
+    Resigned,
+    SeatTaken,
+    TimeoutClaimed,
+    replay,
+)
+from service.engine.observation import observe
+from service.engine.replays import replay_record, visible_events
+from service.game.replay_export import build
+
+GAME_ID = "g_6f1d2c3b4a5e"
+TOKEN = "st_kZ3v9...seat-token"
+_DECK = tuple(random.Random(13).sample(list(DECK), len(DECK)))
+_NONCE = "00" * 32
+_PLAYERS = [
+    {"seat": 0, "type": "human", "joined": True},
+    {"seat": 1, "type": "bot", "level": "heuristic", "joined": True},
+]
+
+
+_EVENTS = [
+    GameCreated(Variant.HEAD, 1),
+    SeatTaken(0, "human"),
+    SeatTaken(1, "bot", "heuristic"),
+    DealStarted(1, 1, _DECK, _NONCE),
+]
+
+
+def _first_play() -> ActionTaken:
+    state = replay(_EVENTS)
+    assert state.deal is not None
+    card = sorted(state.deal.hands[0], key=lambda c: c.value)[0]
+    return ActionTaken(0, Action(ActionType.PLAY, card=card))
+
+
+_PLAYED = [*_EVENTS, _first_play()]
+
+
+def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
+    body = observe(replay(events), seat)
+    # Against a bot nobody is invited: the invite is null.
+    return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
+            "invite": None}  # fmt: skip
+
+
+CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}
+JOIN = {"invite": "inv_Yc2...from-the-creator"}
+EXPORT = {"format": "json"}
+HINT = {"level": "heuristic"}
+
+GAME_VIEW = view(_EVENTS)
+AFTER_ACTION = view(_PLAYED)
+#: The first legal action of the view: what a client posts.
+ACTION = GAME_VIEW["deal"]["legal_actions"][0]
+
+SEATED = {
+    "game_id": GAME_ID,
+    "seat": 0,
+    "token": TOKEN,
+    "invite": None,
+    "version": len(_EVENTS),
+    "dealing": "random",
+    "game": GAME_VIEW,
+}
+EVENTS = {
+    "game_id": GAME_ID,
+    "version": len(_PLAYED),
+    "events": list(visible_events(_PLAYED, 0, after=len(_EVENTS))),
+}
+REPLAY = {"game_id": GAME_ID, **replay_record(_PLAYED, 0)}
+REPLAY["state"].update(game_id=GAME_ID, version=len(_PLAYED), players=_PLAYERS)
+REPLAY_EXPORT = json.loads(build(_PLAYED, GAME_ID, 0, "json"))
+
+POSITION = {
+    "seat": 0,
+    "dealer": 1,
+    "hand": ["AS", "TS", "KH", "QH", "JD"],
+    "trump_card": "QC",
+    "talon_size": 9,
+    "tricks": [],
+    "current_trick": [],
+}
+BOT_MOVE = {"level": "heuristic", "position": POSITION}
+DECISION = {
+    "level": "heuristic",
+    "action": {"type": "play", "card": "AS"},
+    "elapsed_ms": 0.1,
+    "budget_ms": None,
+}
+MOVE_JOB = {"id": "move-0c1f7d0e9a8b4c3d", "kind": "move", "status": "finished",
+            "result": DECISION}  # fmt: skip
+HINT_JOB = {"id": "hint-5e4d3c2b1a0f9e8d", "kind": "hint", "status": "queued"}
+EXPORT_ID = "x_2b7e15162a"
+EXPORT_JOB = {
+    "id": "export-7a6b5c4d3e2f1a0b",
+    "kind": "export",
+    "status": "queued",
+    "export_id": EXPORT_ID,
+    "export_url": f"/v1/exports/{EXPORT_ID}",
+}
+
+#: The caller's view after a game ended by a seat's decision (RX1-RX3).
+RESIGNED = view([*_PLAYED, Resigned(0)])
+ABORTED = view([*_EVENTS, Aborted(0)])
+TIMED_OUT = view([*_PLAYED, TimeoutClaimed(0, 86_400_000)])
+GAME_LIST = {
+    "games": [
+        {
+            "game_id": GAME_ID,
+            "created_at": "2026-12-01T12:00:00.000Z",
+            **{
+                key: AFTER_ACTION[key]
+                for key in (
+                    "version",
+                    "status",
+                    "variant",
+                    "dealing",
+                    "game_points",
+                    "winner",
+                    "to_move",
+                    "players",
+                    "ending",
+                )
+            },  # fmt: skip
+        }
+    ],
+    "next_cursor": None,
+}
+BOT_LEVELS = describe_levels(2000, DEFAULT_LEVEL)
+
+
+def _analysis_example() -> dict[str, Any]:
+    """The analysis of seat 0's first decision above, by the expert at a small budget."""
+    # the expert's search: imported only for this example
+    from service.analysis import review as analysis
+
+    moment = next(analysis.moments(_PLAYED))
+    record = analysis.analyse_moment(
+        GAME_ID, moment, budget_ms=ANALYSIS_BUDGET_MS, secret=EXAMPLE_SECRET
+    )
+    summary = analysis.summary([record])
+    return {
+        "game_id": GAME_ID,
+        "level": analysis.LEVEL,
+        "budget_ms": ANALYSIS_BUDGET_MS,
+        "game_finished": True,
+        "seats": [0],
+        "deals": [1],
+        "thresholds": analysis.thresholds(),
+        "decisions": [record],
+        "players": summary["players"],
+        "deal_accuracy": summary["deals"],
+    }
+
+
+#: The example's think time: small, so that building the document stays quick.
+ANALYSIS_BUDGET_MS = 5
+#: The example server's secret, which keys the seeds of the example analysis (``bot_seed``).
+EXAMPLE_SECRET = b"example"
+ANALYSIS_REQUEST = {"seat": 0, "deals": [1]}
+ANALYSIS = _analysis_example()
+ANALYSIS_JOB = {
+    "id": f"analysis-{GAME_ID}-3f2a1b0c9d8e7f6a",
+    "kind": "analysis",
+    "status": "started",
+    "progress": 0.25,
+    "analysis_url": f"/v1/games/{GAME_ID}/analysis",
+}

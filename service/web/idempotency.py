@@ -1,0 +1,228 @@
+"""Idempotency-Key on every POST: the header read, its scope, and ``@idempotent`` for jobs.
+
+Every POST takes an ``Idempotency-Key``; a retry with the same key and the
+same request answers the first answer again (``Idempotent-Replayed: true``),
+the same key with another request is 422 ``idempotency_key_reused``. Keys
+belong to a scope, and never answer outside it:
+
+- under a seat's token (actions, resign, abort, claim-timeout, hints, a
+  seat's export or analysis): that token;
+- otherwise the caller (``service.web.callers``): its client app, else its
+  address. Anonymous callers behind one address (a carrier's NAT) share that
+  scope, so there a key must have at least ``MIN_ADDRESS_KEY_LENGTH``
+  characters (a UUID): ``1`` or ``create-game`` would hand one phone the
+  other's game. Shorter: 422 ``idempotency_key_too_short``.
+
+Game commands record their key in the game's log with the append itself
+(``service.game.commands``). Requests that start a job take ``@idempotent``,
+which keeps their first answer in ``service.store.answers``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from collections.abc import Callable
+from copy import deepcopy
+from typing import Any, TypeVar
+
+import redis
+from apispec import BasePlugin
+from flask import Response, after_this_request, current_app, request
+
+from service.game import auth
+from service.game.problems import IdempotencyKeyReused, Problem
+from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
+from service.web.callers import KEY_ENDPOINTS, current_caller
+from service.web.render import bearer_token
+
+log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The shortest key where the scope is an address (16: a UUID has 36).
+MIN_ADDRESS_KEY_LENGTH = 16
+_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+#: The headers a replayed answer carries again, besides its body and status.
+_KEPT_HEADERS = ("Content-Type", "Location", "ETag")
+#: The mark ``@idempotent`` leaves in a view's documentation for ``KeyedOperations``.
+_MARK = "x-idempotency-key"
+#: How much longer than the longest job wait a request may hold its key (seconds).
+_CLAIM_MARGIN_SECONDS = 30
+
+IDEMPOTENCY_HEADER: dict[str, Any] = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Retry safely: the same key and request answer the first answer again "
+    "(`Idempotent-Replayed: true`); the same key with another request: 422 "
+    "`idempotency_key_reused`. Keys are remembered a day, per seat token, else per "
+    f"caller (client key, else address). Send a UUID: without a client key or a seat "
+    f"token a key needs at least {MIN_ADDRESS_KEY_LENGTH} characters (422 "
+    "`idempotency_key_too_short`), since callers behind one address share its scope",
+}
+
+
+#: Query parameters that say how the caller waits for its answer, not what it asks for:
+#: a retry that waits longer (or not at all) is the same request.
+HOW_TO_WAIT = frozenset({"wait"})
+
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key, well formed; ``None`` when absent."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _KEY.match(key):
+        raise Problem(
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            status=400,
+            code="invalid_idempotency_key",
+        )
+    return key
+
+
+def caller_key() -> str | None:
+    """The Idempotency-Key of a request scoped to its caller (create, join, ...).
+
+    Refused when shorter than ``MIN_ADDRESS_KEY_LENGTH`` and the caller is an
+    address: other devices behind it share the scope.
+    """
+    key = idempotency_key()
+    if key is not None and current_caller().client is None:
+        _long_enough(key)
+    return key
+
+
+def _long_enough(key: str) -> None:
+    if len(key) < MIN_ADDRESS_KEY_LENGTH:
+        raise Problem(
+            f"without a client key an Idempotency-Key needs at least {MIN_ADDRESS_KEY_LENGTH} "
+            "characters, since callers behind one address share its keys: send a UUID",
+            status=422,
+            code="idempotency_key_too_short",
+            title="Idempotency-Key too short",
+        )
+
+
+def _scope(key: str) -> str:
+    """Where a job request's key is remembered: its seat token, else its caller."""
+    if (request.method, request.path) not in KEY_ENDPOINTS:
+        token = bearer_token(request)
+        if token is not None:
+            return f"seat:{auth.fingerprint(token)[:16]}"
+    caller = current_caller()
+    if caller.client is None:
+        _long_enough(key)
+    return caller.scope
+
+
+def idempotent(view: F) -> F:
+    """Give a POST that starts a job the Idempotency-Key: its first answer, kept a day.
+
+    Put it right above the view function (below ``@operation``): it sees the
+    request once the body was parsed and checked, and keeps the answer as it
+    was sent. It also documents the header in openapi.yaml.
+    """
+
+    @functools.wraps(view)
+    def keyed(*args: Any, **kwargs: Any) -> Any:
+        key = idempotency_key()
+        if key is None:
+            return view(*args, **kwargs)
+        scope = _scope(key)
+        answers: StoredAnswers = current_app.extensions["schnapsen"]["answers"]
+        request_print = fingerprint(
+            {
+                "method": request.method,
+                "path": request.path,
+                "query": sorted(
+                    item for item in request.args.items(multi=True) if item[0] not in HOW_TO_WAIT
+                ),
+                "body": request.get_json(silent=True),
+            }
+        )
+        held = _claim(answers, scope, key, request_print)
+        if isinstance(held, StoredAnswer):
+            return _replayed(held)
+
+        # Runs for the answer that is sent, a problem from an error handler too.
+        @after_this_request
+        def keep(response: Response) -> Response:
+            try:
+                if 200 <= response.status_code < 300:
+                    answers.keep(held, _stored(response), request_print)
+                else:
+                    answers.give_back(held)
+            except redis.exceptions.RedisError as error:
+                # The answer stands; a retry finds the key held until the claim expires.
+                log.warning("the answer to a keyed request was not kept: %s", error)
+            return response
+
+        return view(*args, **kwargs)
+
+    # flask-smorest's manual parameters replace the generated ones (the query's
+    # ``wait``), so the header is added by ``KeyedOperations`` from this mark.
+    documented: Any = keyed
+    apidoc = deepcopy(getattr(view, "_apidoc", {}))
+    apidoc.setdefault("manual_doc", {})[_MARK] = True
+    documented._apidoc = apidoc
+    return documented  # type: ignore[no-any-return]
+
+
+class KeyedOperations(BasePlugin):
+    """The apispec plugin that documents Idempotency-Key on the operations ``@idempotent``
+    marked, beside the parameters flask-smorest generated for them."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            if operation.pop(_MARK, False):
+                parameters = operation.setdefault("parameters", [])
+                if not any(p.get("name") == IDEMPOTENCY_HEADER["name"] for p in parameters):
+                    parameters.append(deepcopy(IDEMPOTENCY_HEADER))
+
+
+def _claim(
+    answers: StoredAnswers, scope: str, key: str, request_print: str
+) -> Claim | StoredAnswer:
+    """This request's claim on its key, or the first answer to replay.
+
+    A retry that finds its original still running waits for its answer (as an
+    action's retry does, there is no "in progress" answer); if the original is
+    refused or fails, the key is free again and the retry runs itself. A
+    claim lives as long as a request may run, so a dead process frees it.
+    """
+    pending = int(current_app.config["JOB_WAIT_MAX_SECONDS"]) + _CLAIM_MARGIN_SECONDS
+    deadline = time.monotonic() + pending
+    pause = 0.02
+    while True:
+        held = answers.claim(scope, key, request_print, pending_seconds=pending)
+        if isinstance(held, Claim):
+            return held
+        if not held.same_request:
+            raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
+        if held.answer is not None:
+            return held.answer
+        if time.monotonic() > deadline:  # not reached: the claim expired by then
+            raise Problem(
+                "the first request with this Idempotency-Key did not finish; retry",
+                status=503,
+                code="service_unavailable",
+                headers={"Retry-After": "1"},
+            )
+        time.sleep(pause)  # a greenlet's sleep under gunicorn's gevent workers
+        pause = min(pause * 2, 0.25)
+
+
+def _stored(response: Response) -> StoredAnswer:
+    kept = {name: response.headers[name] for name in _KEPT_HEADERS if name in response.headers}
+    return StoredAnswer(response.status_code, response.get_data(as_text=True), kept)
+
+
+def _replayed(answer: StoredAnswer) -> Response:
+    response = Response(answer.body, status=answer.status, headers=answer.headers)
+    response.headers["Idempotent-Replayed"] = "true"
+    return response

@@ -1,0 +1,163 @@
+"""Rate limits per caller (client key or address) and per seat token; caps on games
+created and on bot-move and hint requests (see ``service.web.callers`` for who a caller is).
+
+Fixed windows counted in Redis (one Lua call per check: INCR, and EXPIRE on
+the first hit), so every API process shares the counts. Answers carry the
+IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers):
+``RateLimit-Policy: "token";q=300;w=60`` and ``RateLimit: "token";r=12;t=41``;
+a refusal is 429 problem+json with ``Retry-After``.
+
+A limit of 0 turns that limit off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from flask import Flask, Response, g, request
+
+from service.game.problems import Problem
+from service.web.callers import KEY_ENDPOINTS, Caller, current_caller
+
+_HIT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('TTL', KEYS[1])
+return {count, ttl}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """``quota`` requests per ``window`` seconds for one kind of client.
+
+    ``what`` and ``who`` word the refusal ("more than 3 games in 3600 s for
+    this client"); ``code`` is the refusal's stable code.
+    """
+
+    name: str
+    quota: int
+    window: int
+    what: str = "requests"
+    who: str = "client"
+    code: str = "rate_limited"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    policy: Policy
+    remaining: int
+    reset: int
+
+    @property
+    def exceeded(self) -> bool:
+        return self.remaining < 0
+
+
+class RateLimiter:
+    def __init__(self, client: redis.Redis):
+        self._hit = client.register_script(_HIT)
+
+    def hit(self, policy: Policy, who: str) -> Usage:
+        key = f"sch:rl:{policy.name}:{who}"
+        count, ttl = self._hit(keys=[key], args=[policy.window])
+        return Usage(policy, policy.quota - int(count), max(int(ttl), 0))
+
+
+def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
+    """Every limit, from the settings (a quota of 0 turns a limit off)."""
+    return {
+        "token": Policy("token", config["RATE_LIMIT_PER_TOKEN"], 60, who="token"),
+        "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60, who="address"),
+        "client": Policy("client", config["RATE_LIMIT_PER_CLIENT"], 60),
+        "games": Policy(
+            "games", config["GAMES_PER_CLIENT_PER_HOUR"], 3600, "games", code="too_many_games"
+        ),
+        "games_ip": Policy(
+            "games_ip",
+            config["GAMES_PER_ADDRESS_PER_HOUR"],
+            3600,
+            "games",
+            "address",
+            code="too_many_games",
+        ),
+        "bot_moves": Policy(
+            "bot_moves",
+            config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
+            60,
+            "bot moves and hints",
+            code="too_many_bot_moves",
+        ),
+    }
+
+
+def checks_for(caller: Caller) -> list[tuple[str, str]]:
+    """(policy, counter id) pairs that this request counts against."""
+    anonymous = caller.client is None
+    who = caller.address if anonymous else caller.client.id
+    checks = [("ip", who) if anonymous else ("client", who)]
+    endpoint = (request.method, request.path)
+    if endpoint not in KEY_ENDPOINTS:
+        token = _bearer(request.headers.get("Authorization"))
+        if token:  # a seat's token; a made-up one is also held by the address limit
+            checks.append(("token", hashlib.sha256(token.encode()).hexdigest()[:32]))
+    if endpoint == ("POST", "/v1/games"):
+        checks.append(("games_ip", who) if anonymous else ("games", who))
+    # A hint is a bot's decision too: it counts against the same cap.
+    if endpoint == ("POST", "/v1/bot/moves") or request.endpoint == "bots.hint":
+        checks.append(("bot_moves", caller.scope))
+    return checks
+
+
+def install(app: Flask, client: redis.Redis) -> None:
+    """Check the limits before every /v1 request and label every answer with them."""
+    limiter = RateLimiter(client)
+    limits = policies(app.config)
+
+    @app.before_request
+    def _check_limits() -> None:
+        if not request.path.startswith("/v1/"):
+            return
+        usages = []
+        for kind, who in checks_for(current_caller()):
+            policy = limits[kind]
+            if policy.quota <= 0:
+                continue
+            usage = limiter.hit(policy, who)
+            usages.append(usage)
+            if usage.exceeded:
+                g.rate_limits = usages
+                raise Problem(
+                    f"more than {policy.quota} {policy.what} in {policy.window} s for this "
+                    f"{policy.who}; retry in {usage.reset} s",
+                    status=429,
+                    code=policy.code,
+                    headers={"Retry-After": str(max(usage.reset, 1))},
+                )
+        g.rate_limits = usages
+
+    @app.after_request
+    def _label(response: Response) -> Response:
+        usages = getattr(g, "rate_limits", None)
+        if usages:
+            # The tightest limit is the one a client must watch.
+            tightest = min(usages, key=lambda usage: usage.remaining)
+            policy = tightest.policy
+            response.headers["RateLimit-Policy"] = (
+                f'"{policy.name}";q={policy.quota};w={policy.window}'
+            )
+            response.headers["RateLimit"] = (
+                f'"{policy.name}";r={max(tightest.remaining, 0)};t={tightest.reset}'
+            )
+        return response
+
+
+def _bearer(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None

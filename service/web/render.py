@@ -1,0 +1,110 @@
+"""Response bodies built from the engine's observations, plus request headers read.
+
+Views stay thin: they parse, call a command, and hand the result to one of
+these functions. Hidden information is decided in the engine's observation
+module, never here. Idempotency-Key is read in ``service.web.idempotency``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Request, current_app
+
+from service.engine.observation import observe
+from service.game.commands import Current, Seated
+from service.game.problems import Problem, Unauthorized
+
+_ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
+_STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
+
+
+def game_view(current: Current, seat: int | None) -> dict[str, Any]:
+    """The contract's view of a game for ``seat`` (``None``: a spectator)."""
+    body = observe(current.state, seat)
+    body["game_id"] = current.game_id
+    body["version"] = current.version
+    body["players"] = current.players
+    body["invite"] = current_app.extensions["schnapsen"]["games"].invite_for(current, seat)
+    return body
+
+
+def seated_body(seated: Seated) -> dict[str, Any]:
+    return {
+        "game_id": seated.current.game_id,
+        "seat": seated.seat,
+        "token": seated.token,
+        "invite": seated.invite,
+        "version": seated.current.version,
+        "dealing": seated.current.state.dealing.value,
+        "game": game_view(seated.current, seated.seat),
+    }
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def bearer_token(request: Request, *, query_token: str | None = None) -> str | None:
+    """The token of ``Authorization: Bearer <token>``; ``None`` when absent (a spectator)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return query_token
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("use 'Authorization: Bearer <token>'", code="invalid_authorization")
+    return token.strip()
+
+
+def if_match_version(request: Request) -> int | None:
+    """The version of ``If-Match: "<version>"``; ``None`` when absent or ``*``.
+
+    If-Match takes the strong comparison (RFC 9110 13.1.1): only a strong tag
+    ``"<version>"`` can match. A weak tag (``W/"5"``) or a broken one (``"5``)
+    never matches, whatever the version: 412 at once, nothing loaded or
+    appended. A value that is no entity-tag at all (``yesterday``, ``5``) is
+    a malformed header: 400.
+    """
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    versions = set()
+    for tag in header.split(","):
+        tag = tag.strip()
+        match = _STRONG_ETAG.fullmatch(tag)
+        if match:
+            versions.add(int(match.group(1)))
+        elif '"' not in tag:
+            raise Problem(
+                'If-Match must be the ETag of a game view, e.g. "12"',
+                status=400,
+                code="invalid_if_match",
+            )
+    if not versions:
+        raise Problem(
+            f"If-Match {header.strip()[:40]!r} never matches: it takes the strong ETag of a "
+            'game view, e.g. "12" (a weak W/ tag compares weakly only, RFC 9110 13.1.1)',
+            status=412,
+            code="precondition_failed",
+        )
+    if len(versions) > 1:
+        raise Problem(
+            "If-Match names one version of the game, not several",
+            status=400,
+            code="invalid_if_match",
+        )
+    return versions.pop()
+
+
+def not_modified(request: Request, version: int) -> bool:
+    """``If-None-Match`` names this version (or ``*``): answer 304 (RFC 9110 13.1.2)."""
+    header = request.headers.get("If-None-Match")
+    if header is None:
+        return False
+    for tag in header.split(","):
+        tag = tag.strip()
+        match = _ETAG.match(tag)
+        if tag == "*" or (match and int(match.group(1)) == version):
+            return True
+    return False

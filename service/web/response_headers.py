@@ -1,0 +1,56 @@
+"""Headers every answer carries: no sniffing, no framing, and the pages' script policy.
+
+The pages (``/play/``, ``/join/``, ``/replay/``, ``/docs``, the problem
+pages) act for a player on one tap (the join page takes seat 1), so no other
+site may show them in a frame and click through them: ``frame-ancestors
+'none'`` (and ``X-Frame-Options: DENY`` for older browsers). Their scripts
+are the service's own files (``script-src 'self'``, no inline script), so an
+injected ``<script>`` never runs. An answer that is no page gets the
+strictest policy (``default-src 'none'``): it loads nothing if opened.
+``nosniff`` keeps a browser from reading JSON, YAML or a download as HTML
+or script. gunicorn's own refusals send the same (``service.serve.gunicorn_workers``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # no Flask import: gunicorn's worker class (service.serve.gunicorn_workers) reads this too
+    from flask import Flask, Response
+
+#: The pages: scripts, styles and images of this origin only. Swagger UI sets
+#: inline styles and draws its icons as data: images; "Try it out" calls this origin.
+PAGE_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+#: Anything else (JSON, problems, YAML, scripts, exports): nothing to load, no frame.
+OTHER_POLICY = "default-src 'none'; frame-ancestors 'none'"
+
+#: Sent with every answer, pages or not.
+ALWAYS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
+
+
+def headers_for(mimetype: str | None) -> dict[str, str]:
+    """The headers an answer of this type carries."""
+    policy = PAGE_POLICY if mimetype == "text/html" else OTHER_POLICY
+    return {**ALWAYS, "Content-Security-Policy": policy}
+
+
+def install(app: Flask) -> None:
+    """Add the headers to every answer of ``app``: views, problems, 404s, streams."""
+
+    @app.after_request
+    def _secure(response: Response) -> Response:
+        for name, value in headers_for(response.mimetype).items():
+            response.headers.setdefault(name, value)
+        return response

@@ -1,0 +1,196 @@
+"""How marshmallow schemas become openapi.yaml: shared components, 3.1 nullables.
+
+apispec writes every field inline; a client generator then makes one type
+per inline enum (24 card enums in the Python client). The converter here
+documents the fields of ``schemas.components`` as a ``$ref`` to their shared
+component, nullable the OpenAPI 3.1 way (``anyOf`` with ``{"type": "null"}``:
+one enum type, no null member), and a marshmallow schema that names
+``openapi_ref`` as that hand-written component (the action union).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import marshmallow
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import resolve_schema_cls
+
+from schemas.components import ComponentField, component_ref, shared_components
+
+
+class ContractConverter(OpenAPIConverter):
+    """apispec's converter, with shared components and 3.1 nullables."""
+
+    def field2property(self, field: marshmallow.fields.Field) -> dict[str, Any]:
+        if isinstance(field, ComponentField):
+            return _maybe_null(component_ref(field.component), field)
+        if isinstance(field, marshmallow.fields.Nested) and _openapi_ref(field.nested):
+            return _maybe_null(self.resolve_nested_schema(field.nested), field)
+        prop = super().field2property(field)
+        enum = prop.get("enum")
+        if isinstance(enum, list) and None in enum:
+            # apispec adds null to a nullable enum; 3.1 says it with the type alone.
+            prop["enum"] = [member for member in enum if member is not None]
+        return prop
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        jsonschema = super().schema2jsonschema(schema)
+        required = getattr(schema, "openapi_required", None)  # schemas.games.answer
+        if required:
+            listed = jsonschema.get("required", [])
+            jsonschema["required"] = listed + [name for name in required if name not in listed]
+        for prop in jsonschema.get("properties", {}).values():
+            _default_in_words(prop)
+        return jsonschema
+
+    def resolve_nested_schema(self, schema: Any) -> Any:
+        name = _openapi_ref(schema)
+        if name:
+            return component_ref(name)
+        return super().resolve_nested_schema(schema)
+
+
+def _openapi_ref(schema: Any) -> str | None:
+    """The hand-written component a marshmallow schema is documented as, if any."""
+    if isinstance(schema, str | type | marshmallow.Schema):
+        try:
+            cls = resolve_schema_cls(schema)
+        except marshmallow.exceptions.RegistryError:
+            return None
+        return getattr(cls, "openapi_ref", None)
+    return None
+
+
+def _maybe_null(prop: dict[str, Any], field: marshmallow.fields.Field) -> dict[str, Any]:
+    out: dict[str, Any] = {"anyOf": [prop, {"type": "null"}]} if field.allow_none else dict(prop)
+    description = field.metadata.get("description")
+    if description:
+        out["description"] = description
+    default = field.load_default
+    if default is not marshmallow.missing and not callable(default):
+        out["default"] = default
+    return out
+
+
+def _default_in_words(prop: dict[str, Any]) -> None:
+    """Say a body field's default in its description instead of ``default``.
+
+    Why: openapi-typescript (7, default options) makes a field with a
+    ``default`` required, as an answer always carries it; in a request the
+    server fills it in, so a minimal body would not compile. The value stays
+    documented, in words, and the field stays optional for every generator.
+    """
+    if "default" not in prop:
+        return
+    default = prop.pop("default")
+    words = f"Default: `{json.dumps(default)}`."
+    description = prop.get("description", "").rstrip()
+    if description and not description.endswith("."):
+        description += "."
+    prop["description"] = f"{description} {words}".strip()
+
+
+class ContractPlugin(MarshmallowPlugin):
+    Converter = ContractConverter
+
+
+def _union(members: dict[str, str], key: str, description: str) -> dict[str, Any]:
+    """A ``oneOf`` of the components ``members`` (by the value of ``key``), keyed on ``key``."""
+    return {
+        "description": description,
+        "oneOf": [component_ref(name) for name in members.values()],
+        "discriminator": {
+            "propertyName": key,
+            "mapping": {value: component_ref(name)["$ref"] for value, name in members.items()},
+        },
+    }
+
+
+#: The body of an answer that has none (304, 204): read as text, it is "".
+EMPTY = {
+    "type": "string",
+    "maxLength": 0,
+    "description": "No body: read as text, the empty string",
+}
+#: Validation messages per field, nested as the request is (a list's items by index).
+FIELD_ERRORS = {
+    "type": "object",
+    "description": "Per field, its messages, or the errors of its parts (nested fields, "
+    "list items by index)",
+    "additionalProperties": {
+        "anyOf": [{"type": "array", "items": {"type": "string"}}, component_ref("FieldErrors")]
+    },
+}
+#: Readiness's worker check: live workers per queue, or why they cannot be counted.
+WORKER_COUNTS = {
+    "anyOf": [
+        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+        {"type": "string"},
+    ],
+    "description": "Live workers per queue, or (a string) why they cannot be counted",
+}
+#: The data of the SSE stream's messages: an event, or the final `end`.
+STREAM_DATA = {
+    "oneOf": [component_ref("StreamEvent"), component_ref("StreamEnd")],
+    "description": "The JSON `data:` of one message: a StreamEvent (the message's `event:` "
+    "is its `type`), or, for `event: end`, a StreamEnd",
+}
+
+
+def register_components(spec: APISpec) -> None:
+    """Add the shared components to ``spec``: the hand-written ones (Card, Seat,
+    Action, ...), the Problem body, the unions (jobs on `kind`, events and stream
+    events on `type`, replay steps on `kind`) and the SSE payloads.
+
+    The document's root says ``security: []``: an operation without its own
+    ``security`` needs no credentials (public, or optional: see
+    ``service.web.operations``)."""
+    from schemas.bots import JOB_KINDS, ReplayExportSchema
+    from schemas.events import EVENT_COMPONENTS, EVENT_TYPES, STREAM_EVENT_TYPES
+    from schemas.games import StreamEndSchema
+    from schemas.problems import ProblemSchema
+    from schemas.replay_steps import STEP_KINDS
+
+    spec.options["security"] = []
+    # flask-smorest's pagination header schema: no operation here pages with it.
+    spec.components.schemas.pop("PaginationMetadata", None)
+    for name, schema in shared_components().items():
+        spec.components.schema(name, schema)
+    spec.components.schema("Empty", EMPTY)
+    spec.components.schema("FieldErrors", FIELD_ERRORS)
+    spec.components.schema("WorkerCounts", WORKER_COUNTS)
+    spec.components.schema("Problem", schema=ProblemSchema)
+    names = {kind: f"{kind.capitalize()}Job" for kind in JOB_KINDS}
+    for kind, job in JOB_KINDS.items():
+        spec.components.schema(names[kind], schema=job)
+    spec.components.schema(
+        "Job", _union(names, "kind", "A job and, once finished, its typed result; keyed on `kind`")
+    )
+    events = {kind: EVENT_COMPONENTS[kind][0] for kind in EVENT_TYPES}
+    for kind, schema in EVENT_TYPES.items():
+        spec.components.schema(events[kind], schema=schema)
+    spec.components.schema(
+        "Event", _union(events, "type", "One event of the log as the caller may see it (R11)")
+    )
+    streamed = {kind: EVENT_COMPONENTS[kind][1] for kind in EVENT_TYPES}
+    for kind, schema in STREAM_EVENT_TYPES.items():
+        spec.components.schema(streamed[kind], schema=schema)
+    spec.components.schema(
+        "StreamEvent",
+        _union(streamed, "type", "The data of one event of the SSE stream: an Event, and on "
+                                 "the last of a burst with include=view the caller's `view`"),
+    )  # fmt: skip
+    spec.components.schema("StreamEnd", schema=StreamEndSchema)
+    spec.components.schema("StreamData", STREAM_DATA)
+    steps = {kind: schema.__name__.removesuffix("Schema") for kind, schema in STEP_KINDS.items()}
+    for kind, schema in STEP_KINDS.items():
+        spec.components.schema(steps[kind], schema=schema)
+    spec.components.schema(
+        "ReplayStep",
+        _union(steps, "kind", "One frame of a replay as the caller may see it (R11); keyed on "
+                              "`kind`: deal, trick, result, now, game"),
+    )  # fmt: skip
+    spec.components.schema("ReplayExport", schema=ReplayExportSchema)

@@ -1,0 +1,1 @@
+"""The blueprints: one module per group of endpoints, registered by ``service.web.app``."""

@@ -1,0 +1,114 @@
+"""Replay exports: ask for one (a job), then download it."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+
+from schemas.bots import ExportJobSchema, ExportRequestSchema
+from service.game.problems import Problem, Unauthorized
+from service.game.replay_export import EXTENSIONS
+from service.jobs.queues import JobReport, enqueue_export, report
+from service.web import examples
+from service.web.idempotency import idempotent
+from service.web.job_admission import export_admission
+from service.web.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
+from service.web.render import bearer_token
+from service.web.views.bots import queues
+from service.web.views.games import games
+
+blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
+
+_JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
+_DOWNLOAD_HEADERS = {
+    "ETag": {"description": "The SHA-256 of the bytes, quoted", "schema": {"type": "string"}},
+    "Repr-Digest": {
+        "description": "RFC 9530: `sha-256=:<base64 of the SHA-256>:`",
+        "schema": {"type": "string"},
+    },
+    "Content-Disposition": {
+        "description": '`attachment; filename="<game_id>.<json|ndjson|txt>"`',
+        "schema": {"type": "string"},
+    },
+}
+#: Per format of the export request, what the download is.
+_DOWNLOAD_CONTENT = {
+    "application/json": {
+        "schema": {"$ref": "#/components/schemas/ReplayExport"},
+        "example": examples.REPLAY_EXPORT,
+    },
+    "application/x-ndjson": {
+        "schema": {"type": "string", "description": "One event of the replay per line"}
+    },
+    "text/plain": {"schema": {"type": "string", "description": "One line per trick"}},
+}
+
+
+@blp.route("/games/<game_id>/exports", methods=["POST"])
+@blp.arguments(ExportRequestSchema, required=False, example=examples.EXPORT)
+@blp.response(202, ExportJobSchema, headers=_JOB_LOCATION, example=examples.EXPORT_JOB)
+@operation(blp, "requestExport", security=SEAT_OR_SPECTATOR, problems=BODY + GAME)
+@idempotent
+def create_export(body: dict[str, Any], game_id: str):
+    """Export the game's replay as the caller may see it (json, ndjson or text).
+
+    Answers 202 with the job; when it is finished, its result holds the
+    export's `url` and `sha256`. Once the game is over the export holds
+    every deal's deck. There is one export per game, version, visibility
+    (seat 0, seat 1 or a spectator) and format: asking again answers the same
+    job and export (finished at once when it is built) and costs nothing. A
+    new export job counts against the caller's cap (429 `too_many_jobs`,
+    `SCHNAPSEN_EXPORT_JOBS_PER_CALLER_PER_HOUR`), and a full queue refuses it
+    (503 `queue_full`, `SCHNAPSEN_EXPORT_QUEUE_MAX_JOBS`), both with `Retry-After`.
+    """
+    service = games()
+    current = service.current(game_id)
+    seat = service.seat_for(current, bearer_token(request))
+    exports = current_app.extensions["schnapsen"]["exports"]
+    job_id, export_id = enqueue_export(
+        queues(),
+        game_id,
+        current.version,
+        seat,
+        body.get("format", "json"),
+        secret=service.secret,
+        stored=exports.exists,
+        admit=export_admission(),
+    )
+    # None: another request is enqueueing this very job at this instant.
+    found = report(queues(), job_id) or JobReport(job_id, "queued")
+    answer = {**found.to_dict(), "export_id": export_id, "export_url": f"/v1/exports/{export_id}"}
+    return answer, 202, {"Location": f"/v1/jobs/{job_id}"}
+
+
+@blp.route("/exports/<export_id>", methods=["GET"])
+@blp.response(200, description="The export's bytes, in its format", headers=_DOWNLOAD_HEADERS)
+@operation(blp, "downloadExport", security=SEAT_OR_SPECTATOR, problems=GAME)
+@blp.doc(responses={200: {"content": _DOWNLOAD_CONTENT}})
+def download_export(export_id: str):
+    """Download an export; one made for a seat needs that seat's token.
+
+    Headers: the format's content type, `ETag` and `Repr-Digest` (SHA-256).
+    """
+    export = current_app.extensions["schnapsen"]["exports"].load(export_id)
+    if export is None:
+        raise Problem(f"there is no export {export_id!r}", status=404, code="export_not_found")
+    if export.viewer is not None:
+        service = games()
+        seat = service.seat_for(service.current(export.game_id), bearer_token(request))
+        if seat != export.viewer:
+            raise Unauthorized(f"this export was made for seat {export.viewer}: send its token")
+    digest = base64.b64encode(bytes.fromhex(export.sha256)).decode()
+    extension = EXTENSIONS[export.export_format]
+    return Response(
+        export.body,
+        content_type=export.content_type,
+        headers={
+            "ETag": f'"{export.sha256}"',
+            "Repr-Digest": f"sha-256=:{digest}:",
+            "Content-Disposition": f'attachment; filename="{export.game_id}.{extension}"',
+        },
+    )
