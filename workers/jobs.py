@@ -22,7 +22,7 @@ from service.engine.position import view_from_position
 from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
 from service.store.analyses import AnalysisStore
-from service.store.events import StoredExport
+from service.store.exports import StoredExport
 from workers.runtime import runtime
 
 

@@ -15,7 +15,8 @@ import redis
 from service.game.commands import GameService
 from service.ops.composition import build_services, secret_key
 from service.ops.settings import from_env, queue_redis_url, redis_url
-from service.store.events import EventStore, ExportStore
+from service.store.events import EventStore
+from service.store.exports import ExportStore
 from service.store.redis_clients import QueuesNotConfigured, connect
 
 

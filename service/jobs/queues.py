@@ -38,7 +38,7 @@ ANALYSIS_TIMEOUT = 180
 RESULT_TTL = 3600
 FAILURE_TTL = 24 * 3600
 
-#: An export job's report is kept as long as the export (``service.store.events.EXPORT_TTL``), so a
+#: An export job's report is kept as long as the export (``service.store.exports.EXPORT_TTL``), so a
 #: later request for the same export finds its job and answers with it.
 EXPORT_RESULT_TTL = 7 * 24 * 3600
 #: While one request enqueues a job, others for the same job wait for it at most this long

@@ -19,7 +19,8 @@ from redis import Redis
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
 from service.jobs.dispatch import BotDispatcher
-from service.store.events import EventStore, ExportStore
+from service.store.events import EventStore
+from service.store.exports import ExportStore
 from service.store.redis_clients import AnyRedis
 from service.store.stats import GameStats
 

@@ -38,7 +38,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.game.replay_export import CONTENT_TYPES, build
-from service.store.events import EventStore, ExportStore, StoredExport, keys
+from service.store.events import EventStore, keys
+from service.store.exports import ExportStore, StoredExport
 from service.store.stats import GameStats
 from tests.api.helpers import Api, new_game, play_random_game, to_move_view
 from tests.conftest import SECRET, LiveServer
