@@ -42,6 +42,7 @@ from redis.cluster import RedisCluster
 
 from service.engine.events import Event, event_from_dict, event_to_dict
 from service.store.redis_clients import AnyRedis, primary_of, refresh
+from service.store.scripts import lua_script
 
 PREFIX = "sch"
 #: What a node answers for a slot it does not serve (now): the script did not run.
@@ -53,51 +54,13 @@ _REDIRECTED = (
 #: How long an idempotency key is remembered (seconds).
 IDEMPOTENCY_TTL = 24 * 3600
 
-_APPEND = """
--- Redis < 7 replicates scripts verbatim unless told to replicate their effects,
--- and then refuses writes after TIME; 7 always replicates effects.
-if redis.replicate_commands then redis.replicate_commands() end
--- KEYS: log, idem, seats, snap, snapidx.
--- ARGV: expected version, idempotency field ('' = none), fingerprint, ttl,
--- snapshot json ('' = none), '1' if the snapshot is a deal start,
--- n (seat fields), n field/value pairs for the seats hash, then the events.
-local version = redis.call('XLEN', KEYS[1])
-if ARGV[2] ~= '' then
-  local previous = redis.call('HGET', KEYS[2], ARGV[2])
-  if previous then return {'duplicate', previous} end
-end
-if tonumber(ARGV[1]) ~= version then
-  return {'stale', tostring(version)}
-end
-local n = tonumber(ARGV[7])
-local first_event = 8 + 2 * n
--- The time of the append, from the one clock every API process shares (RX3).
-local now = redis.call('TIME')
-local ms = tostring(now[1] * 1000 + math.floor(now[2] / 1000))
-for i = first_event, #ARGV do
-  version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-0', 'e', ARGV[i], 't', ms)
-end
-if n > 0 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, 8, first_event - 1))
-end
-if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3] .. ' ' .. version)
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
-end
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], 'latest_version', version, 'latest', ARGV[5])
-  if ARGV[6] == '1' then
-    redis.call('HSET', KEYS[4], 'at:' .. version, ARGV[5])
-    redis.call('ZADD', KEYS[5], version, version)
-  end
-end
--- Wake the waiters of this game in every server process, with the new events
--- (service.live.watcher): "<game_id> <version>", then an event's JSON a line.
-local news = table.concat(ARGV, '\\n', first_event, #ARGV)
-__PUBLISH__
-return {'ok', tostring(version)}
-"""
+#: The append (one script: the version check, the events, the seats, the idempotency
+#: record, the snapshot, the announcement), the touch of an idempotency record, the
+#: load of a game and its turn clock: service/store/lua/*.lua.
+_APPEND = lua_script("append")
+_TOUCH = lua_script("touch")
+_LOAD = lua_script("load")
+_CLOCK = lua_script("clock")
 
 #: How the append script announces an append: on one Redis, on the channel every
 #: process listens to (service.live.watcher); on a cluster, on the game's shard channel
@@ -110,62 +73,6 @@ _SPUBLISH = (
     "local game = string.match(KEYS[1], '{(.-)}')\n"
     "redis.call('SPUBLISH', 'sch:{' .. game .. '}:appended', game .. ' ' .. version .. '\\n' .. news)"
 )
-
-_TOUCH = """
--- KEYS: idem. ARGV: ttl. A write for WAIT to count: the record a retry found is
--- kept longer, and a replica that has this write has everything written before it.
-return redis.call('EXPIRE', KEYS[1], ARGV[1])
-"""
-
-_LOAD = """
--- KEYS: log, snap, snapidx, seats, idem.
--- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none).
--- Returns {head, snapshot version, snapshot or false, entries after it up to
--- target, the seats hash, the idempotency record or false}.
-local head = redis.call('XLEN', KEYS[1])
-local seats = redis.call('HGETALL', KEYS[4])
-if head == 0 then return {0, 0, false, {}, seats, false} end
-local duplicate = false
-if ARGV[3] ~= '' then duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
-local target = head
-if ARGV[1] ~= '' then target = math.min(tonumber(ARGV[1]), head) end
-local sv, snap = 0, false
-if ARGV[2] == '1' then
-  local latest = tonumber(redis.call('HGET', KEYS[2], 'latest_version') or '0')
-  if latest > 0 and latest <= target then
-    sv = latest
-    snap = redis.call('HGET', KEYS[2], 'latest')
-  end
-  local found = redis.call('ZREVRANGEBYSCORE', KEYS[3], target, '-inf', 'LIMIT', 0, 1)
-  if #found > 0 and tonumber(found[1]) > sv then
-    sv = tonumber(found[1])
-    snap = redis.call('HGET', KEYS[2], 'at:' .. found[1])
-  end
-  if not snap then sv = 0 end
-end
-local entries = {}
-if target > sv then
-  entries = redis.call('XRANGE', KEYS[1], (sv + 1) .. '-0', target .. '-0')
-end
-return {head, sv, snap, entries, seats, duplicate}
-"""
-
-
-_CLOCK = """
--- KEYS: log. Returns {head, the last entry's time in ms or false, the time now in ms}.
-local head = redis.call('XLEN', KEYS[1])
-local now = redis.call('TIME')
-local now_ms = now[1] * 1000 + math.floor(now[2] / 1000)
-local last = false
-if head > 0 then
-  local entry = redis.call('XRANGE', KEYS[1], head .. '-0', head .. '-0')[1]
-  local fields = entry[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 't' then last = tonumber(fields[i + 1]) end
-  end
-end
-return {head, last, now_ms}
-"""
 
 
 @dataclass(frozen=True, slots=True)

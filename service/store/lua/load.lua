@@ -1,0 +1,30 @@
+-- KEYS: log, snap, snapidx, seats, idem.
+-- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none).
+-- Returns {head, snapshot version, snapshot or false, entries after it up to
+-- target, the seats hash, the idempotency record or false}.
+local head = redis.call('XLEN', KEYS[1])
+local seats = redis.call('HGETALL', KEYS[4])
+if head == 0 then return {0, 0, false, {}, seats, false} end
+local duplicate = false
+if ARGV[3] ~= '' then duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
+local target = head
+if ARGV[1] ~= '' then target = math.min(tonumber(ARGV[1]), head) end
+local sv, snap = 0, false
+if ARGV[2] == '1' then
+  local latest = tonumber(redis.call('HGET', KEYS[2], 'latest_version') or '0')
+  if latest > 0 and latest <= target then
+    sv = latest
+    snap = redis.call('HGET', KEYS[2], 'latest')
+  end
+  local found = redis.call('ZREVRANGEBYSCORE', KEYS[3], target, '-inf', 'LIMIT', 0, 1)
+  if #found > 0 and tonumber(found[1]) > sv then
+    sv = tonumber(found[1])
+    snap = redis.call('HGET', KEYS[2], 'at:' .. found[1])
+  end
+  if not snap then sv = 0 end
+end
+local entries = {}
+if target > sv then
+  entries = redis.call('XRANGE', KEYS[1], (sv + 1) .. '-0', target .. '-0')
+end
+return {head, sv, snap, entries, seats, duplicate}
