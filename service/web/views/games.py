@@ -30,12 +30,12 @@ from schemas.games import (
     SeatedSchema,
     StreamQuerySchema,
 )
-from service.engine import GameState, Variant
+from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent
-from service.game.problems import Problem, Unauthorized, VersionConflict
+from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
 from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
 from service.store.client_games import Listed
@@ -259,10 +259,14 @@ def act(body: dict[str, Any], game_id: str):
             code="conflicting_versions",
         )
     try:
+        action = Action.from_dict(body)
+    except ValueError as error:
+        raise InvalidRequest(str(error), code="invalid_action") from None
+    try:
         acted = games().act(
             game_id,
             bearer_token(request),
-            body,
+            action,
             expected_version=expected if expected is not None else header_version,
             idempotency_key=idempotency_key(),
         )
