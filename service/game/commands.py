@@ -25,28 +25,29 @@ from service.engine import (
     Event,
     GameCreated,
     GameState,
+    GameStatus,
     IllegalActionError,
     Resigned,
     SeatTaken,
     TimeoutClaimed,
     decide,
     legal_actions,
-    replay,
 )
 from service.engine.endings import abort, claim_timeout, resign
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
-from service.game.log import LIST_SCAN_LIMIT, GameListing, GameLog, Listed, StaleVersionError
+from service.game.log import GameListing, GameLog, StaleVersionError
 from service.game.problems import (
     Conflict,
-    GameNotFound,
     IllegalAction,
     InvalidRequest,
     Unauthorized,
     VersionConflict,
 )
+from service.game.queries import GameQueries, bot_to_move
+from service.game.seats import PlayerKind, Seat, Seats
 from service.game.transaction import Appended, AppendListener, Decided, Replayed, Transaction
 from service.game.values import Acted, Current, GamePage, NewGame, Opponent, Seated
 
@@ -70,8 +71,8 @@ class NoBotMove(Exception):
     """The game as loaded has no bot to move: a late or repeated job plays nothing."""
 
 
-class GameService:
-    """The commands of the game service, over a game's log (``GameLog``).
+class GameService(GameQueries):
+    """The commands of the game service, and its queries, over a game's log (``GameLog``).
 
     A command costs two round trips to the log: one ``load`` (snapshot, newer
     events, seats and idempotency record in one script) and one ``append``
@@ -87,12 +88,9 @@ class GameService:
         bot_levels: Collection[str] = (),
         listeners: Sequence[AppendListener] = (),
     ):
-        self.store = game_log
-        self.secret = secret
         self.bot_levels = frozenset(bot_levels)
         self.listeners = tuple(listeners)
-        self.client_games = listing
-        self.transaction = Transaction(game_log, self.listeners)
+        super().__init__(game_log, secret, listing, Transaction(game_log, self.listeners))
 
     # -- create and join ---------------------------------------------------
     def create(
@@ -156,23 +154,26 @@ class GameService:
         deck = new.deck if new.deck is not None else self._deck(new.seed, 1)
         events: list[Event] = [
             GameCreated(new.variant, first_dealer, new.dealing),
-            SeatTaken(0, "human"),
+            SeatTaken(0, PlayerKind.HUMAN.value),
         ]
         if bot:
-            events.append(SeatTaken(1, "bot", new.opponent.level))
+            events.append(SeatTaken(1, PlayerKind.BOT.value, new.opponent.level))
         # R1c: the first deal's dealer is the first dealer.
         events.append(DealStarted(1, first_dealer, tuple(deck), _nonce()))
-        seats = {"nonce:0": auth.new_nonce(), "player:0": "human"}
-        token = self._seat_token(game_id, 0, seats["nonce:0"])
-        seats["token:0"] = auth.fingerprint(token)
-        seats["player:1"] = f"bot:{new.opponent.level}" if bot else "human"
-        invite = None
-        if not bot:
-            seats["invite_nonce"] = auth.new_nonce()
-            invite = self._invite(game_id, seats["invite_nonce"])
-            seats["invite"] = auth.fingerprint(invite)
-        if new.seed is not None:
-            seats["seed"] = str(new.seed)
+        nonce = auth.new_nonce()
+        token = self._seat_token(game_id, 0, nonce)
+        creator = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
+        if bot:
+            seats = Seats((creator, Seat(PlayerKind.BOT, new.opponent.level)), seed=new.seed)
+            return Decided(tuple(events), (token, None), seats)
+        invite_nonce = auth.new_nonce()
+        invite = self._invite(game_id, invite_nonce)
+        seats = Seats(
+            (creator, Seat()),
+            invite_hash=auth.fingerprint(invite),
+            invite_nonce=invite_nonce,
+            seed=new.seed,
+        )
         return Decided(tuple(events), (token, invite), seats)
 
     def join(
@@ -186,7 +187,7 @@ class GameService:
         request_print = _fingerprint({"join": invite})
 
         def admit(current: Current) -> str:
-            if not auth.matches(invite, current.seats.get("invite")):
+            if not auth.matches(invite, current.seats.invite_hash):
                 raise Unauthorized(
                     "this invite does not open seat 1 of this game", code="invalid_invite"
                 )
@@ -199,8 +200,9 @@ class GameService:
                 raise Conflict("seat 1 of this game is already taken", code="seat_taken")
             nonce = auth.new_nonce()
             token = self._seat_token(game_id, 1, nonce)
-            seats = {"nonce:1": nonce, "token:1": auth.fingerprint(token)}
-            return Decided((SeatTaken(1, "human"),), token, seats)
+            joiner = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
+            seats = current.seats.with_seat(1, joiner)
+            return Decided((SeatTaken(1, PlayerKind.HUMAN.value),), token, seats)
 
         outcome = self.transaction.run(
             game_id,
@@ -246,7 +248,7 @@ class GameService:
 
     def _decide(self, current: Current, seat: int, action: Action) -> tuple[Event, ...]:
         """The engine's verdict: the events to append, or a refusal."""
-        seed = int(current.seats["seed"]) if "seed" in current.seats else None
+        seed = current.seats.seed
         try:
             decided = decide(
                 current.state, seat, action, lambda number: self._deck(seed, number), _nonce
@@ -276,10 +278,10 @@ class GameService:
 
         def bot_move(current: Current) -> Decided[int]:
             seat = current.state.to_move
-            player = current.seats.get(f"player:{seat}", "")
-            if current.state.status != "active" or seat is None or not player.startswith("bot:"):
+            level = current.seats.bot_level(seat)
+            if current.state.status is not GameStatus.ACTIVE or seat is None or level is None:
                 raise NoBotMove()
-            action = choose(seat_view(current.state, seat), player.removeprefix("bot:"))
+            action = choose(seat_view(current.state, seat), level)
             return Decided(self._decide(current, seat, action), seat)
 
         try:
@@ -367,7 +369,7 @@ class GameService:
         return Resigned(seat)
 
     def _aborted(self, current: Current, seat: int) -> Event:
-        if any(current.seats.get(f"player:{s}", "").startswith("bot:") for s in (0, 1)):
+        if current.seats.against_bot:
             raise Conflict(
                 "a game against a bot is not aborted; resign instead", code="abort_not_allowed"
             )
@@ -413,97 +415,7 @@ class GameService:
             raise IllegalAction(error.code, error.message, extra=extra) from None
         return TimeoutClaimed(seat, waited)
 
-    # -- reading -----------------------------------------------------------
-    def current(self, game_id: str, version: int | None = None) -> Current:
-        """The game at ``version`` (default: now), from the newest snapshot plus newer events."""
-        return self.transaction.load(game_id, version)[0]
-
-    def seat_for(self, current: Current, token: str | None) -> int | None:
-        """The seat a bearer token acts for; ``None`` (a spectator) without a token."""
-        if token is None:
-            return None
-        return self._seat_of(current, token)
-
-    def list_games(
-        self, owner: str, *, status: str | None, after: Listed | None, limit: int
-    ) -> GamePage:
-        """The games ``owner`` created, newest first, with ``status`` if given.
-
-        Status comes from each game's log (it is not indexed), so filtering
-        reads at most ``LIST_SCAN_LIMIT`` index entries per page; a page may
-        then hold fewer than ``limit`` games and still have a next cursor.
-        """
-        found: list[tuple[Listed, Current]] = []
-        scanned = 0
-        cursor = after
-        while len(found) < limit and scanned < LIST_SCAN_LIMIT:
-            batch = self.client_games.page(owner, cursor, min(limit, LIST_SCAN_LIMIT - scanned))
-            if not batch:
-                return GamePage(found, None)
-            for listed in batch:
-                scanned += 1
-                cursor = listed
-                try:
-                    current = self.current(listed.game_id)
-                except GameNotFound:  # a create that failed after indexing its id
-                    continue
-                if status is None or current.state.status == status:
-                    found.append((listed, current))
-                    if len(found) == limit:
-                        break
-        if cursor is None or not self.client_games.page(owner, cursor, 1):
-            return GamePage(found, None)
-        return GamePage(found, cursor)
-
-    def invite_for(self, current: Current, seat: int | None) -> str | None:
-        """The invite, for seat 0 only, while seat 1 of a game between people is empty.
-
-        It is seat 0's secret to pass on (its view may show it, so an app that
-        lost the create answer can still share it); nobody else ever sees it.
-        """
-        nonce = current.seats.get("invite_nonce")
-        state = current.state
-        if seat != 0 or nonce is None or state.seated[1] or state.over:
-            return None
-        return self._invite(current.game_id, nonce)
-
-    def events_after(
-        self, game_id: str, after: int
-    ) -> tuple[GameState | None, list[Event], Current]:
-        """The state at ``after`` and the events after it, for the event feed."""
-        latest = self.current(game_id)
-        if after >= latest.version:
-            return None, [], latest
-        start = self.current(game_id, after).state if after > 0 else None
-        return start, self.store.events(game_id, after, latest.version), latest
-
-    def events_since(
-        self, known: Current, announced: Sequence[Event] | None = None
-    ) -> tuple[list[Event], Current]:
-        """The events after ``known`` and the game they lead to: one round trip, or none
-        when the append's announcement brought them (``announced``).
-
-        For waiters, who already hold the state they waited at: folding the
-        new events onto it is cheaper than loading the game again.
-        """
-        if announced is not None:
-            events = list(announced)
-        else:
-            events = self.store.events(known.game_id, known.version)
-        if not events:
-            return [], known
-        if any(isinstance(event, SeatTaken) for event in events):  # the seats record changed
-            return events, self.current(known.game_id, known.version + len(events))
-        state = replay(events, known.state)
-        return events, Current(known.game_id, known.version + len(events), state, known.seats)
-
     # -- helpers -----------------------------------------------------------
-    def _seat_of(self, current: Current, token: str) -> int:
-        for seat in (0, 1):
-            if auth.matches(token, current.seats.get(f"token:{seat}")):
-                return seat
-        raise Unauthorized("this token belongs to no seat of this game")
-
     def _acted(self, outcome: Appended[int] | Replayed, token: str) -> Acted:
         if isinstance(outcome, Replayed):
             return Acted(outcome.current, self._seat_of(outcome.current, token), replayed=True)
@@ -513,12 +425,6 @@ class GameService:
         if seed is None:
             return dealing.random_deck()
         return dealing.seeded_deck(seed, deal_number)
-
-    def _seat_token(self, game_id: str, seat: int, nonce: str) -> str:
-        return auth.derive_secret(self.secret, game_id, f"seat:{seat}", nonce)
-
-    def _invite(self, game_id: str, nonce: str) -> str:
-        return auth.derive_secret(self.secret, game_id, "invite", nonce)
 
     def _game_id_for(self, scoped_key: str) -> str:
         """The id of the game a create with this (scoped) Idempotency-Key makes.
@@ -532,14 +438,15 @@ class GameService:
 
     def _created_again(self, replayed: Replayed) -> Seated:
         seated = self._seated_again(replayed, 0)
-        seats = seated.current.seats
-        game_id = seated.current.game_id
-        invite = self._invite(game_id, seats["invite_nonce"]) if "invite_nonce" in seats else None
+        nonce = seated.current.seats.invite_nonce
+        invite = None if nonce is None else self._invite(seated.current.game_id, nonce)
         return Seated(seated.current, 0, seated.token, invite, replayed=True)
 
     def _seated_again(self, replayed: Replayed, seat: int) -> Seated:
         current = replayed.current
-        token = self._seat_token(current.game_id, seat, current.seats[f"nonce:{seat}"])
+        nonce = current.seats[seat].nonce
+        assert nonce is not None  # a seat that was taken keeps what its token came from
+        token = self._seat_token(current.game_id, seat, nonce)
         return Seated(current, seat, token, None, replayed=True)
 
 
@@ -566,12 +473,6 @@ def _seat_key(token: str, idempotency_key: str | None) -> str | None:
 def _scoped(scope: str, idempotency_key: str) -> str:
     """An Idempotency-Key within its caller's scope (hashed: a scope may hold an address)."""
     return f"{hashlib.sha256(scope.encode()).hexdigest()[:16]}:{idempotency_key}"
-
-
-def bot_to_move(current: Current) -> bool:
-    """A bot's seat is to move (while the game runs: a finished game has nobody to move)."""
-    seat = current.state.to_move
-    return seat is not None and current.seats.get(f"player:{seat}", "").startswith("bot:")
 
 
 def _nonce() -> str:

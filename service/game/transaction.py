@@ -20,14 +20,15 @@ is the same for every command and lives here once:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from service.engine import DealStarted, Event, GameState, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.game.log import Duplicate, GameLog, StaleVersionError
 from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
+from service.game.seats import Seats
 from service.game.values import Current
 
 log = logging.getLogger(__name__)
@@ -40,12 +41,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Decided(Generic[T]):
-    """What a command decided: the events to append, the seat-record fields they bring,
-    and the command's own answer (the seat that acted, a new seat's token)."""
+    """What a command decided: the events to append, the command's own answer (the seat
+    that acted, a new seat's token), and the seats record after them (None: unchanged)."""
 
     events: tuple[Event, ...]
     answer: T
-    seats: Mapping[str, str] = field(default_factory=dict)
+    seats: Seats | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,7 @@ class Transaction:
         longer empty belongs to another game, and the caller names a new one.
         """
         try:
-            return self._commit(game_id, 0, None, {}, decided, idempotency_key, fingerprint)
+            return self._commit(game_id, 0, None, Seats(), decided, idempotency_key, fingerprint)
         except StaleVersionError:
             return None
 
@@ -165,14 +166,15 @@ class Transaction:
                     game_id, version, snapshots=False, idempotency_key=idempotency_key
                 )
         state = replay(loaded.events, start)
-        return Current(game_id, loaded.version, state, loaded.seats), loaded.duplicate
+        seats = Seats.decode(loaded.seats)
+        return Current(game_id, loaded.version, state, seats), loaded.duplicate
 
     def _commit(
         self,
         game_id: str,
         version: int,
         before: GameState | None,
-        seats: Mapping[str, str],
+        seats: Seats,
         decided: Decided[T],
         idempotency_key: str | None,
         fingerprint: str,
@@ -184,7 +186,7 @@ class Transaction:
             game_id,
             version,
             decided.events,
-            seats=decided.seats,
+            seats=None if decided.seats is None else decided.seats.encode(),
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
             snapshot=state_to_dict(state),
@@ -192,7 +194,7 @@ class Transaction:
         )
         if isinstance(result, Duplicate):  # the same key's request landed first
             return self._replayed(game_id, result, fingerprint)
-        after = Current(game_id, result, state, {**seats, **decided.seats})
+        after = Current(game_id, result, state, seats if decided.seats is None else decided.seats)
         self._tell(after, decided.events)
         return Appended(after, decided.answer)
 

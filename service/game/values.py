@@ -4,12 +4,12 @@ a seat taken, an action taken. Frozen: a command never changes what it was given
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.engine import Card, Dealing, GameState, Variant
 from service.game.log import Listed
+from service.game.seats import Seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,20 +45,12 @@ class Current:
     game_id: str
     version: int
     state: GameState
-    seats: Mapping[str, str]
+    seats: Seats
 
     @property
     def players(self) -> list[dict[str, Any]]:
         """Who sits where: a person or a bot of some level, and whether seat 1 is taken."""
-        players = []
-        for seat in (0, 1):
-            kind = self.seats.get(f"player:{seat}", "human")
-            if kind.startswith("bot:"):
-                players.append({"seat": seat, "type": "bot", "level": kind[4:], "joined": True})
-            else:
-                joined = f"token:{seat}" in self.seats
-                players.append({"seat": seat, "type": "human", "joined": joined})
-        return players
+        return self.seats.players
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ def table(redis_url: str) -> Table:
 
 
 def folded(table: Table, game_id: str, answered: Current | None = None) -> Current:
-    """Check the service's game against the replay of its whole log; return it."""
+    """Check the service's game, and the game a command answered, against the replay of
+    its whole log; return the game as loaded."""
     log = table.store.events(game_id)
     truth = replay(log)
     loaded = table.games.current(game_id)
@@ -59,6 +60,7 @@ def folded(table: Table, game_id: str, answered: Current | None = None) -> Curre
     if answered is not None:
         assert answered.version == len(log)
         assert answered.state == truth
+        assert answered.seats == loaded.seats  # the seats record as the log keeps it
     return loaded
 
 

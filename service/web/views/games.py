@@ -192,7 +192,7 @@ def _summary(created_ms: int, current: Current) -> dict[str, Any]:
         "game_id": current.game_id,
         "created_at": f"{created}.{created_ms % 1000:03d}Z",
         "version": current.version,
-        "status": state.status,
+        "status": state.status.value,
         "variant": state.variant.value,
         "dealing": state.dealing.value,
         "game_points": list(state.game_points),
@@ -553,7 +553,7 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
     try:
         return service.seat_for(known, token)
     except Unauthorized:
-        if "token:1" in known.seats:
+        if known.seats[1].joined:
             raise
         return service.seat_for(service.current(known.game_id), token)
 
@@ -634,7 +634,7 @@ def _end_of(latest: Current) -> dict[str, Any]:
     state = latest.state
     return {
         "version": latest.version,
-        "status": state.status,
+        "status": state.status.value,
         "winner": state.winner,
         "game_points": list(state.game_points),
     }
