@@ -365,7 +365,7 @@ class GameService(GameQueries):
         return self._acted(outcome, token)
 
     def _resigned(self, current: Current, seat: int) -> Event:
-        _engine(lambda: resign(current.state, seat))
+        _check_ending(lambda: resign(current.state, seat))
         return Resigned(seat)
 
     def _aborted(self, current: Current, seat: int) -> Event:
@@ -373,7 +373,7 @@ class GameService(GameQueries):
             raise Conflict(
                 "a game against a bot is not aborted; resign instead", code="abort_not_allowed"
             )
-        _engine(lambda: abort(current.state, seat))
+        _check_ending(lambda: abort(current.state, seat))
         return Aborted(seat)
 
     def _timed_out(self, current: Current, seat: int, timeout_seconds: float) -> Event:
@@ -415,7 +415,7 @@ class GameService(GameQueries):
             raise IllegalAction(error.code, error.message, extra=extra) from None
         return TimeoutClaimed(seat, waited)
 
-    # -- helpers -----------------------------------------------------------
+    # -- answers, decks and ids --------------------------------------------
     def _acted(self, outcome: Appended[int] | Replayed, token: str) -> Acted:
         if isinstance(outcome, Replayed):
             return Acted(outcome.current, self._seat_of(outcome.current, token), replayed=True)
@@ -450,7 +450,7 @@ class GameService(GameQueries):
         return Seated(current, seat, token, None, replayed=True)
 
 
-def _engine(decide_ending: Callable[[], GameState]) -> None:
+def _check_ending(decide_ending: Callable[[], GameState]) -> None:
     """The engine's check of an ending, or its refusal; the fold makes the state."""
     try:
         decide_ending()
