@@ -404,7 +404,7 @@ class GameService(GameQueries):
                 timeout_seconds=timeout_seconds,
             )
         except IllegalActionError as error:
-            extra = {"rule": error.rule}
+            extra: dict[str, Any] = {"rule": error.rule}
             if error.code is ErrorCode.TURN_NOT_TIMED_OUT:
                 left = max(0.001, timeout_seconds - waited / 1000)
                 extra.update(
