@@ -24,7 +24,7 @@ def observe(state: GameState, viewer: Viewer) -> dict[str, Any]:
     """The game as ``viewer`` sees it now: the body of the contract's view."""
     deal = state.deal
     return {
-        "status": state.status,
+        "status": state.status.value,
         "variant": state.variant.value,
         "dealing": state.dealing.value,
         "seat": viewer,

@@ -8,7 +8,7 @@ may see of it is decided in one place only, ``observation.observe`` (R11).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import NamedTuple
 
 from .cards import Card, Rank, Suit
@@ -50,6 +50,18 @@ class GameEndReason(Enum):
     TIMED_OUT = "timed_out"  # RX3: the seat waited past the turn timeout and claimed the game
 
     __hash__ = object.__hash__
+
+
+class GameStatus(StrEnum):
+    """Where a game is: waiting for its second player, being played, or over.
+
+    A ``StrEnum``, so a status is its word wherever it goes (JSON, a query's
+    filter, a comparison with the word) and the contract does not change.
+    """
+
+    WAITING = "waiting"  # seat 1 is still empty
+    ACTIVE = "active"  # both seats taken, the game runs
+    FINISHED = "finished"  # won, resigned, aborted or claimed on time
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,10 +262,10 @@ class GameState(NamedTuple):
         return self.ending is not None or self.winner is not None
 
     @property
-    def status(self) -> str:
+    def status(self) -> GameStatus:
         if self.over:
-            return "finished"
-        return "active" if self.seated[0] and self.seated[1] else "waiting"
+            return GameStatus.FINISHED
+        return GameStatus.ACTIVE if self.seated[0] and self.seated[1] else GameStatus.WAITING
 
     @property
     def awaiting_deal(self) -> bool:
@@ -270,6 +282,6 @@ class GameState(NamedTuple):
 
     @property
     def to_move(self) -> int | None:
-        if self.deal is None or self.status != "active":
+        if self.deal is None or self.status is not GameStatus.ACTIVE:
             return None
         return self.deal.to_move

@@ -19,6 +19,7 @@ from redis import Redis
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
 from service.jobs.dispatch import BotDispatcher
+from service.store.client_games import ClientGames
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.redis_clients import AnyRedis
@@ -69,7 +70,13 @@ def build_services(
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
     listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
-    games = GameService(store, secret, bot_levels=LEVELS, listeners=listeners)
+    games = GameService(
+        store,
+        secret,
+        listing=ClientGames(log_client),
+        bot_levels=LEVELS,
+        listeners=listeners,
+    )
     return Services(games, store, ExportStore(log_client), stats, dispatcher)
 
 

@@ -14,53 +14,17 @@ Redis key (hash tag per client, so one busy client does not load one slot):
 
 from __future__ import annotations
 
-import base64
-import binascii
-from dataclasses import dataclass
-
 import redis
+
+from service.game.log import Listed
 
 
 def index_key(client_id: str) -> str:
     return f"sch:{{client:{client_id}}}:games"
 
 
-#: Most index entries one listing request reads while filtering by status; a
-#: page may then hold fewer games than asked, with a cursor to go on.
-LIST_SCAN_LIMIT = 500
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """One game of a client's index: its id and when it was created (ms since the epoch).
-
-    The last game a page shows is also where the next page starts: ``encode``
-    gives the cursor handed to clients (opaque to them, base64url), ``decode``
-    reads one back.
-    """
-
-    game_id: str
-    created_ms: int
-
-    def encode(self) -> str:
-        raw = f"{self.created_ms}:{self.game_id}".encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-    @classmethod
-    def decode(cls, text: str) -> Listed:
-        """Raises ``ValueError`` for anything this service did not hand out."""
-        try:
-            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("ascii")
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            raise ValueError("not a cursor of this listing") from None
-        created, sep, game_id = raw.partition(":")
-        if not sep or not created.isascii() or not created.isdigit() or not game_id.isalnum():
-            raise ValueError("not a cursor of this listing")
-        return cls(game_id, int(created))
-
-
 class ClientGames:
-    """The per-client index of created games in Redis."""
+    """The per-client index of created games in Redis (``service.game.log.GameListing``)."""
 
     def __init__(self, client: redis.Redis):
         self.redis = client

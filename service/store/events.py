@@ -41,6 +41,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from service.engine.events import Event, event_from_dict, event_to_dict
+from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
 from service.store.redis_clients import AnyRedis, primary_of, refresh
 from service.store.scripts import lua_script
 
@@ -75,23 +76,6 @@ _SPUBLISH = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TurnClock:
-    """When the log last grew, by the Redis server's clock, and what time it is now.
-
-    ``last_ms`` is None for a head entry written before entries carried a time.
-    """
-
-    head: int
-    last_ms: int | None
-    now_ms: int
-
-    @property
-    def waited_ms(self) -> int | None:
-        """How long the log has stood still; None when its last time is not known."""
-        return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
-
-
 class NotReplicated(redis.exceptions.ConnectionError):
     """``WAIT`` counted fewer replicas with an append than asked for, within its timeout.
 
@@ -106,44 +90,6 @@ class NotReplicated(redis.exceptions.ConnectionError):
         self.acked = acked
 
 
-class StaleVersionError(Exception):
-    """The log moved on: it is at ``actual``, not at the version the writer expected."""
-
-    def __init__(self, expected: int, actual: int):
-        super().__init__(f"the game is at version {actual}, not {expected}")
-        self.expected = expected
-        self.actual = actual
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """What ``load`` read in one round trip.
-
-    The log's head, the newest usable snapshot (if any) and the events after
-    it, the game's seats record, and the idempotency record asked for.
-    """
-
-    head: int
-    snapshot_version: int
-    snapshot: dict[str, Any] | None
-    events: list[Event]
-    seats: dict[str, str]
-    duplicate: Duplicate | None
-
-    @property
-    def version(self) -> int:
-        """The version the snapshot plus events reach."""
-        return self.snapshot_version + len(self.events)
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicate:
-    """An idempotency key seen before: its request fingerprint and the version it reached."""
-
-    fingerprint: str
-    version: int
-
-
 def keys(game_id: str) -> dict[str, str]:
     tag = f"{PREFIX}:{{{game_id}}}"
     return {
@@ -156,7 +102,10 @@ def keys(game_id: str) -> dict[str, str]:
 
 
 class EventStore:
-    """The per-game event logs, their seat records and snapshot caches in Redis."""
+    """The per-game event logs, their seat records and snapshot caches in Redis.
+
+    The game's log as the commands use it (``service.game.log.GameLog``).
+    """
 
     def __init__(
         self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 500

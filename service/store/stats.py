@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import redis
 
-from service.engine import ActionTaken, Event, GameCreated
+from service.engine import ActionTaken, Event, GameCreated, GameStatus
 from service.game.commands import Current
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class GameStats:
 
     def observe(self, current: Current) -> None:
         """Count the game's finish if it is finished and its finish was not counted yet."""
-        if current.state.status != "finished":
+        if current.state.status is not GameStatus.FINISHED:
             return
         try:
             if self.client.set(self.MARK.format(current.game_id), 1, nx=True, ex=self.MARK_TTL):

@@ -20,6 +20,7 @@ from service.engine import (
 from service.engine.snapshot import ENGINE_VERSION, state_from_dict, state_to_dict
 from service.game import dealing
 from service.game.commands import GameService, NewGame
+from service.store.client_games import ClientGames
 from service.store.events import Duplicate, EventStore, StaleVersionError, keys
 
 
@@ -30,7 +31,7 @@ def store(redis_client) -> EventStore:
 
 @pytest.fixture
 def games(store) -> GameService:
-    return GameService(store, b"secret")
+    return GameService(store, b"secret", listing=ClientGames(store.redis))
 
 
 def opening_events(seed: int = 3) -> list:
@@ -105,7 +106,7 @@ def test_snapshot_is_a_cache_safe_to_delete(store, games, redis_client):
         if current.state.winner is not None:
             break
         seat = current.state.to_move
-        games.act(game, tokens[seat], rng.choice(legal_actions(current.state)).to_dict())
+        games.act(game, tokens[seat], rng.choice(legal_actions(current.state)))
     before = games.current(game)
     redis_client.delete(keys(game)["snap"], keys(game)["snapidx"])
     after = games.current(game)
@@ -132,7 +133,7 @@ def test_reads_of_the_past_start_from_the_deal_start_snapshot(store, games):
     rng = random.Random(9)
     while games.current(game).state.winner is None:
         state = games.current(game).state
-        games.act(game, tokens[state.to_move], rng.choice(legal_actions(state)).to_dict())
+        games.act(game, tokens[state.to_move], rng.choice(legal_actions(state)))
     log = store.events(game)
     deal_starts = [v for v, e in enumerate(log, start=1) if isinstance(e, DealStarted)]
     assert len(deal_starts) >= 2

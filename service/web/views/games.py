@@ -30,12 +30,12 @@ from schemas.games import (
     SeatedSchema,
     StreamQuerySchema,
 )
-from service.engine import GameState, Variant
+from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent
-from service.game.problems import Problem, Unauthorized, VersionConflict
+from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
 from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
 from service.store.client_games import Listed
@@ -192,7 +192,7 @@ def _summary(created_ms: int, current: Current) -> dict[str, Any]:
         "game_id": current.game_id,
         "created_at": f"{created}.{created_ms % 1000:03d}Z",
         "version": current.version,
-        "status": state.status,
+        "status": state.status.value,
         "variant": state.variant.value,
         "dealing": state.dealing.value,
         "game_points": list(state.game_points),
@@ -259,10 +259,14 @@ def act(body: dict[str, Any], game_id: str):
             code="conflicting_versions",
         )
     try:
+        action = Action.from_dict(body)
+    except ValueError as error:
+        raise InvalidRequest(str(error), code="invalid_action") from None
+    try:
         acted = games().act(
             game_id,
             bearer_token(request),
-            body,
+            action,
             expected_version=expected if expected is not None else header_version,
             idempotency_key=idempotency_key(),
         )
@@ -549,7 +553,7 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
     try:
         return service.seat_for(known, token)
     except Unauthorized:
-        if "token:1" in known.seats:
+        if known.seats[1].joined:
             raise
         return service.seat_for(service.current(known.game_id), token)
 
@@ -630,7 +634,7 @@ def _end_of(latest: Current) -> dict[str, Any]:
     state = latest.state
     return {
         "version": latest.version,
-        "status": state.status,
+        "status": state.status.value,
         "winner": state.winner,
         "game_points": list(state.game_points),
     }

@@ -1,0 +1,172 @@
+"""What the game needs from a game's log and from a client's listing, and nothing more.
+
+The commands decide on the state a log folds to and append what they
+decided, only if the log is still where they read it. They name that
+contract here, in the game's own words, so the game imports no storage:
+``service.store.events.EventStore`` and ``service.store.client_games.ClientGames``
+implement these protocols, and the composition root (``service.ops.composition``)
+hands them in.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from service.engine import Event
+
+#: Most index entries one listing request reads while filtering by status; a
+#: page may then hold fewer games than asked, with a cursor to go on.
+LIST_SCAN_LIMIT = 500
+
+
+class StaleVersionError(Exception):
+    """The log moved on: it is at ``actual``, not at the version the writer expected."""
+
+    def __init__(self, expected: int, actual: int):
+        super().__init__(f"the game is at version {actual}, not {expected}")
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """An idempotency key seen before: its request fingerprint and the version it reached."""
+
+    fingerprint: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What ``load`` read in one round trip.
+
+    The log's head, the newest usable snapshot (if any) and the events after
+    it, the game's seats record, and the idempotency record asked for.
+    """
+
+    head: int
+    snapshot_version: int
+    snapshot: dict[str, Any] | None
+    events: list[Event]
+    seats: dict[str, str]
+    duplicate: Duplicate | None
+
+    @property
+    def version(self) -> int:
+        """The version the snapshot plus events reach."""
+        return self.snapshot_version + len(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """When the log last grew, by the log's own clock, and what time it is now.
+
+    ``last_ms`` is None for a head entry written before entries carried a time.
+    """
+
+    head: int
+    last_ms: int | None
+    now_ms: int
+
+    @property
+    def waited_ms(self) -> int | None:
+        """How long the log has stood still; None when its last time is not known."""
+        return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One game of a client's index: its id and when it was created (ms since the epoch).
+
+    The last game a page shows is also where the next page starts: ``encode``
+    gives the cursor handed to clients (opaque to them, base64url), ``decode``
+    reads one back.
+    """
+
+    game_id: str
+    created_ms: int
+
+    def encode(self) -> str:
+        raw = f"{self.created_ms}:{self.game_id}".encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str) -> Listed:
+        """Raises ``ValueError`` for anything this service did not hand out."""
+        try:
+            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("ascii")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            raise ValueError("not a cursor of this listing") from None
+        created, sep, game_id = raw.partition(":")
+        if not sep or not created.isascii() or not created.isdigit() or not game_id.isalnum():
+            raise ValueError("not a cursor of this listing")
+        return cls(game_id, int(created))
+
+
+class GameLog(Protocol):
+    """A game's append-only log, its seats record and its idempotency records.
+
+    The one write is ``append``, which adds a command's events (with the seat
+    fields and the idempotency record they bring) only if the log is still at
+    the version the command decided on; everything else reads.
+    """
+
+    def load(
+        self,
+        game_id: str,
+        version: int | None = None,
+        *,
+        snapshots: bool = True,
+        idempotency_key: str | None = None,
+    ) -> Loaded:
+        """The newest snapshot at or before ``version`` (default: the head), the events
+        after it, the seats, and the record of ``idempotency_key``."""
+        ...
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        seats: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        snapshot: dict[str, Any] | None = None,
+        deal_start: bool = False,
+    ) -> int | Duplicate:
+        """The new version; the earlier request's ``Duplicate`` when the key was used;
+        raises ``StaleVersionError`` when the log is not at ``expected_version``."""
+        ...
+
+    def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
+        """The record of an idempotency key, without loading the game."""
+        ...
+
+    def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
+        """Events with versions in ``after+1 .. until`` (default: to the head)."""
+        ...
+
+    def head(self, game_id: str) -> int:
+        """The log's current version; 0 when the game does not exist."""
+        ...
+
+    def clock(self, game_id: str) -> TurnClock:
+        """The time of the log's last append and the time now, by one clock."""
+        ...
+
+
+class GameListing(Protocol):
+    """Which games each client app created, newest first (``GET /v1/games?client=me``)."""
+
+    def add(self, client_id: str, game_id: str, created_ms: int) -> None:
+        """List a new game; a retried create (same id) keeps its first time."""
+        ...
+
+    def page(self, client_id: str, after: Listed | None, count: int) -> list[Listed]:
+        """Up to ``count`` games older than ``after`` (default: the newest), newest first."""
+        ...

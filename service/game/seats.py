@@ -1,0 +1,128 @@
+"""A game's seats record: who sits where, the hashes of their tokens, the nonces their
+secrets are derived from, the invite, and the seed of a seeded game.
+
+The log keeps it as one flat hash of strings beside the events (``GameLog``:
+``seats`` of ``load`` and ``append``). This module is its only reader and
+writer, so the field names and their forms live here once, and the commands
+ask typed questions (is seat 1 a bot? has it joined?) instead of string keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+#: How the record names a bot seat's player: ``bot:<level>``.
+_BOT_PREFIX = "bot:"
+
+
+class PlayerKind(StrEnum):
+    """Who plays a seat: a person with a token, or a bot moved by the service's workers."""
+
+    HUMAN = "human"
+    BOT = "bot"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat: a person (whose token's hash is here once the seat is taken) or a bot."""
+
+    kind: PlayerKind = PlayerKind.HUMAN
+    #: A bot's level; None for a person.
+    level: str | None = None
+    #: The SHA-256 of the seat's token; the token itself is never stored.
+    token_hash: str | None = None
+    #: What the token is derived from, so a replayed answer can give it again.
+    nonce: str | None = None
+
+    @property
+    def bot(self) -> bool:
+        return self.kind is PlayerKind.BOT
+
+    @property
+    def joined(self) -> bool:
+        """A bot sits from the start; a person once its token exists."""
+        return self.bot or self.token_hash is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Seats:
+    """The seats record of one game (see the module's docstring)."""
+
+    seats: tuple[Seat, Seat] = field(default_factory=lambda: (Seat(), Seat()))
+    #: The SHA-256 of the invite to seat 1, and what it is derived from (people only).
+    invite_hash: str | None = None
+    invite_nonce: str | None = None
+    #: The creator's seed: every later deck of the game follows it.
+    seed: int | None = None
+
+    def __getitem__(self, seat: int) -> Seat:
+        return self.seats[seat]
+
+    def with_seat(self, seat: int, taken: Seat) -> Seats:
+        """The record with ``seat`` as ``taken``."""
+        seats = (taken, self.seats[1]) if seat == 0 else (self.seats[0], taken)
+        return replace(self, seats=seats)
+
+    @property
+    def against_bot(self) -> bool:
+        return any(seat.bot for seat in self.seats)
+
+    def bot_level(self, seat: int | None) -> str | None:
+        """The level of the bot at ``seat``; None for a person's seat (or no seat)."""
+        if seat is None or not self.seats[seat].bot:
+            return None
+        return self.seats[seat].level
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        """Who sits where, as a game's view shows it: a person or a bot of some level."""
+        players: list[dict[str, Any]] = []
+        for number, seat in enumerate(self.seats):
+            if seat.bot:
+                players.append({"seat": number, "type": "bot", "level": seat.level, "joined": True})
+            else:
+                players.append({"seat": number, "type": "human", "joined": seat.joined})
+        return players
+
+    def encode(self) -> dict[str, str]:
+        """The record as the log's hash of strings."""
+        fields: dict[str, str] = {}
+        for number, seat in enumerate(self.seats):
+            fields[f"player:{number}"] = (
+                f"{_BOT_PREFIX}{seat.level}" if seat.bot else PlayerKind.HUMAN.value
+            )
+            if seat.token_hash is not None:
+                fields[f"token:{number}"] = seat.token_hash
+            if seat.nonce is not None:
+                fields[f"nonce:{number}"] = seat.nonce
+        if self.invite_hash is not None:
+            fields["invite"] = self.invite_hash
+        if self.invite_nonce is not None:
+            fields["invite_nonce"] = self.invite_nonce
+        if self.seed is not None:
+            fields["seed"] = str(self.seed)
+        return fields
+
+    @classmethod
+    def decode(cls, fields: Mapping[str, str]) -> Seats:
+        """The record from the log's hash (an empty hash: two empty seats of people)."""
+
+        def seat(number: int) -> Seat:
+            player = fields.get(f"player:{number}", PlayerKind.HUMAN.value)
+            token_hash = fields.get(f"token:{number}")
+            nonce = fields.get(f"nonce:{number}")
+            if player.startswith(_BOT_PREFIX):
+                level = player.removeprefix(_BOT_PREFIX)
+                return Seat(PlayerKind.BOT, level, token_hash, nonce)
+            return Seat(PlayerKind.HUMAN, None, token_hash, nonce)
+
+        seed = fields.get("seed")
+        return cls(
+            (seat(0), seat(1)),
+            invite_hash=fields.get("invite"),
+            invite_nonce=fields.get("invite_nonce"),
+            seed=None if seed is None else int(seed),
+        )

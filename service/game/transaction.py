@@ -1,0 +1,219 @@
+"""One path for every command: load the game, decide, fold, append; decide again when
+another writer got in first.
+
+A command is a decision on the game as loaded: the events it adds (and the
+seat-record fields they bring), or a refusal. Everything around the decision
+is the same for every command and lives here once:
+
+- load the newest snapshot and the events after it, with the record of the
+  request's Idempotency-Key, in one round trip; a key seen before answers the
+  game as that request left it, and nothing is decided again;
+- fold the decided events over the loaded state (``apply_event``): the fold is
+  the only way a state changes, so the state a command answers is the state
+  any later replay of the log gives;
+- append only if the log is still at the loaded version; when it is not,
+  load and decide again, a bounded number of times (then ``busy``), or, for a
+  command that named the version it decided on, refuse (``VersionConflict``);
+- tell the append listeners, each on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from service.engine import DealStarted, Event, GameState, replay
+from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
+from service.game.log import Duplicate, GameLog, StaleVersionError
+from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
+from service.game.seats import Seats
+from service.game.values import Current
+
+log = logging.getLogger(__name__)
+
+#: How often a command decides again after another writer got in first.
+APPEND_ATTEMPTS = 5
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Decided(Generic[T]):
+    """What a command decided: the events to append, the command's own answer (the seat
+    that acted, a new seat's token), and the seats record after them (None: unchanged)."""
+
+    events: tuple[Event, ...]
+    answer: T
+    seats: Seats | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Appended(Generic[T]):
+    """The decided events are in the log: the game after them, and the command's answer."""
+
+    current: Current
+    answer: T
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """The request's Idempotency-Key was used before: the game as that request left it."""
+
+    current: Current
+
+
+class AppendListener(Protocol):
+    """Told of every append once it is done; never of an idempotent replay.
+
+    The bot dispatcher and the counters of ``service.store.stats`` listen; the one
+    composition root (``service.ops.composition``) lists them for the API and the
+    workers alike.
+    """
+
+    def appended(self, current: Current, events: Sequence[Event]) -> None:
+        """``current`` is the game after the append, ``events`` what it added."""
+
+
+class Transaction:
+    """Commands' one way to a game's log (a ``GameLog``): load, decide, fold, append."""
+
+    def __init__(self, game_log: GameLog, listeners: Sequence[AppendListener] = ()):
+        self.log = game_log
+        self.listeners = tuple(listeners)
+
+    def run(
+        self,
+        game_id: str,
+        decide: Callable[[Current], Decided[T]],
+        *,
+        admit: Callable[[Current], str],
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+    ) -> Appended[T] | Replayed:
+        """Decide on the game as it is now and append the decision.
+
+        ``admit(current)`` says whether the caller may ask at all (a refusal
+        raises, before even an earlier answer is replayed) and gives the
+        request's fingerprint, which an Idempotency-Key's retry must match.
+        ``decide(current)`` returns the events, or raises the refusal; it may
+        raise ``StaleVersionError`` itself when what it read besides the game
+        (a clock) no longer fits the loaded version. With
+        ``expected_version``, a game at any other version is refused, never
+        decided on again.
+        """
+        for _attempt in range(APPEND_ATTEMPTS):
+            current, earlier = self.load(game_id, idempotency_key=idempotency_key)
+            fingerprint = admit(current)
+            if earlier is not None:
+                return self._replayed(game_id, earlier, fingerprint)
+            if expected_version is not None and expected_version != current.version:
+                raise VersionConflict(expected_version, current.version)
+            try:
+                decided = decide(current)
+                return self._commit(
+                    game_id,
+                    current.version,
+                    current.state,
+                    current.seats,
+                    decided,
+                    idempotency_key,
+                    fingerprint,
+                )
+            except StaleVersionError as stale:
+                if expected_version is not None:
+                    raise VersionConflict(expected_version, stale.actual) from None
+                continue  # another writer got in first: decide again on the new game
+        raise Conflict("the game changed too often; try again", code="busy")
+
+    def begin(
+        self,
+        game_id: str,
+        decided: Decided[T],
+        *,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+    ) -> Appended[T] | Replayed | None:
+        """A new game's first append, onto an empty log; ``None`` when ``game_id`` is taken.
+
+        There is nothing to load and nothing to decide again: a log that is no
+        longer empty belongs to another game, and the caller names a new one.
+        """
+        try:
+            return self._commit(game_id, 0, None, Seats(), decided, idempotency_key, fingerprint)
+        except StaleVersionError:
+            return None
+
+    def earlier(self, game_id: str, idempotency_key: str, fingerprint: str) -> Replayed | None:
+        """The answer of a request done before under this key, without loading the game."""
+        found = self.log.duplicate(game_id, idempotency_key)
+        return None if found is None else self._replayed(game_id, found, fingerprint)
+
+    def load(
+        self, game_id: str, version: int | None = None, *, idempotency_key: str | None = None
+    ) -> tuple[Current, Duplicate | None]:
+        """The game at ``version`` (default: now), folded from its newest snapshot."""
+        loaded = self.log.load(game_id, version, idempotency_key=idempotency_key)
+        if loaded.head == 0:
+            raise GameNotFound(f"there is no game {game_id!r}")
+        start = None
+        if loaded.snapshot is not None:
+            try:
+                start = state_from_dict(loaded.snapshot)
+            except StaleSnapshotError:  # written by another engine version: rebuild
+                loaded = self.log.load(
+                    game_id, version, snapshots=False, idempotency_key=idempotency_key
+                )
+        state = replay(loaded.events, start)
+        seats = Seats.decode(loaded.seats)
+        return Current(game_id, loaded.version, state, seats), loaded.duplicate
+
+    def _commit(
+        self,
+        game_id: str,
+        version: int,
+        before: GameState | None,
+        seats: Seats,
+        decided: Decided[T],
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Appended[T] | Replayed:
+        """Fold the decided events over the game at ``version`` (``before``; None: no
+        game yet), append them only if the log is still there, tell the listeners."""
+        state = replay(decided.events, before)
+        result = self.log.append(
+            game_id,
+            version,
+            decided.events,
+            seats=None if decided.seats is None else decided.seats.encode(),
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            snapshot=state_to_dict(state),
+            deal_start=isinstance(decided.events[-1], DealStarted),
+        )
+        if isinstance(result, Duplicate):  # the same key's request landed first
+            return self._replayed(game_id, result, fingerprint)
+        after = Current(game_id, result, state, seats if decided.seats is None else decided.seats)
+        self._tell(after, decided.events)
+        return Appended(after, decided.answer)
+
+    def _replayed(self, game_id: str, earlier: Duplicate, fingerprint: str) -> Replayed:
+        if earlier.fingerprint != fingerprint:
+            raise IdempotencyKeyReused("this Idempotency-Key was used with a different request")
+        return Replayed(self.load(game_id, earlier.version)[0])
+
+    def _tell(self, current: Current, events: Sequence[Event]) -> None:
+        """After a successful append: tell every listener, each on its own.
+
+        The append is done, so a failing listener must not fail the command
+        nor keep the others from hearing of it; read paths ask the bot
+        dispatcher again (see service.jobs.dispatch).
+        """
+        for listener in self.listeners:
+            try:
+                listener.appended(current, events)
+            except Exception:
+                log.exception(
+                    "append listener failed for %s at version %s", current.game_id, current.version
+                )
