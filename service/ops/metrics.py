@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import redis
 from prometheus_client import (
@@ -33,9 +33,6 @@ from rq.registry import FailedJobRegistry
 from service.jobs.names import QUEUES
 from service.jobs.queues import live_workers, queue
 from service.store.stats import GameStats
-
-if TYPE_CHECKING:
-    from flask import Flask
 
 log = logging.getLogger(__name__)
 
@@ -140,38 +137,40 @@ def _queue_gauges(client: redis.Redis) -> tuple[GaugeMetricFamily, ...]:
     return queued, failed, workers
 
 
-def init_app(
-    app: Flask, log_client: redis.Redis, queue_client: redis.Redis, stats: GameStats
-) -> None:
-    """The scrape-time gauges of ``app``, on the short-timeout clients of readiness."""
-    if app.config.get("METRICS_MULTIPROC_DIR") and not multiprocess_metrics():
+def scrape_registry(
+    log_client: redis.Redis,
+    queue_client: redis.Redis,
+    stats: GameStats,
+    *,
+    multiproc_dir: str | None = None,
+) -> CollectorRegistry:
+    """The scrape-time gauges, on the short-timeout clients of readiness.
+
+    ``multiproc_dir``: the ``METRICS_MULTIPROC_DIR`` setting; set while
+    prometheus_client was imported without it, each process counts alone (said once).
+    """
+    if multiproc_dir and not multiprocess_metrics():
         log.warning(
             "PROMETHEUS_MULTIPROC_DIR is set in the app's config but was not in the environment "
             "when prometheus_client was imported; /metrics shows this process only"
         )
     registry = CollectorRegistry(auto_describe=False)
     registry.register(RedisCollector(log_client, queue_client, stats))
-    app.extensions["schnapsen_ops"] = {
-        "log_redis": log_client,
-        "queue_redis": queue_client,
-        "stats": stats,
-        "metrics_registry": registry,
-    }
+    return registry
 
 
-def metrics_text(app: Flask) -> bytes:
-    """The exposition text: this process's (or all processes') metrics and Redis gauges."""
-    ops = app.extensions["schnapsen_ops"]
-    directory = app.config.get("METRICS_MULTIPROC_DIR")
-    if directory and multiprocess_metrics():
+def metrics_text(gauges: CollectorRegistry, multiproc_dir: str | None = None) -> bytes:
+    """The exposition text: this process's (or, with ``multiproc_dir``, all processes')
+    metrics, then the Redis ``gauges``."""
+    if multiproc_dir and multiprocess_metrics():
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=directory)
+        MultiProcessCollector(registry, path=multiproc_dir)
         own = generate_latest(registry)
     else:
         from prometheus_client import REGISTRY
 
         own = generate_latest(REGISTRY)
-    return own + generate_latest(ops["metrics_registry"])
+    return own + generate_latest(gauges)
 
 
 __all__ = [
@@ -180,7 +179,7 @@ __all__ = [
     "METRICS_CONTENT_TYPE",
     "WAITING_REQUESTS",
     "RedisCollector",
-    "init_app",
     "metrics_text",
     "multiprocess_metrics",
+    "scrape_registry",
 ]

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from flask import current_app, g, request
 
 from service.game.problems import Unauthorized
-from service.store.clients import ClientApp, ClientRegistry
+from service.store.clients import ClientApp
 from service.web.render import bearer_token
+from service.web.services import services
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
 KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("GET", "/v1/games"), ("POST", "/v1/bot/moves")})
@@ -60,7 +61,7 @@ def _identify() -> Caller:
     if key is None and on_key_endpoint:
         key = bearer_token(request)
     if key:
-        registry: ClientRegistry = current_app.extensions["schnapsen"]["clients"]
+        registry = services().clients
         app = registry.identify(key) if len(key) <= 512 else None
         if app is not None and app.revoked:
             raise Unauthorized("this client key was revoked", code="client_key_revoked")

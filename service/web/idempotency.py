@@ -37,6 +37,7 @@ from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.web.callers import KEY_ENDPOINTS, current_caller
 from service.web.render import bearer_token
+from service.web.services import services
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -68,6 +69,7 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
 #: Query parameters that say how the caller waits for its answer, not what it asks for:
 #: a retry that waits longer (or not at all) is the same request.
 HOW_TO_WAIT = frozenset({"wait"})
+
 
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, well formed; ``None`` when absent."""
@@ -132,7 +134,7 @@ def idempotent(view: F) -> F:
         if key is None:
             return view(*args, **kwargs)
         scope = _scope(key)
-        answers: StoredAnswers = current_app.extensions["schnapsen"]["answers"]
+        answers = services().answers
         request_print = fingerprint(
             {
                 "method": request.method,

@@ -30,6 +30,7 @@ from service.jobs.decision_shares import DecisionShares, TooManyDecisions, cost_
 from service.jobs.queues import Admit, queue
 from service.web.callers import current_caller
 from service.web.limits import Policy, RateLimiter
+from service.web.services import queues, services
 
 #: A full exports queue answers: retry after this many seconds (a few jobs' time).
 QUEUE_FULL_RETRY_SECONDS = 30
@@ -49,10 +50,6 @@ return 1
 """
 
 
-def _queues() -> Redis:
-    return current_app.extensions["schnapsen"]["queues"]
-
-
 def export_admission() -> Admit:
     """The admission of a new export or analysis job for this request's caller."""
     config = current_app.config
@@ -68,9 +65,9 @@ def export_admission() -> Admit:
 
     @contextmanager
     def admit(queue_name: str, job_id: str) -> Iterator[None]:
-        with _place_in_queue(_queues(), queue_name, job_id, most):
+        with _place_in_queue(queues(), queue_name, job_id, most):
             if policy.quota > 0:
-                limiter = RateLimiter(current_app.extensions["schnapsen"]["redis"])
+                limiter = RateLimiter(services().redis)
                 usage = limiter.hit(policy, caller)
                 if usage.exceeded:
                     raise Problem(
@@ -114,7 +111,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
     """The admission of a new decision: the caller's share (and ``also``'s, a hint's seat)."""
     config = current_app.config
     shares = DecisionShares(
-        _queues(), config["DECISION_MS_PER_CALLER"], config["DECISIONS_PER_CALLER"]
+        queues(), config["DECISION_MS_PER_CALLER"], config["DECISIONS_PER_CALLER"]
     )
     callers = [current_caller().scope, *also]
     cost = cost_ms(level, budget_ms)
@@ -123,7 +120,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
 
     @contextmanager
     def admit(queue_name: str, job_id: str) -> Iterator[None]:
-        with _place_in_queue(_queues(), queue_name, job_id, most), _share(job_id):
+        with _place_in_queue(queues(), queue_name, job_id, most), _share(job_id):
             yield
 
     @contextmanager

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Request, current_app
+from flask import Request
 
 from service.engine.observation import observe
 from service.game.commands import Current, Seated
 from service.game.problems import Problem, Unauthorized
+from service.web.services import services
 
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
@@ -26,7 +27,7 @@ def game_view(current: Current, seat: int | None) -> dict[str, Any]:
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
-    body["invite"] = current_app.extensions["schnapsen"]["games"].invite_for(current, seat)
+    body["invite"] = services().games.invite_for(current, seat)
     return body
 
 

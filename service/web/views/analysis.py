@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, request
+from flask import request
 from flask_smorest import Blueprint
 
 from schemas.analysis import AnalysisQuerySchema, AnalysisRequestSchema, AnalysisSchema
@@ -19,8 +19,7 @@ from service.web.idempotency import idempotent
 from service.web.job_admission import export_admission
 from service.web.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.web.render import bearer_token
-from service.web.views.bots import queues
-from service.web.views.games import games
+from service.web.services import games, queues, services
 
 blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Post-game analysis")
 
@@ -28,7 +27,7 @@ _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type
 
 
 def _store() -> AnalysisStore:
-    return AnalysisStore(current_app.extensions["schnapsen"]["store"].redis)
+    return AnalysisStore(services().store.redis)
 
 
 def _scope(game_id: str, seat: int | None, deals: list[int] | None) -> Scope:

@@ -24,28 +24,18 @@ from service.engine.position import PositionError, position_from_view, view_from
 from service.game.problems import Conflict, InvalidRequest, Problem
 from service.game.seeds import bot_seed
 from service.jobs.queues import enqueue_decision, wait_for_report
-from service.jobs.watch import JobWatcher
 from service.web import examples
 from service.web.idempotency import idempotent
 from service.web.job_admission import decision_admission
 from service.web.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.web.render import bearer_token
-from service.web.views.games import games
+from service.web.services import games, job_watcher, queues
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 
 #: The ids RQ 3 accepts (letters, digits, "_" and "-"), no longer than any id given out.
 _JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
-
-
-def queues():
-    return current_app.extensions["schnapsen"]["queues"]
-
-
-def job_watcher() -> JobWatcher:
-    """The process's one listener for ended jobs: job waits hold no Redis connection."""
-    return current_app.extensions["schnapsen"]["job_watcher"]
 
 
 def capped_budget(requested: int | None) -> int | None:

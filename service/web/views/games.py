@@ -37,7 +37,7 @@ from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent
 from service.game.problems import Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
-from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
+from service.live.watcher import END_EVENT, OneRead, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
@@ -64,7 +64,7 @@ from service.web.render import (
     not_modified,
     seated_body,
 )
-from service.web.waiting import WaitingAdmission
+from service.web.services import games, services
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +101,6 @@ _SSE_SCHEMA = {
 }
 #: An answer without a body (304, 204), documented so that a generated client types it.
 EMPTY_ANSWER = {"$ref": "#/components/schemas/Empty"}
-
-
-def games() -> GameService:
-    return current_app.extensions["schnapsen"]["games"]
 
 
 def settings() -> dict[str, Any]:
@@ -213,7 +209,7 @@ def get_game(game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    current_app.extensions["schnapsen"]["seen"](current)
+    services().seen(current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}
@@ -484,8 +480,7 @@ def _take_waiting_slot(game_id: str) -> Callable[[], None]:
     connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process,
     and the shares keep one caller or one game from holding them all.
     """
-    admission: WaitingAdmission = current_app.extensions["schnapsen"]["waiting"]
-    return admission.admit(current_caller(), game_id)
+    return services().waiting.admit(current_caller(), game_id)
 
 
 @contextmanager
@@ -505,7 +500,7 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
     ends unwoken says whether the subscription proves the log still at
     ``after`` (``Waited.UNCHANGED``: nothing to read).
     """
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    watcher = services().watcher
     deadline = time.monotonic() + seconds
     with watcher.watch(game_id, after, client=_client_socket()) as waiter:
         if watcher.head(game_id, lambda: service.store.head(game_id)) > after:
@@ -523,7 +518,7 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
 
 
 def _memory() -> GameMemory:
-    return current_app.extensions["schnapsen"]["memory"]
+    return services().memory
 
 
 def _game_at(service: GameService, game_id: str, version: int) -> Current:
@@ -565,7 +560,7 @@ def _events_since(
     Only a registered waiter knows nothing newer was appended than what the
     listener announced; any other reader asks Redis (read-your-writes).
     """
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    watcher = services().watcher
     memory = _memory()
 
     def read(news: bytes | None = None) -> tuple[list[Any], Current]:
@@ -588,7 +583,7 @@ def _events_since(
 
 
 def _one_read() -> OneRead[Any]:
-    return current_app.extensions["schnapsen"]["one_read"]
+    return services().one_read
 
 
 def _client_socket() -> socket.socket | None:
