@@ -13,6 +13,7 @@ from http import HTTPStatus
 from typing import Any
 
 from service.engine.errors import ErrorCode
+from service.game.problem_codes import ProblemCode
 
 
 class Problem(Exception):
@@ -23,7 +24,7 @@ class Problem(Exception):
     """
 
     status = 400
-    code = "bad_request"
+    code: ProblemCode = ProblemCode.BAD_REQUEST
     title = "Bad request"
 
     def __init__(
@@ -31,7 +32,7 @@ class Problem(Exception):
         detail: str,
         *,
         status: int | None = None,
-        code: str | None = None,
+        code: ProblemCode | None = None,
         title: str | None = None,
         extra: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
@@ -51,13 +52,13 @@ class Problem(Exception):
 
 
 class GameNotFound(Problem):
-    status, code, title = 404, "game_not_found", "No such game"
+    status, code, title = 404, ProblemCode.GAME_NOT_FOUND, "No such game"
 
 
 class Unauthorized(Problem):
-    status, code, title = 401, "invalid_token", "Invalid or missing token"
+    status, code, title = 401, ProblemCode.INVALID_TOKEN, "Invalid or missing token"
 
-    def __init__(self, detail: str, *, code: str = "invalid_token"):
+    def __init__(self, detail: str, *, code: ProblemCode = ProblemCode.INVALID_TOKEN):
         super().__init__(
             detail,
             code=code,
@@ -68,7 +69,7 @@ class Unauthorized(Problem):
 class VersionConflict(Problem):
     """The caller acted on an old version (409; the API answers 412 for ``If-Match``)."""
 
-    status, code, title = 409, "stale_version", "The game has moved on"
+    status, code, title = 409, ProblemCode.STALE_VERSION, "The game has moved on"
 
     def __init__(self, expected: int, actual: int):
         super().__init__(
@@ -86,17 +87,17 @@ class IllegalAction(Problem):
     title = "Illegal action"
 
     def __init__(self, error_code: ErrorCode, detail: str, *, extra: dict[str, Any]):
-        super().__init__(detail, code=error_code.value, extra=extra)
+        super().__init__(detail, code=ProblemCode(error_code.value), extra=extra)
         self.error_code = error_code
 
 
 class InvalidRequest(Problem):
-    status, code, title = 422, "invalid_request", "The request is not valid"
+    status, code, title = 422, ProblemCode.INVALID_REQUEST, "The request is not valid"
 
 
 class IdempotencyKeyReused(Problem):
-    status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
+    status, code, title = 422, ProblemCode.IDEMPOTENCY_KEY_REUSED, "Idempotency key reused"
 
 
 class Conflict(Problem):
-    status, code, title = 409, "conflict", "Conflict"
+    status, code, title = 409, ProblemCode.CONFLICT, "Conflict"

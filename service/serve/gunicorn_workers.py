@@ -54,6 +54,7 @@ from gunicorn.workers.gthread import ThreadWorker
 from service.ops import settings
 from service.serve.connections_per_address import ConnectionsPerAddress
 from service.web.body_deadline import BodyTimedOut, DeadlineBody
+from service.web.problem_catalog import ProblemCode
 from service.web.response_headers import headers_for
 
 #: What every answer of the service says (service.web.response_headers), as header lines.
@@ -67,7 +68,7 @@ class Refusal:
     """The answer to an error gunicorn met: a client's fault, or the server's."""
 
     status: int
-    code: str
+    code: ProblemCode
     detail: str
     retry_after: int | None = None  # seconds, for a refusal that passes
 
@@ -113,35 +114,41 @@ def refusal(exc: BaseException, cfg: Any) -> Refusal:
         return _server_error()
     if isinstance(exc, errors.LimitRequestLine):
         return Refusal(
-            414, "uri_too_long", f"the request line is longer than {cfg.limit_request_line} bytes"
+            414,
+            ProblemCode.URI_TOO_LONG,
+            f"the request line is longer than {cfg.limit_request_line} bytes",
         )
     if isinstance(exc, errors.LimitRequestHeaders):
         return Refusal(
             431,
-            "headers_too_large",
+            ProblemCode.HEADERS_TOO_LARGE,
             f"at most {cfg.limit_request_fields} header fields of at most "
             f"{cfg.limit_request_field_size} bytes each ({said})",
         )
     if isinstance(exc, errors.UnsupportedTransferCoding):
         # RFC 9112 6.1 suggests 501; a refusal of the client's request is a 4xx here.
         return Refusal(
-            400, "unsupported_transfer_coding", "only the chunked transfer coding is supported"
+            400,
+            ProblemCode.UNSUPPORTED_TRANSFER_CODING,
+            "only the chunked transfer coding is supported",
         )
     if isinstance(exc, errors.ExpectationFailed):
-        return Refusal(417, "expectation_failed", f"only 'Expect: 100-continue' is met ({said})")
+        return Refusal(
+            417, ProblemCode.EXPECTATION_FAILED, f"only 'Expect: 100-continue' is met ({said})"
+        )
     if isinstance(exc, errors.ForbiddenProxyRequest | ssl.SSLError):
-        return Refusal(403, "forbidden", "this connection may not make requests")
+        return Refusal(403, ProblemCode.FORBIDDEN, "this connection may not make requests")
     if isinstance(exc, errors.ConfigurationProblem):
         return _server_error()
     if isinstance(exc, errors.ParseException):
-        return Refusal(400, "bad_request", f"the request is not valid HTTP/1.1: {said}")
+        return Refusal(400, ProblemCode.BAD_REQUEST, f"the request is not valid HTTP/1.1: {said}")
     return _server_error()
 
 
 def _server_error() -> Refusal:
     return Refusal(
         500,
-        "internal_error",
+        ProblemCode.INTERNAL_ERROR,
         "the server failed to answer this request; it has been logged",
     )
 
@@ -335,7 +342,7 @@ class SlowClientGuards:
         self.log.info("Refused a connection from ip=%s: it holds %d already", address, cap)
         answer = Refusal(
             429,
-            "too_many_connections",
+            ProblemCode.TOO_MANY_CONNECTIONS,
             f"this address holds {cap} connections to this server process already; "
             "send over those, or retry after Retry-After",
             retry_after=1,

@@ -22,6 +22,7 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.watch import JobWatcher
 from service.live.cluster import ShardedLogWatcher
@@ -238,7 +239,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             Problem(
                 "the game store is unreachable right now; try again shortly",
                 status=503,
-                code="store_unavailable",
+                code=ProblemCode.STORE_UNAVAILABLE,
                 headers={"Retry-After": "2"},
             )
         )

@@ -32,6 +32,7 @@ import logging
 from flask import Flask, Request, Response, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.web import safejson
 from service.web.body_deadline import BodyTimedOut
@@ -58,7 +59,7 @@ def check_body() -> None:
         raise Problem(
             f"send the body as application/json, not {request.mimetype or 'untyped'}",
             status=415,
-            code="unsupported_media_type",
+            code=ProblemCode.UNSUPPORTED_MEDIA_TYPE,
         )
     data = read_whole(request)
     if data:
@@ -91,7 +92,7 @@ def read_whole(req: Request) -> bytes:
         raise Problem(
             f"the body may be at most {limit} bytes",
             status=413,
-            code="payload_too_large",
+            code=ProblemCode.PAYLOAD_TOO_LARGE,
         ) from None
     except ClientDisconnected:  # the body ended before its announced end
         raise _unreadable() from None
@@ -106,7 +107,7 @@ def read_whole(req: Request) -> bytes:
 
 
 def too_late(late: BodyTimedOut) -> Problem:
-    return Problem(str(late), status=408, code="body_timeout")
+    return Problem(str(late), status=408, code=ProblemCode.BODY_TIMEOUT)
 
 
 def _late_anywhere(late: BodyTimedOut) -> Response:
@@ -118,7 +119,7 @@ def _unreadable() -> Problem:
     return Problem(
         "the body could not be read: its framing is broken (a chunk size) or it ended early",
         status=400,
-        code="malformed_body",
+        code=ProblemCode.MALFORMED_BODY,
     )
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from flask import current_app, g, request
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
 from service.store.clients import ClientApp
 from service.web.render import bearer_token
@@ -64,15 +65,15 @@ def _identify() -> Caller:
         registry = services().clients
         app = registry.identify(key) if len(key) <= 512 else None
         if app is not None and app.revoked:
-            raise Unauthorized("this client key was revoked", code="client_key_revoked")
+            raise Unauthorized("this client key was revoked", code=ProblemCode.CLIENT_KEY_REVOKED)
         if app is not None:
             return Caller(address, app)
         if explicit or not current_app.config["ANONYMOUS_CLIENTS"]:
-            raise Unauthorized("this client key is not known", code="invalid_client_key")
+            raise Unauthorized("this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY)
     if on_key_endpoint and not current_app.config["ANONYMOUS_CLIENTS"]:
         raise Unauthorized(
             "this server serves registered client apps only: send your client key as "
             "'Authorization: Bearer <key>'",
-            code="client_key_required",
+            code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     return Caller(address)

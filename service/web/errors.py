@@ -19,26 +19,28 @@ from werkzeug.exceptions import HTTPException
 
 from schemas.problems import ProblemSchema
 from service.engine.errors import ErrorCode
+from service.game.problem_codes import ProblemCode
 from service.game.problems import IllegalAction, Problem, VersionConflict
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
 
-_CODES_BY_STATUS = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    409: "conflict",
-    412: "precondition_failed",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    422: "invalid_request",
-    429: "too_many_requests",
-    500: "internal_error",
-    503: "service_unavailable",
+#: The code of an HTTP error raised without one of its own (Werkzeug's, a bare status).
+_CODES_BY_STATUS: dict[int, ProblemCode] = {
+    400: ProblemCode.BAD_REQUEST,
+    401: ProblemCode.UNAUTHORIZED,
+    403: ProblemCode.FORBIDDEN,
+    404: ProblemCode.NOT_FOUND,
+    405: ProblemCode.METHOD_NOT_ALLOWED,
+    406: ProblemCode.NOT_ACCEPTABLE,
+    409: ProblemCode.CONFLICT,
+    412: ProblemCode.PRECONDITION_FAILED,
+    413: ProblemCode.PAYLOAD_TOO_LARGE,
+    415: ProblemCode.UNSUPPORTED_MEDIA_TYPE,
+    422: ProblemCode.INVALID_REQUEST,
+    429: ProblemCode.TOO_MANY_REQUESTS,
+    500: ProblemCode.INTERNAL_ERROR,
+    503: ProblemCode.SERVICE_UNAVAILABLE,
 }
 
 
@@ -164,7 +166,7 @@ class ProblemApi(Api):
         if messages:
             # webargs puts validation errors per location: {"json": {...}}
             if status == 400 and "json" in messages and _is_json_syntax_error(messages["json"]):
-                code, detail = "malformed_json", "the body is not valid JSON"
+                code, detail = ProblemCode.MALFORMED_JSON, "the body is not valid JSON"
             else:
                 errors = messages.get("json", messages) if isinstance(messages, dict) else messages
                 extra["errors"] = errors

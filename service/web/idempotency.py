@@ -33,6 +33,7 @@ from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
 from service.game import auth
+from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.web.callers import KEY_ENDPOINTS, current_caller
@@ -80,7 +81,7 @@ def idempotency_key() -> str | None:
         raise Problem(
             "Idempotency-Key must be 1 to 255 visible ASCII characters",
             status=400,
-            code="invalid_idempotency_key",
+            code=ProblemCode.INVALID_IDEMPOTENCY_KEY,
         )
     return key
 
@@ -103,7 +104,7 @@ def _long_enough(key: str) -> None:
             f"without a client key an Idempotency-Key needs at least {MIN_ADDRESS_KEY_LENGTH} "
             "characters, since callers behind one address share its keys: send a UUID",
             status=422,
-            code="idempotency_key_too_short",
+            code=ProblemCode.IDEMPOTENCY_KEY_TOO_SHORT,
             title="Idempotency-Key too short",
         )
 
@@ -212,7 +213,7 @@ def _claim(
             raise Problem(
                 "the first request with this Idempotency-Key did not finish; retry",
                 status=503,
-                code="service_unavailable",
+                code=ProblemCode.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "1"},
             )
         time.sleep(pause)  # a greenlet's sleep under gunicorn's gevent workers

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from flask import current_app
 from redis import Redis
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.decision_shares import DecisionShares, TooManyDecisions, cost_ms
 from service.jobs.queues import Admit, queue
@@ -59,7 +60,7 @@ def export_admission() -> Admit:
         config["EXPORT_JOBS_PER_CALLER_PER_HOUR"],
         3600,
         "export and analysis jobs",
-        code="too_many_jobs",
+        code=ProblemCode.TOO_MANY_JOBS,
     )
     caller = current_caller().scope
 
@@ -98,7 +99,7 @@ def _place_in_queue(client: Redis, queue_name: str, job_id: str, most: int) -> I
             f"the {queue_name} queue holds {most} waiting jobs, as many as it may; retry "
             f"in {QUEUE_FULL_RETRY_SECONDS} s",
             status=503,
-            code="queue_full",
+            code=ProblemCode.QUEUE_FULL,
             headers={"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
         )
     try:
@@ -135,7 +136,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
                 f"{shares.decisions_per_caller} decisions and {shares.ms_per_caller} ms); "
                 f"retry in {held.retry_after} s",
                 status=429,
-                code="too_many_decisions",
+                code=ProblemCode.TOO_MANY_DECISIONS,
                 headers={"Retry-After": str(held.retry_after)},
             ) from None
         try:

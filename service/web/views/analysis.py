@@ -11,6 +11,7 @@ from schemas.analysis import AnalysisQuerySchema, AnalysisRequestSchema, Analysi
 from schemas.bots import AnalysisJobSchema
 from service.analysis import review as analysis
 from service.analysis.scope import Scope, scope
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.queues import JobReport, enqueue_analysis, report
 from service.store.analyses import AnalysisStore
@@ -86,7 +87,7 @@ def get_analysis(query: dict[str, Any], game_id: str):
             f"game {game_id}'s analysis is not ready: POST /v1/games/{game_id}/analysis "
             "and wait for its job",
             status=404,
-            code="analysis_not_found",
+            code=ProblemCode.ANALYSIS_NOT_FOUND,
         )
     summary = analysis.summary(records)
     return {

@@ -21,6 +21,7 @@ from schemas.bots import (
 from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, InvalidRequest, Problem
 from service.game.seeds import bot_seed
 from service.jobs.queues import enqueue_decision, wait_for_report
@@ -93,7 +94,9 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
         view_from_position(body["position"])
     except PositionError as error:
         raise InvalidRequest(
-            str(error), code="impossible_position", extra={"errors": {error.field: [error.message]}}
+            str(error),
+            code=ProblemCode.IMPOSSIBLE_POSITION,
+            extra={"errors": {error.field: [error.message]}},
         ) from None
     budget_ms = capped_budget(body.get("budget_ms"))
     job_id = enqueue_decision(
@@ -130,9 +133,11 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     if seat is None:
-        raise Problem("a hint is for a seat: send its token", status=401, code="token_required")
+        raise Problem(
+            "a hint is for a seat: send its token", status=401, code=ProblemCode.TOKEN_REQUIRED
+        )
     if current.state.to_move != seat:
-        raise Conflict("it is not your turn", code="not_your_turn")
+        raise Conflict("it is not your turn", code=ProblemCode.NOT_YOUR_TURN)
     position = position_from_view(seat_view(current.state, seat))
     level = body.get("level", DEFAULT_LEVEL)
     budget_ms = capped_budget(body.get("budget_ms"))
@@ -161,7 +166,7 @@ def get_job(query: dict[str, Any], job_id: str):
     else:
         found = wait_for_report(queues(), job_watcher(), job_id, wait)
     if found is None:
-        raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
+        raise Problem(f"there is no job {job_id!r}", status=404, code=ProblemCode.JOB_NOT_FOUND)
     return found.to_dict()
 
 

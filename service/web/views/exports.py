@@ -9,6 +9,7 @@ from flask import Response, request
 from flask_smorest import Blueprint
 
 from schemas.bots import ExportJobSchema, ExportRequestSchema
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
 from service.game.replay_export import EXTENSIONS
 from service.jobs.queues import JobReport, enqueue_export, report
@@ -94,7 +95,9 @@ def download_export(export_id: str):
     """
     export = services().exports.load(export_id)
     if export is None:
-        raise Problem(f"there is no export {export_id!r}", status=404, code="export_not_found")
+        raise Problem(
+            f"there is no export {export_id!r}", status=404, code=ProblemCode.EXPORT_NOT_FOUND
+        )
     if export.viewer is not None:
         service = games()
         seat = service.seat_for(service.current(export.game_id), bearer_token(request))

@@ -35,6 +35,7 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
 from service.live.watcher import END_EVENT, OneRead, Waited, client_gone
@@ -159,7 +160,7 @@ def list_games(query: dict[str, Any]):
         raise Unauthorized(
             "listing your games needs your client key, as 'X-Client-Key: <key>' or "
             "'Authorization: Bearer <key>'",
-            code="client_key_required",
+            code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     after = None
     if "cursor" in query:
@@ -169,7 +170,7 @@ def list_games(query: dict[str, Any]):
             raise Problem(
                 "cursor is not the next_cursor of a page of this listing",
                 status=400,
-                code="invalid_cursor",
+                code=ProblemCode.INVALID_CURSOR,
             ) from None
     page = games().list_games(
         caller.client.id, status=query.get("status"), after=after, limit=query["limit"]
@@ -252,7 +253,7 @@ def act(body: dict[str, Any], game_id: str):
         raise Problem(
             f"expected_version {expected} and If-Match {header_version} disagree",
             status=400,
-            code="conflicting_versions",
+            code=ProblemCode.CONFLICTING_VERSIONS,
         )
     try:
         acted = games().act(
@@ -463,7 +464,7 @@ def replay(query: dict[str, Any], game_id: str):
         raise Problem(
             f"version {at} does not exist yet; the game is at version {len(log)}",
             status=422,
-            code="version_out_of_range",
+            code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     record = replay_record(log, seat, at=at)
     version = record["version"]
@@ -665,7 +666,7 @@ def _existing_version(version: int, head: int) -> int:
         raise Problem(
             f"version {version} does not exist yet; the game is at version {head}",
             status=422,
-            code="version_out_of_range",
+            code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     return version
 
@@ -680,6 +681,6 @@ def _last_event_id(after: int) -> int:
         raise Problem(
             "Last-Event-ID must be the version of an event",
             status=400,
-            code="invalid_last_event_id",
+            code=ProblemCode.INVALID_LAST_EVENT_ID,
         )
     return int(value)

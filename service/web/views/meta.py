@@ -6,6 +6,7 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from schemas.meta import HealthSchema, ReadinessSchema
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.ops.metrics import METRICS_CONTENT_TYPE, metrics_text
 from service.ops.readiness import readiness
@@ -58,7 +59,7 @@ def readyz():
         raise Problem(
             "not ready: " + ", ".join(missing),
             status=503,
-            code="not_ready",
+            code=ProblemCode.NOT_READY,
             extra={"missing": missing, "checks": checks},
             headers={"Retry-After": "5"},
         )
