@@ -32,6 +32,7 @@ from rq.registry import FailedJobRegistry
 
 from service.jobs.names import QUEUES
 from service.jobs.queues import live_workers, queue
+from service.ops.settings import from_env
 from service.store.stats import GameStats
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,10 @@ def multiprocess_metrics() -> bool:
 # No `_created` series: they double the output and no dashboard here reads them.
 disable_created_metrics()
 
-# prometheus_client's multiprocess folder must exist before the first value is written.
-if multiprocess_metrics() and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+# prometheus_client's multiprocess folder must exist before the first value is written,
+# which for a gauge without labels is below, at import: before any app is built.
+if multiprocess_metrics() and (_MULTIPROC_DIR := from_env()["METRICS_MULTIPROC_DIR"]):
+    os.makedirs(_MULTIPROC_DIR, exist_ok=True)
 
 HTTP_REQUESTS = Counter(
     "schnapsen_http_requests_total",
