@@ -48,7 +48,6 @@ def scope(
         if not 1 <= number <= count:
             raise Problem(
                 f"this game has no deal {number} (deals 1 to {count})",
-                status=422,
                 code=ProblemCode.UNKNOWN_DEAL,
             )
     if state.over:
@@ -63,7 +62,6 @@ def scope(
     if seat is not None and seat != caller:
         raise Problem(
             "the opponent's decisions are analysed only once the game is over",
-            status=403,
             code=ProblemCode.ANALYSIS_NOT_ALLOWED,
         )
     finished_deals = len(state.results)

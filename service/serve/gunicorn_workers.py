@@ -56,6 +56,7 @@ from service.serve.connections_per_address import ConnectionsPerAddress
 from service.web.body_deadline import BodyTimedOut, DeadlineBody
 from service.web.problem_catalog import ProblemCode
 from service.web.response_headers import headers_for
+from service.web.statuses import STATUS
 
 #: What every answer of the service says (service.web.response_headers), as header lines.
 _SECURITY_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in headers_for(None).items())
@@ -67,10 +68,14 @@ _MESSAGE_CHARS = 200
 class Refusal:
     """The answer to an error gunicorn met: a client's fault, or the server's."""
 
-    status: int
     code: ProblemCode
     detail: str
     retry_after: int | None = None  # seconds, for a refusal that passes
+
+    @property
+    def status(self) -> int:
+        """The code's status, as the app's refusals have theirs (``service.web.statuses``)."""
+        return STATUS[self.code]
 
     @property
     def client_error(self) -> bool:
@@ -114,13 +119,11 @@ def refusal(exc: BaseException, cfg: Any) -> Refusal:
         return _server_error()
     if isinstance(exc, errors.LimitRequestLine):
         return Refusal(
-            414,
             ProblemCode.URI_TOO_LONG,
             f"the request line is longer than {cfg.limit_request_line} bytes",
         )
     if isinstance(exc, errors.LimitRequestHeaders):
         return Refusal(
-            431,
             ProblemCode.HEADERS_TOO_LARGE,
             f"at most {cfg.limit_request_fields} header fields of at most "
             f"{cfg.limit_request_field_size} bytes each ({said})",
@@ -128,26 +131,24 @@ def refusal(exc: BaseException, cfg: Any) -> Refusal:
     if isinstance(exc, errors.UnsupportedTransferCoding):
         # RFC 9112 6.1 suggests 501; a refusal of the client's request is a 4xx here.
         return Refusal(
-            400,
             ProblemCode.UNSUPPORTED_TRANSFER_CODING,
             "only the chunked transfer coding is supported",
         )
     if isinstance(exc, errors.ExpectationFailed):
         return Refusal(
-            417, ProblemCode.EXPECTATION_FAILED, f"only 'Expect: 100-continue' is met ({said})"
+            ProblemCode.EXPECTATION_FAILED, f"only 'Expect: 100-continue' is met ({said})"
         )
     if isinstance(exc, errors.ForbiddenProxyRequest | ssl.SSLError):
-        return Refusal(403, ProblemCode.FORBIDDEN, "this connection may not make requests")
+        return Refusal(ProblemCode.FORBIDDEN, "this connection may not make requests")
     if isinstance(exc, errors.ConfigurationProblem):
         return _server_error()
     if isinstance(exc, errors.ParseException):
-        return Refusal(400, ProblemCode.BAD_REQUEST, f"the request is not valid HTTP/1.1: {said}")
+        return Refusal(ProblemCode.BAD_REQUEST, f"the request is not valid HTTP/1.1: {said}")
     return _server_error()
 
 
 def _server_error() -> Refusal:
     return Refusal(
-        500,
         ProblemCode.INTERNAL_ERROR,
         "the server failed to answer this request; it has been logged",
     )
@@ -341,7 +342,6 @@ class SlowClientGuards:
         cap = self.connections.cap
         self.log.info("Refused a connection from ip=%s: it holds %d already", address, cap)
         answer = Refusal(
-            429,
             ProblemCode.TOO_MANY_CONNECTIONS,
             f"this address holds {cap} connections to this server process already; "
             "send over those, or retry after Retry-After",

@@ -22,8 +22,6 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.game.problem_codes import ProblemCode
-from service.game.problems import Problem
 from service.jobs.watch import JobWatcher
 from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
@@ -39,7 +37,7 @@ from service.store.redis_clients import AnyRedis, QueuesNotConfigured, connect, 
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
 from service.web.cors import init_cors
-from service.web.errors import ProblemApi, handle_problem, register_error_handlers
+from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
 from service.web.services import Services
 from service.web.spec import ContractPlugin, register_components
@@ -224,25 +222,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    # A Redis Cluster while a replica takes over a dead primary's slots: CLUSTERDOWN,
-    # TRYAGAIN, or no node known for a slot yet.
-    @app.errorhandler(redis.exceptions.ClusterError)
-    @app.errorhandler(redis.exceptions.TryAgainError)
-    @app.errorhandler(redis.exceptions.RedisClusterException)
-    def _redis_down(error: Exception):
-        # Returned, not raised: Flask does not handle errors raised by error handlers.
-        log.error("redis unavailable: %s", error)
-        return handle_problem(
-            Problem(
-                "the game store is unreachable right now; try again shortly",
-                status=503,
-                code=ProblemCode.STORE_UNAVAILABLE,
-                headers={"Retry-After": "2"},
-            )
-        )
 
     return app
 

@@ -58,7 +58,6 @@ def check_body() -> None:
     if request.mimetype not in JSON_TYPES:
         raise Problem(
             f"send the body as application/json, not {request.mimetype or 'untyped'}",
-            status=415,
             code=ProblemCode.UNSUPPORTED_MEDIA_TYPE,
         )
     data = read_whole(request)
@@ -66,7 +65,7 @@ def check_body() -> None:
         try:
             safejson.loads(data)
         except safejson.JsonRefused as refused:
-            raise Problem(refused.detail, status=400, code=refused.code) from None
+            raise Problem(refused.detail, code=refused.code) from None
 
 
 def announces_body(req: Request) -> bool:
@@ -91,7 +90,6 @@ def read_whole(req: Request) -> bytes:
     except RequestEntityTooLarge:
         raise Problem(
             f"the body may be at most {limit} bytes",
-            status=413,
             code=ProblemCode.PAYLOAD_TOO_LARGE,
         ) from None
     except ClientDisconnected:  # the body ended before its announced end
@@ -107,7 +105,7 @@ def read_whole(req: Request) -> bytes:
 
 
 def too_late(late: BodyTimedOut) -> Problem:
-    return Problem(str(late), status=408, code=ProblemCode.BODY_TIMEOUT)
+    return Problem(str(late), code=ProblemCode.BODY_TIMEOUT)
 
 
 def _late_anywhere(late: BodyTimedOut) -> Response:
@@ -118,7 +116,6 @@ def _late_anywhere(late: BodyTimedOut) -> Response:
 def _unreadable() -> Problem:
     return Problem(
         "the body could not be read: its framing is broken (a chunk size) or it ended early",
-        status=400,
         code=ProblemCode.MALFORMED_BODY,
     )
 

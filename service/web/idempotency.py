@@ -80,7 +80,6 @@ def idempotency_key() -> str | None:
     if not _KEY.match(key):
         raise Problem(
             "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            status=400,
             code=ProblemCode.INVALID_IDEMPOTENCY_KEY,
         )
     return key
@@ -103,7 +102,6 @@ def _long_enough(key: str) -> None:
         raise Problem(
             f"without a client key an Idempotency-Key needs at least {MIN_ADDRESS_KEY_LENGTH} "
             "characters, since callers behind one address share its keys: send a UUID",
-            status=422,
             code=ProblemCode.IDEMPOTENCY_KEY_TOO_SHORT,
             title="Idempotency-Key too short",
         )
@@ -212,7 +210,6 @@ def _claim(
         if time.monotonic() > deadline:  # not reached: the claim expired by then
             raise Problem(
                 "the first request with this Idempotency-Key did not finish; retry",
-                status=503,
                 code=ProblemCode.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "1"},
             )

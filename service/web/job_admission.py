@@ -75,7 +75,6 @@ def export_admission() -> Admit:
                         f"more than {policy.quota} {policy.what} in {policy.window} s for this "
                         f"caller; retry in {usage.reset} s (asking again for an export or "
                         "analysis already made costs nothing)",
-                        status=429,
                         code=policy.code,
                         headers={"Retry-After": str(max(usage.reset, 1))},
                     )
@@ -98,7 +97,6 @@ def _place_in_queue(client: Redis, queue_name: str, job_id: str, most: int) -> I
         raise Problem(
             f"the {queue_name} queue holds {most} waiting jobs, as many as it may; retry "
             f"in {QUEUE_FULL_RETRY_SECONDS} s",
-            status=503,
             code=ProblemCode.QUEUE_FULL,
             headers={"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
         )
@@ -135,7 +133,6 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
                 f"think time queued or running, its share (at most "
                 f"{shares.decisions_per_caller} decisions and {shares.ms_per_caller} ms); "
                 f"retry in {held.retry_after} s",
-                status=429,
                 code=ProblemCode.TOO_MANY_DECISIONS,
                 headers={"Retry-After": str(held.retry_after)},
             ) from None

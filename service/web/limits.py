@@ -139,7 +139,6 @@ def install(app: Flask, client: redis.Redis) -> None:
                 raise Problem(
                     f"more than {policy.quota} {policy.what} in {policy.window} s for this "
                     f"{policy.who}; retry in {usage.reset} s",
-                    status=429,
                     code=policy.code,
                     headers={"Retry-After": str(max(usage.reset, 1))},
                 )

@@ -82,20 +82,17 @@ def if_match_version(request: Request) -> int | None:
         elif '"' not in tag:
             raise Problem(
                 'If-Match must be the ETag of a game view, e.g. "12"',
-                status=400,
                 code=ProblemCode.INVALID_IF_MATCH,
             )
     if not versions:
         raise Problem(
             f"If-Match {header.strip()[:40]!r} never matches: it takes the strong ETag of a "
             'game view, e.g. "12" (a weak W/ tag compares weakly only, RFC 9110 13.1.1)',
-            status=412,
             code=ProblemCode.PRECONDITION_FAILED,
         )
     if len(versions) > 1:
         raise Problem(
             "If-Match names one version of the game, not several",
-            status=400,
             code=ProblemCode.INVALID_IF_MATCH,
         )
     return versions.pop()

@@ -64,7 +64,6 @@ class WaitingAdmission:
             raise Problem(
                 f"this caller holds {share.size} waiting requests (long-polls and streams) on "
                 "this server, its share; end one first, or poll without wait",
-                status=429,
                 code=ProblemCode.TOO_MANY_WAITING_FROM_CALLER,
                 headers={"Retry-After": str(CALLER_RETRY_SECONDS)},
             )
@@ -73,7 +72,6 @@ class WaitingAdmission:
             raise Problem(
                 f"this game has {self.per_game.size} waiting requests on this server, as many "
                 "as it may; retry shortly, or poll without wait",
-                status=503,
                 code=ProblemCode.TOO_MANY_WAITING_ON_GAME,
                 headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
             )
@@ -83,7 +81,6 @@ class WaitingAdmission:
             raise Problem(
                 "this server holds as many waiting requests as it may; retry shortly, "
                 "or poll without wait",
-                status=503,
                 code=ProblemCode.TOO_MANY_WAITING,
                 headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
             )

@@ -18,9 +18,8 @@ from service.web.errors import _CODES_BY_STATUS
 from tests.api.helpers import Api, ok, problem
 from tests.conftest import REPO
 
-#: Calls whose first argument is a problem code (gunicorn's refusals take the status first).
-CODE_FIRST_CALLS = {"JsonRefused"}
-CODE_SECOND_CALLS = {"Refusal"}
+#: Calls whose first argument is a problem code.
+CODE_FIRST_CALLS = {"JsonRefused", "Refusal"}
 #: Modules whose raise sites still name codes as strings; each string must be a member.
 NOT_YET_MEMBERS = {"service/game/commands.py"}
 
@@ -59,8 +58,6 @@ def bare_codes(source: str, filename: str = "<source>") -> list[tuple[int, str]]
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
             if name in CODE_FIRST_CALLS and node.args:
                 note(node.args[0])
-            if name in CODE_SECOND_CALLS and len(node.args) > 1:
-                note(node.args[1])
     return found
 
 
@@ -89,11 +86,11 @@ def test_the_codes_still_named_as_strings_are_members():
 @pytest.mark.parametrize(
     "source",
     [
-        'raise Problem("x", status=409, code="busy")',
+        'raise Problem("x", code="busy")',
         'class Busy(Problem):\n    status, code, title = 409, "busy", "Busy"',
         'class Policy:\n    code: str = "rate_limited"',
         'raise JsonRefused("malformed_json", "not JSON")',
-        'return Refusal(414, "uri_too_long", "too long")',
+        'return Refusal("uri_too_long", "too long")',
     ],
 )
 def test_the_walk_finds_a_bare_string_code(source):
@@ -106,7 +103,7 @@ def test_the_walk_finds_a_bare_string_code(source):
 
 
 def test_the_walk_takes_a_member_for_no_bare_string():
-    assert bare_codes('raise Problem("x", status=409, code=ProblemCode.BUSY)') == []
+    assert bare_codes('raise Problem("x", code=ProblemCode.BUSY)') == []
 
 
 def test_the_engine_refusals_and_the_http_statuses_are_problem_codes():

@@ -86,7 +86,6 @@ def get_analysis(query: dict[str, Any], game_id: str):
         raise Problem(
             f"game {game_id}'s analysis is not ready: POST /v1/games/{game_id}/analysis "
             "and wait for its job",
-            status=404,
             code=ProblemCode.ANALYSIS_NOT_FOUND,
         )
     summary = analysis.summary(records)

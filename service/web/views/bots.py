@@ -133,9 +133,7 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     if seat is None:
-        raise Problem(
-            "a hint is for a seat: send its token", status=401, code=ProblemCode.TOKEN_REQUIRED
-        )
+        raise Problem("a hint is for a seat: send its token", code=ProblemCode.TOKEN_REQUIRED)
     if current.state.to_move != seat:
         raise Conflict("it is not your turn", code=ProblemCode.NOT_YOUR_TURN)
     position = position_from_view(seat_view(current.state, seat))
@@ -166,7 +164,7 @@ def get_job(query: dict[str, Any], job_id: str):
     else:
         found = wait_for_report(queues(), job_watcher(), job_id, wait)
     if found is None:
-        raise Problem(f"there is no job {job_id!r}", status=404, code=ProblemCode.JOB_NOT_FOUND)
+        raise Problem(f"there is no job {job_id!r}", code=ProblemCode.JOB_NOT_FOUND)
     return found.to_dict()
 
 

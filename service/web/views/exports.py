@@ -95,9 +95,7 @@ def download_export(export_id: str):
     """
     export = services().exports.load(export_id)
     if export is None:
-        raise Problem(
-            f"there is no export {export_id!r}", status=404, code=ProblemCode.EXPORT_NOT_FOUND
-        )
+        raise Problem(f"there is no export {export_id!r}", code=ProblemCode.EXPORT_NOT_FOUND)
     if export.viewer is not None:
         service = games()
         seat = service.seat_for(service.current(export.game_id), bearer_token(request))

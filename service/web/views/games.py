@@ -43,7 +43,6 @@ from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
 from service.web.callers import current_caller
-from service.web.errors import precondition_failed
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
     ANYONE,
@@ -66,6 +65,7 @@ from service.web.render import (
     seated_body,
 )
 from service.web.services import games, services
+from service.web.statuses import StaleIfMatch
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,6 @@ def list_games(query: dict[str, Any]):
         except ValueError:
             raise Problem(
                 "cursor is not the next_cursor of a page of this listing",
-                status=400,
                 code=ProblemCode.INVALID_CURSOR,
             ) from None
     page = games().list_games(
@@ -252,7 +251,6 @@ def act(body: dict[str, Any], game_id: str):
     if expected is not None and header_version is not None and expected != header_version:
         raise Problem(
             f"expected_version {expected} and If-Match {header_version} disagree",
-            status=400,
             code=ProblemCode.CONFLICTING_VERSIONS,
         )
     try:
@@ -265,7 +263,7 @@ def act(body: dict[str, Any], game_id: str):
         )
     except VersionConflict as conflict:
         if expected is None and header_version is not None:
-            raise precondition_failed(conflict) from None
+            raise StaleIfMatch.of(conflict) from None
         raise
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
@@ -463,7 +461,6 @@ def replay(query: dict[str, Any], game_id: str):
     if at is not None and at > len(log):
         raise Problem(
             f"version {at} does not exist yet; the game is at version {len(log)}",
-            status=422,
             code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     record = replay_record(log, seat, at=at)
@@ -665,7 +662,6 @@ def _existing_version(version: int, head: int) -> int:
     if version > head:
         raise Problem(
             f"version {version} does not exist yet; the game is at version {head}",
-            status=422,
             code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     return version
@@ -680,7 +676,6 @@ def _last_event_id(after: int) -> int:
     if not _ASCII_VERSION.fullmatch(value) or int(value) > MAX_VERSION:
         raise Problem(
             "Last-Event-ID must be the version of an event",
-            status=400,
             code=ProblemCode.INVALID_LAST_EVENT_ID,
         )
     return int(value)

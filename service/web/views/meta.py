@@ -58,7 +58,6 @@ def readyz():
     if missing:
         raise Problem(
             "not ready: " + ", ".join(missing),
-            status=503,
             code=ProblemCode.NOT_READY,
             extra={"missing": missing, "checks": checks},
             headers={"Retry-After": "5"},

@@ -75,7 +75,6 @@ def get_problem(code: str):
     if body is None:
         raise Problem(
             "no problem of this service has this code",
-            status=404,
             code=ProblemCode.PROBLEM_NOT_FOUND,
         )
     # A browser (text/html, */*, or no Accept at all) gets the page; a client asking
