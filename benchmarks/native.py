@@ -3,8 +3,9 @@
     python benchmarks/native.py [--positions 200] [--rounds 2]
 
 setup.py compiles the search core and the searching bots with mypyc where a
-C compiler is found (``service.engine.native``); ``SCHNAPSEN_PURE_PYTHON=1``
-runs the source beside that build. This benchmark lets the expert decide the
+C compiler is found (``service.engine.native``); a copy of the sources
+without the compiled files (``native.source_copy``) runs the source beside
+that build. This benchmark lets the expert decide the
 first ``--positions`` of the 500 recorded positions (tests/data/corpus.py,
 random deals of both variants, each with a choice) at its default budget
 (work counted, no wall-clock guard), in a fresh process per mode,
@@ -20,10 +21,10 @@ import argparse
 import hashlib
 import itertools
 import json
-import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,10 +56,13 @@ def decide(count: int) -> dict:
     }
 
 
-def run(positions: int, pure: bool) -> dict:
-    env = dict(os.environ, SCHNAPSEN_PURE_PYTHON="1" if pure else "0")
+def run(positions: int, source: Path | None) -> dict:
+    """A child process's figures: the build as installed, or ``source``, a copy of the
+    sources without the compiled files, first on its path."""
     command = [sys.executable, __file__, "--child", "--positions", str(positions)]
-    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    if source is not None:
+        command += ["--source", str(source)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.splitlines()[-1])
 
 
@@ -67,20 +71,28 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=200, help="recorded positions")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--source", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
+        if args.source is not None:
+            sys.path.insert(0, str(args.source))  # its service package, before the build's
         print(json.dumps(decide(args.positions)))
         return 0
     print(__doc__.splitlines()[0])
+    from service.engine import native
+
     runs: dict[bool, list[dict]] = {True: [], False: []}
-    for _ in range(args.rounds):
-        for pure in (False, True):
-            figures = run(args.positions, pure)
-            runs[pure].append(figures)
-            mode = "compiled" if figures["compiled"] else "source"
-            print(f"  {mode:9} {figures['decisions']} decisions: "
-                  f"{figures['cpu_ms_per_decision']:.1f} ms CPU per decision, "
-                  f"choices {figures['choices']}", flush=True)  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="schnapsen-source-") as folder:
+        copy = Path(folder)
+        native.source_copy(copy)
+        for _ in range(args.rounds):
+            for pure in (False, True):
+                figures = run(args.positions, copy if pure else None)
+                runs[pure].append(figures)
+                mode = "compiled" if figures["compiled"] else "source"
+                print(f"  {mode:9} {figures['decisions']} decisions: "
+                      f"{figures['cpu_ms_per_decision']:.1f} ms CPU per decision, "
+                      f"choices {figures['choices']}", flush=True)  # fmt: skip
     if not any(f["compiled"] for f in runs[False]):
         print("this build runs from source (no compiler at install?): nothing to compare")
         return 0

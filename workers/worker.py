@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import logging
-import os
 import signal
 import sys
 import threading
@@ -253,10 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=None)
     parser.add_argument("--monitoring-interval", type=int, default=MONITORING_INTERVAL)
     parser.add_argument("--maintenance-interval", type=int, default=MAINTENANCE_INTERVAL)
-    parser.add_argument("--log-level", default=os.environ.get("SCHNAPSEN_LOG_LEVEL", "INFO"))
+    settings = from_env()  # the one read of the environment
+    parser.add_argument("--log-level", default=settings["LOG_LEVEL"])
     args = parser.parse_args(argv)
 
-    settings = from_env()
     if not settings["REDIS_URL"] and not settings["QUEUE_REDIS_URL"]:
         print("set REDIS_URL (and QUEUE_REDIS_URL if the queues live elsewhere)", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.engine.state import GameState
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, Problem, Unauthorized
 
 Part = tuple[int, int]  # (deal, seat)
@@ -47,8 +48,7 @@ def scope(
         if not 1 <= number <= count:
             raise Problem(
                 f"this game has no deal {number} (deals 1 to {count})",
-                status=422,
-                code="unknown_deal",
+                code=ProblemCode.UNKNOWN_DEAL,
             )
     if state.over:
         seats = (0, 1) if seat is None else (seat,)
@@ -57,26 +57,27 @@ def scope(
     if caller is None:
         raise Unauthorized(
             "during a game only a seat reads its own analysis: send its token",
-            code="token_required",
+            code=ProblemCode.TOKEN_REQUIRED,
         )
     if seat is not None and seat != caller:
         raise Problem(
             "the opponent's decisions are analysed only once the game is over",
-            status=403,
-            code="analysis_not_allowed",
+            code=ProblemCode.ANALYSIS_NOT_ALLOWED,
         )
     finished_deals = len(state.results)
     if deals is None:
         numbers = tuple(range(1, finished_deals + 1))
         if not numbers:
-            raise Conflict("no deal of this game is finished yet", code="deal_not_finished")
+            raise Conflict(
+                "no deal of this game is finished yet", code=ProblemCode.DEAL_NOT_FINISHED
+            )
     else:
         numbers = tuple(sorted(set(deals)))
         running = [n for n in numbers if n > finished_deals]
         if running:
             raise Conflict(
                 f"deal {running[0]} is still being played: it is analysed once it is over",
-                code="deal_not_finished",
+                code=ProblemCode.DEAL_NOT_FINISHED,
             )
     return _scope((caller,), numbers, finished=False)
 

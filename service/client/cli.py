@@ -13,7 +13,6 @@ fetches, asks and prints.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Iterable
@@ -22,8 +21,8 @@ from typing import Any, TextIO
 import requests
 
 from service.client import last_game
-from service.client.addresses import service_url
 from service.client.analysis_words import analysis_lines
+from service.client.settings import ClientSettings
 from service.client.terminal import (
     Cards,
     Narrator,
@@ -95,11 +94,12 @@ class Client:
 class Game:
     """One game against a bot in the terminal."""
 
-    def __init__(self, client: Client, out: TextIO, inp: TextIO):
+    def __init__(self, client: Client, out: TextIO, inp: TextIO, settings: ClientSettings):
         self.client = client
         self.out = out
         self.inp = inp
-        self.show = Cards(out)
+        self.state_home = settings.state_home
+        self.show = Cards(out, color=settings.color)
         self.names = ["You", "Bot"]
         self.narrator = Narrator(self.names, self.show)
         self.game_id = ""
@@ -123,7 +123,9 @@ class Game:
         seated = self.client.call("POST", "/v1/games", body=body)
         self.game_id = seated["game_id"]
         self.client.token = seated["token"]
-        last_game.save(last_game.LastGame(self.client.url, self.game_id, seated["token"]))
+        last_game.save(
+            last_game.LastGame(self.client.url, self.game_id, seated["token"]), self.state_home
+        )
         self.names = seat_names(seated["game"]["players"], seated["seat"])
         self.narrator = Narrator(self.names, self.show)
         counting = "count in your head and claim 66" if variant == "head" else "points tracked"
@@ -136,7 +138,7 @@ class Game:
         self.client.token = token
         view = self.client.call("GET", f"/v1/games/{game_id}")
         self.game_id = game_id
-        last_game.save(last_game.LastGame(self.client.url, game_id, token))
+        last_game.save(last_game.LastGame(self.client.url, game_id, token), self.state_home)
         self.names = seat_names(view["players"], view["seat"])
         self.narrator = Narrator(self.names, self.show)
         self.say(f"Game {game_id} resumed: you against {self.names[1 - view['seat']]}.")
@@ -211,9 +213,9 @@ class Game:
 # -- replay ------------------------------------------------------------------------
 
 
-def print_replay(client: Client, game_id: str, out: TextIO) -> int:
+def print_replay(client: Client, game_id: str, out: TextIO, *, color: bool = True) -> int:
     record = client.call("GET", f"/v1/games/{game_id}/replay")
-    for line in replay_lines(record, Cards(out)):
+    for line in replay_lines(record, Cards(out, color=color)):
         out.write(line + "\n")
     out.flush()
     return 0
@@ -225,7 +227,9 @@ def print_replay(client: Client, game_id: str, out: TextIO) -> int:
 ANALYSIS_POLL_SECONDS = 0.5
 
 
-def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> int:
+def print_analysis(
+    client: Client, game_id: str, out: TextIO, err: TextIO, *, color: bool = True
+) -> int:
     """Ask for the analysis, show the job's progress on ``err``, print the analysis."""
     job = client.call("POST", f"/v1/games/{game_id}/analysis", body={})
     while job["status"] not in ("finished", "failed"):
@@ -239,7 +243,7 @@ def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> in
     analysis = client.call("GET", job["result"]["url"])
     view = client.call("GET", f"/v1/games/{game_id}")
     names = seat_names(view["players"], view["seat"])
-    for line in analysis_lines(analysis, names, Cards(out)):
+    for line in analysis_lines(analysis, names, Cards(out, color=color)):
         out.write(line + "\n")
     out.flush()
     return 0
@@ -248,8 +252,8 @@ def print_analysis(client: Client, game_id: str, out: TextIO, err: TextIO) -> in
 # -- entry point -----------------------------------------------------------------
 
 
-def parser() -> argparse.ArgumentParser:
-    url_default = service_url(os.environ)
+def parser(settings: ClientSettings) -> argparse.ArgumentParser:
+    url_default = settings.url
     main_parser = argparse.ArgumentParser(
         prog="schnapsen",
         description="Play Schnapsen against a bot in the terminal, print a replay or an analysis.",
@@ -261,7 +265,7 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument("--resume", nargs="?", const="", metavar="GAME_ID",
                       help="take up a game left before: the last one played here, or GAME_ID "
                       "with --token")  # fmt: skip
-    play.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+    play.add_argument("--token", default=settings.token,
                       help="with --resume GAME_ID: the token of your seat in that game")  # fmt: skip
     play.add_argument("--variant", choices=["head", "tracked"], default="head",
                       help="head: count in your head and claim 66 (default); tracked: points shown")  # fmt: skip
@@ -269,49 +273,52 @@ def parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="print a game's replay, one line per trick")
     replay.add_argument("game_id")
     replay.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
-    replay.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+    replay.add_argument("--token", default=settings.token,
                         help="a seat's token, to see that seat's cards of a running game")  # fmt: skip
     analyse = commands.add_parser(
         "analyse", help="analyse a game's decisions: each one's cost against the best"
     )
     analyse.add_argument("game_id")
     analyse.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
-    analyse.add_argument("--token", default=os.environ.get("SCHNAPSEN_TOKEN"),
+    analyse.add_argument("--token", default=settings.token,
                          help="a seat's token: during a game, that seat's finished deals")  # fmt: skip
     return main_parser
 
 
-def resumed(args: argparse.Namespace) -> tuple[str, str, str]:
+def resumed(args: argparse.Namespace, settings: ClientSettings) -> tuple[str, str, str]:
     """The service, game and token ``play --resume`` takes up: the ones given, else the
     last game played here (at the service it was played on, unless --url says)."""
-    last = last_game.load()
+    last = last_game.load(settings.state_home)
     if args.resume:
         token = args.token or (last.token if last and last.game_id == args.resume else None)
         if not token:
             raise CliError(f"resuming game {args.resume} needs your seat's --token")
         url = args.url or (last.url if last and last.game_id == args.resume else None)
-        return url or service_url(os.environ), args.resume, token
+        return url or settings.url, args.resume, token
     if last is None:
         raise CliError("no game to resume: play one first, or give --resume GAME_ID --token TOKEN")
     return args.url or last.url, last.game_id, last.token
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    settings = ClientSettings.from_env()  # the one read of the environment
+    args = parser(settings).parse_args(argv)
     out, inp = sys.stdout, sys.stdin
     try:
         if args.command == "play":
             if args.resume is not None:
-                url, game_id, token = resumed(args)
-                game = Game(Client(url), out, inp)
+                url, game_id, token = resumed(args, settings)
+                game = Game(Client(url), out, inp, settings)
                 game.resume(game_id, token)
             else:
-                game = Game(Client(args.url or service_url(os.environ)), out, inp)
+                game = Game(Client(args.url or settings.url), out, inp, settings)
                 game.start(args.level, args.variant, args.seed)
             return game.run()
         if args.command == "analyse":
-            return print_analysis(Client(args.url, token=args.token), args.game_id, out, sys.stderr)
-        return print_replay(Client(args.url, token=args.token), args.game_id, out)
+            client = Client(args.url, token=args.token)
+            return print_analysis(client, args.game_id, out, sys.stderr, color=settings.color)
+        client = Client(args.url, token=args.token)
+        return print_replay(client, args.game_id, out, color=settings.color)
     except CliError as error:
         print(f"schnapsen: {error}", file=sys.stderr)
         return 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,15 +24,14 @@ class LastGame:
     token: str
 
 
-def path(environ: Mapping[str, str]) -> Path:
-    """Where the last game is kept (the XDG base directory for state)."""
-    state = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", "~")) / ".local/state")
-    return Path(state).expanduser() / "schnapsen" / "last-game.json"
+def path(state_home: Path) -> Path:
+    """Where the last game is kept, below the XDG base directory for state."""
+    return state_home / "schnapsen" / "last-game.json"
 
 
-def save(game: LastGame, environ: Mapping[str, str] = os.environ) -> None:
+def save(game: LastGame, state_home: Path) -> None:
     """Remember ``game``; a home without room for it only costs the resume."""
-    target = path(environ)
+    target = path(state_home)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -43,10 +41,10 @@ def save(game: LastGame, environ: Mapping[str, str] = os.environ) -> None:
         return
 
 
-def load(environ: Mapping[str, str] = os.environ) -> LastGame | None:
+def load(state_home: Path) -> LastGame | None:
     """The last game remembered, or None when there is none (or it is unreadable)."""
     try:
-        record = json.loads(path(environ).read_text())
+        record = json.loads(path(state_home).read_text())
         return LastGame(str(record["url"]), str(record["game_id"]), str(record["token"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None

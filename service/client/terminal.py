@@ -8,7 +8,6 @@ their lines. Tricks are numbered and written as the text export writes them
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -33,10 +32,11 @@ REASONS = {
 class Cards:
     """Card codes for people: ``KH`` -> ``K♥``, red suits coloured on a terminal."""
 
-    def __init__(self, out: TextIO):
+    def __init__(self, out: TextIO, *, color: bool = True):
         encoding = (getattr(out, "encoding", None) or "").lower()
         self.unicode = "utf" in encoding
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
+        # ``color``: the client's setting (no NO_COLOR); and only on a terminal.
+        self.color = color and out.isatty()
 
     def suit(self, suit: str) -> str:
         text = SUIT_SYMBOLS[suit] if self.unicode else suit

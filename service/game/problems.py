@@ -1,47 +1,43 @@
 """Typed refusals of the service, each an RFC 9457 problem with a stable code.
 
-The command layer raises these without knowing about HTTP frameworks; the
-API's one error handler (``service.web.errors``) turns any of them into
-``application/problem+json``, and alone chooses the status of an engine's
-refusal, the 412 of a stale ``If-Match`` and the ``Retry-After`` of a
-request still being processed.
+The command layer raises these without knowing about HTTP: a refusal names
+what went wrong (its ``ProblemCode``) and never a status. The API's one
+error handler (``service.web.errors``) turns any of them into
+``application/problem+json``, with the status its one table gives
+(``service.web.statuses``).
 """
 
 from __future__ import annotations
 
-from http import HTTPStatus
 from typing import Any
 
 from service.engine.errors import ErrorCode
+from service.game.problem_codes import ProblemCode
 
 
 class Problem(Exception):
-    """A refused request: HTTP ``status``, stable ``code``, short ``title``, a ``detail``.
+    """A refused request: a stable ``code``, a short ``title``, a ``detail``.
 
+    ``title``: None answers the status's own phrase (``Not Found``), as a
+    plain ``Problem`` does; the kinds below have titles of their own.
     ``extra`` members are added to the problem body (for example the
     caller's ``legal_actions``); ``headers`` to the response.
     """
 
-    status = 400
-    code = "bad_request"
-    title = "Bad request"
+    code: ProblemCode = ProblemCode.BAD_REQUEST
+    title: str | None = None
 
     def __init__(
         self,
         detail: str,
         *,
-        status: int | None = None,
-        code: str | None = None,
+        code: ProblemCode | None = None,
         title: str | None = None,
         extra: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
     ):
         super().__init__(detail)
         self.detail = detail
-        if status is not None:
-            self.status = status
-            if title is None and type(self).title == Problem.title:
-                title = HTTPStatus(status).phrase
         if code is not None:
             self.code = code
         if title is not None:
@@ -51,13 +47,13 @@ class Problem(Exception):
 
 
 class GameNotFound(Problem):
-    status, code, title = 404, "game_not_found", "No such game"
+    code, title = ProblemCode.GAME_NOT_FOUND, "No such game"
 
 
 class Unauthorized(Problem):
-    status, code, title = 401, "invalid_token", "Invalid or missing token"
+    code, title = ProblemCode.INVALID_TOKEN, "Invalid or missing token"
 
-    def __init__(self, detail: str, *, code: str = "invalid_token"):
+    def __init__(self, detail: str, *, code: ProblemCode = ProblemCode.INVALID_TOKEN):
         super().__init__(
             detail,
             code=code,
@@ -66,9 +62,10 @@ class Unauthorized(Problem):
 
 
 class VersionConflict(Problem):
-    """The caller acted on an old version (409; the API answers 412 for ``If-Match``)."""
+    """The caller acted on an old version (a conflict; a failed precondition when the API
+    read the version from ``If-Match``: ``service.web.statuses.StaleIfMatch``)."""
 
-    status, code, title = 409, "stale_version", "The game has moved on"
+    code, title = ProblemCode.STALE_VERSION, "The game has moved on"
 
     def __init__(self, expected: int, actual: int):
         super().__init__(
@@ -80,23 +77,23 @@ class VersionConflict(Problem):
 class IllegalAction(Problem):
     """An action the rules refuse now; lists what the caller may do instead.
 
-    ``error_code`` is the engine's; the API maps it to a status.
+    ``error_code`` is the engine's; the API's status table says its status.
     """
 
     title = "Illegal action"
 
     def __init__(self, error_code: ErrorCode, detail: str, *, extra: dict[str, Any]):
-        super().__init__(detail, code=error_code.value, extra=extra)
+        super().__init__(detail, code=ProblemCode(error_code.value), extra=extra)
         self.error_code = error_code
 
 
 class InvalidRequest(Problem):
-    status, code, title = 422, "invalid_request", "The request is not valid"
+    code, title = ProblemCode.INVALID_REQUEST, "The request is not valid"
 
 
 class IdempotencyKeyReused(Problem):
-    status, code, title = 422, "idempotency_key_reused", "Idempotency key reused"
+    code, title = ProblemCode.IDEMPOTENCY_KEY_REUSED, "Idempotency key reused"
 
 
 class Conflict(Problem):
-    status, code, title = 409, "conflict", "Conflict"
+    code, title = ProblemCode.CONFLICT, "Conflict"

@@ -27,6 +27,7 @@ from typing import Generic, Protocol, TypeVar
 from service.engine import DealStarted, Event, GameState, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.game.log import Duplicate, GameLog, StaleVersionError
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
 from service.game.seats import Seats
 from service.game.values import Current
@@ -125,7 +126,7 @@ class Transaction:
                 if expected_version is not None:
                     raise VersionConflict(expected_version, stale.actual) from None
                 continue  # another writer got in first: decide again on the new game
-        raise Conflict("the game changed too often; try again", code="busy")
+        raise Conflict("the game changed too often; try again", code=ProblemCode.BUSY)
 
     def begin(
         self,

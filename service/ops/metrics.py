@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import redis
 from prometheus_client import (
@@ -32,10 +32,8 @@ from rq.registry import FailedJobRegistry
 
 from service.jobs.names import QUEUES
 from service.jobs.queues import live_workers, queue
+from service.ops.settings import from_env
 from service.store.stats import GameStats
-
-if TYPE_CHECKING:
-    from flask import Flask
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +48,10 @@ def multiprocess_metrics() -> bool:
 # No `_created` series: they double the output and no dashboard here reads them.
 disable_created_metrics()
 
-# prometheus_client's multiprocess folder must exist before the first value is written.
-if multiprocess_metrics() and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+# prometheus_client's multiprocess folder must exist before the first value is written,
+# which for a gauge without labels is below, at import: before any app is built.
+if multiprocess_metrics() and (_MULTIPROC_DIR := from_env()["METRICS_MULTIPROC_DIR"]):
+    os.makedirs(_MULTIPROC_DIR, exist_ok=True)
 
 HTTP_REQUESTS = Counter(
     "schnapsen_http_requests_total",
@@ -140,38 +139,40 @@ def _queue_gauges(client: redis.Redis) -> tuple[GaugeMetricFamily, ...]:
     return queued, failed, workers
 
 
-def init_app(
-    app: Flask, log_client: redis.Redis, queue_client: redis.Redis, stats: GameStats
-) -> None:
-    """The scrape-time gauges of ``app``, on the short-timeout clients of readiness."""
-    if app.config.get("METRICS_MULTIPROC_DIR") and not multiprocess_metrics():
+def scrape_registry(
+    log_client: redis.Redis,
+    queue_client: redis.Redis,
+    stats: GameStats,
+    *,
+    multiproc_dir: str | None = None,
+) -> CollectorRegistry:
+    """The scrape-time gauges, on the short-timeout clients of readiness.
+
+    ``multiproc_dir``: the ``METRICS_MULTIPROC_DIR`` setting; set while
+    prometheus_client was imported without it, each process counts alone (said once).
+    """
+    if multiproc_dir and not multiprocess_metrics():
         log.warning(
             "PROMETHEUS_MULTIPROC_DIR is set in the app's config but was not in the environment "
             "when prometheus_client was imported; /metrics shows this process only"
         )
     registry = CollectorRegistry(auto_describe=False)
     registry.register(RedisCollector(log_client, queue_client, stats))
-    app.extensions["schnapsen_ops"] = {
-        "log_redis": log_client,
-        "queue_redis": queue_client,
-        "stats": stats,
-        "metrics_registry": registry,
-    }
+    return registry
 
 
-def metrics_text(app: Flask) -> bytes:
-    """The exposition text: this process's (or all processes') metrics and Redis gauges."""
-    ops = app.extensions["schnapsen_ops"]
-    directory = app.config.get("METRICS_MULTIPROC_DIR")
-    if directory and multiprocess_metrics():
+def metrics_text(gauges: CollectorRegistry, multiproc_dir: str | None = None) -> bytes:
+    """The exposition text: this process's (or, with ``multiproc_dir``, all processes')
+    metrics, then the Redis ``gauges``."""
+    if multiproc_dir and multiprocess_metrics():
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=directory)
+        MultiProcessCollector(registry, path=multiproc_dir)
         own = generate_latest(registry)
     else:
         from prometheus_client import REGISTRY
 
         own = generate_latest(REGISTRY)
-    return own + generate_latest(ops["metrics_registry"])
+    return own + generate_latest(gauges)
 
 
 __all__ = [
@@ -180,7 +181,7 @@ __all__ = [
     "METRICS_CONTENT_TYPE",
     "WAITING_REQUESTS",
     "RedisCollector",
-    "init_app",
     "metrics_text",
     "multiprocess_metrics",
+    "scrape_registry",
 ]

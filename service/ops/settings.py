@@ -1,12 +1,19 @@
 """Settings, read from environment variables with documented defaults.
 
-``create_app(config)`` starts from ``from_env()`` and lets ``config``
-override any key, which is how the tests point the app at their own Redis.
+Each process reads its environment once, here, when it starts
+(``from_env()``: the app factory, a worker's command, gunicorn's worker class,
+``schnapsen-admin``), and hands the frozen ``Settings`` (or values from them)
+down; no other server module reads the environment. ``create_app(config)``
+starts from ``from_env()`` and lets ``config`` override any key, which is how
+the tests point the app at their own Redis.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from service.store.redis_clients import is_cluster
@@ -104,6 +111,9 @@ DEFAULTS: dict[str, Any] = {
     "REDIS_TIMEOUT_SECONDS": 1.0,
     # Redis connections one server process opens at most (requests share them).
     "REDIS_POOL_SIZE": 64,
+    # Where the run command keeps its embedded Redis's data and the secret key;
+    # schnapsen-admin finds that Redis's socket there when REDIS_URL is not set.
+    "DATA_DIR": "var",
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -153,6 +163,7 @@ ENVIRONMENT = {
     "REDIS_TIMEOUT_SECONDS": "SCHNAPSEN_REDIS_TIMEOUT_SECONDS",
     "TURN_TIMEOUT_SECONDS": "SCHNAPSEN_TURN_TIMEOUT_SECONDS",
     "REDIS_POOL_SIZE": "SCHNAPSEN_REDIS_POOL_SIZE",
+    "DATA_DIR": "SCHNAPSEN_DATA_DIR",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",
@@ -160,7 +171,23 @@ ENVIRONMENT = {
 }
 
 
-def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Settings(Mapping[str, Any]):
+    """A process's settings, keyed as ``DEFAULTS``; read-only once read."""
+
+    values: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings from ``environ`` (default: the process environment)."""
     environ = dict(os.environ if environ is None else environ)
     settings = dict(DEFAULTS)
@@ -177,15 +204,15 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
             settings[key] = float(raw)
         else:
             settings[key] = raw
-    return settings
+    return Settings(MappingProxyType(settings))
 
 
-def redis_url(settings: dict[str, Any]) -> str:
+def redis_url(settings: Mapping[str, Any]) -> str:
     """The event log's Redis: ``REDIS_URL``, else ``DEFAULT_REDIS_URL``."""
     return settings["REDIS_URL"] or DEFAULT_REDIS_URL
 
 
-def queue_redis_url(settings: dict[str, Any]) -> str | None:
+def queue_redis_url(settings: Mapping[str, Any]) -> str | None:
     """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's when that is no cluster.
 
     None: the log is on a Redis Cluster and no plain Redis is named for RQ.

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from service.ops.settings import from_env
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
 from service.store.redis_clients import connect
 
 
-def redis_url() -> str | None:
+def redis_url(settings: Mapping[str, Any]) -> str | None:
     """REDIS_URL, else the socket of the run command's embedded Redis if it is there."""
-    if os.environ.get("REDIS_URL"):
-        return os.environ["REDIS_URL"]
-    socket = Path(os.environ.get("SCHNAPSEN_DATA_DIR", "var")) / "redis" / "redis.sock"
+    if settings["REDIS_URL"]:
+        return settings["REDIS_URL"]
+    socket = Path(settings["DATA_DIR"]) / "redis" / "redis.sock"
     return f"unix://{socket.resolve()}" if socket.exists() else None
 
 
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     revoke.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
 
-    url = redis_url()
+    url = redis_url(from_env())
     if url is None:
         print(
             "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr

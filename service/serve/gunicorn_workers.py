@@ -54,7 +54,9 @@ from gunicorn.workers.gthread import ThreadWorker
 from service.ops import settings
 from service.serve.connections_per_address import ConnectionsPerAddress
 from service.web.body_deadline import BodyTimedOut, DeadlineBody
+from service.web.problem_catalog import ProblemCode
 from service.web.response_headers import headers_for
+from service.web.statuses import STATUS
 
 #: What every answer of the service says (service.web.response_headers), as header lines.
 _SECURITY_HEADERS = "".join(f"{name}: {value}\r\n" for name, value in headers_for(None).items())
@@ -66,10 +68,14 @@ _MESSAGE_CHARS = 200
 class Refusal:
     """The answer to an error gunicorn met: a client's fault, or the server's."""
 
-    status: int
-    code: str
+    code: ProblemCode
     detail: str
     retry_after: int | None = None  # seconds, for a refusal that passes
+
+    @property
+    def status(self) -> int:
+        """The code's status, as the app's refusals have theirs (``service.web.statuses``)."""
+        return STATUS[self.code]
 
     @property
     def client_error(self) -> bool:
@@ -113,35 +119,37 @@ def refusal(exc: BaseException, cfg: Any) -> Refusal:
         return _server_error()
     if isinstance(exc, errors.LimitRequestLine):
         return Refusal(
-            414, "uri_too_long", f"the request line is longer than {cfg.limit_request_line} bytes"
+            ProblemCode.URI_TOO_LONG,
+            f"the request line is longer than {cfg.limit_request_line} bytes",
         )
     if isinstance(exc, errors.LimitRequestHeaders):
         return Refusal(
-            431,
-            "headers_too_large",
+            ProblemCode.HEADERS_TOO_LARGE,
             f"at most {cfg.limit_request_fields} header fields of at most "
             f"{cfg.limit_request_field_size} bytes each ({said})",
         )
     if isinstance(exc, errors.UnsupportedTransferCoding):
         # RFC 9112 6.1 suggests 501; a refusal of the client's request is a 4xx here.
         return Refusal(
-            400, "unsupported_transfer_coding", "only the chunked transfer coding is supported"
+            ProblemCode.UNSUPPORTED_TRANSFER_CODING,
+            "only the chunked transfer coding is supported",
         )
     if isinstance(exc, errors.ExpectationFailed):
-        return Refusal(417, "expectation_failed", f"only 'Expect: 100-continue' is met ({said})")
+        return Refusal(
+            ProblemCode.EXPECTATION_FAILED, f"only 'Expect: 100-continue' is met ({said})"
+        )
     if isinstance(exc, errors.ForbiddenProxyRequest | ssl.SSLError):
-        return Refusal(403, "forbidden", "this connection may not make requests")
+        return Refusal(ProblemCode.FORBIDDEN, "this connection may not make requests")
     if isinstance(exc, errors.ConfigurationProblem):
         return _server_error()
     if isinstance(exc, errors.ParseException):
-        return Refusal(400, "bad_request", f"the request is not valid HTTP/1.1: {said}")
+        return Refusal(ProblemCode.BAD_REQUEST, f"the request is not valid HTTP/1.1: {said}")
     return _server_error()
 
 
 def _server_error() -> Refusal:
     return Refusal(
-        500,
-        "internal_error",
+        ProblemCode.INTERNAL_ERROR,
         "the server failed to answer this request; it has been logged",
     )
 
@@ -334,8 +342,7 @@ class SlowClientGuards:
         cap = self.connections.cap
         self.log.info("Refused a connection from ip=%s: it holds %d already", address, cap)
         answer = Refusal(
-            429,
-            "too_many_connections",
+            ProblemCode.TOO_MANY_CONNECTIONS,
             f"this address holds {cap} connections to this server process already; "
             "send over those, or retry after Retry-After",
             retry_after=1,

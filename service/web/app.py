@@ -22,7 +22,6 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.retry import Retry
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.game.problems import Problem
 from service.jobs.watch import JobWatcher
 from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
@@ -36,9 +35,11 @@ from service.store.answers import StoredAnswers
 from service.store.clients import ClientRegistry
 from service.store.redis_clients import AnyRedis, QueuesNotConfigured, connect, is_cluster
 from service.web import bodies, limits, request_ids, response_headers
+from service.web import services as web_services
 from service.web.cors import init_cors
-from service.web.errors import ProblemApi, handle_problem, register_error_handlers
+from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
+from service.web.services import Services
 from service.web.spec import ContractPlugin, register_components
 from service.web.views import (
     analysis,
@@ -150,7 +151,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         quick_queues = quick_log
     # Request ids, JSON request logs and request metrics: before every other hook.
     request_ids.init_app(app)
-    metrics.init_app(app, quick_log, quick_queues, services.stats)
     init_cors(app)
     response_headers.install(app)  # nosniff everywhere; the pages may not be framed
     limits.install(app, client)
@@ -193,48 +193,35 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.blp)
     app.register_blueprint(docs.blp)
     register_error_handlers(app)
-    app.extensions["schnapsen"] = {
-        "games": services.games,
-        "store": services.store,
-        # First answers of keyed requests that start a job (service.web.idempotency).
-        "answers": StoredAnswers(client),
-        "redis": client,
-        "queues": queue_client,
-        # The one subscription of this process that wakes its job waits (service.jobs.watch).
-        "job_watcher": _job_watcher(queue_url, timeout),
-        # What a read path calls with the game it loaded (service.ops.composition).
-        "seen": services.seen,
-        "exports": services.exports,
-        "clients": ClientRegistry(client),
-        # The waiting slots of this process and each caller's and game's share of them.
-        "waiting": WaitingAdmission.from_settings(app.config),
-        # The one subscription of this process that wakes its waiters (service.live.watcher).
-        "watcher": _watcher(log_url, timeout),
-        "memory": memory,
-        "one_read": OneRead(),
-        "openapi_yaml": functools.cache(lambda: api.spec.to_yaml()),
-    }
+    web_services.init_app(
+        app,
+        Services(
+            games=services.games,
+            store=services.store,
+            answers=StoredAnswers(client),
+            redis=client,
+            queues=queue_client,
+            job_watcher=_job_watcher(queue_url, timeout),
+            seen=services.seen,
+            exports=services.exports,
+            clients=ClientRegistry(client),
+            waiting=WaitingAdmission.from_settings(app.config),
+            watcher=_watcher(log_url, timeout),
+            memory=memory,
+            one_read=OneRead(),
+            openapi_yaml=functools.cache(lambda: api.spec.to_yaml()),
+            log_probe=quick_log,
+            queue_probe=quick_queues,
+            metrics_registry=metrics.scrape_registry(
+                quick_log,
+                quick_queues,
+                services.stats,
+                multiproc_dir=app.config["METRICS_MULTIPROC_DIR"],
+            ),
+        ),
+    )
 
     bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    # A Redis Cluster while a replica takes over a dead primary's slots: CLUSTERDOWN,
-    # TRYAGAIN, or no node known for a slot yet.
-    @app.errorhandler(redis.exceptions.ClusterError)
-    @app.errorhandler(redis.exceptions.TryAgainError)
-    @app.errorhandler(redis.exceptions.RedisClusterException)
-    def _redis_down(error: Exception):
-        # Returned, not raised: Flask does not handle errors raised by error handlers.
-        log.error("redis unavailable: %s", error)
-        return handle_problem(
-            Problem(
-                "the game store is unreachable right now; try again shortly",
-                status=503,
-                code="store_unavailable",
-                headers={"Retry-After": "2"},
-            )
-        )
 
     return app
 

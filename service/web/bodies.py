@@ -32,6 +32,7 @@ import logging
 from flask import Flask, Request, Response, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.web import safejson
 from service.web.body_deadline import BodyTimedOut
@@ -57,15 +58,14 @@ def check_body() -> None:
     if request.mimetype not in JSON_TYPES:
         raise Problem(
             f"send the body as application/json, not {request.mimetype or 'untyped'}",
-            status=415,
-            code="unsupported_media_type",
+            code=ProblemCode.UNSUPPORTED_MEDIA_TYPE,
         )
     data = read_whole(request)
     if data:
         try:
             safejson.loads(data)
         except safejson.JsonRefused as refused:
-            raise Problem(refused.detail, status=400, code=refused.code) from None
+            raise Problem(refused.detail, code=refused.code) from None
 
 
 def announces_body(req: Request) -> bool:
@@ -90,8 +90,7 @@ def read_whole(req: Request) -> bytes:
     except RequestEntityTooLarge:
         raise Problem(
             f"the body may be at most {limit} bytes",
-            status=413,
-            code="payload_too_large",
+            code=ProblemCode.PAYLOAD_TOO_LARGE,
         ) from None
     except ClientDisconnected:  # the body ended before its announced end
         raise _unreadable() from None
@@ -106,7 +105,7 @@ def read_whole(req: Request) -> bytes:
 
 
 def too_late(late: BodyTimedOut) -> Problem:
-    return Problem(str(late), status=408, code="body_timeout")
+    return Problem(str(late), code=ProblemCode.BODY_TIMEOUT)
 
 
 def _late_anywhere(late: BodyTimedOut) -> Response:
@@ -117,8 +116,7 @@ def _late_anywhere(late: BodyTimedOut) -> Response:
 def _unreadable() -> Problem:
     return Problem(
         "the body could not be read: its framing is broken (a chunk size) or it ended early",
-        status=400,
-        code="malformed_body",
+        code=ProblemCode.MALFORMED_BODY,
     )
 
 

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 
 from flask import current_app, g, request
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
-from service.store.clients import ClientApp, ClientRegistry
+from service.store.clients import ClientApp
 from service.web.render import bearer_token
+from service.web.services import services
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
 KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("GET", "/v1/games"), ("POST", "/v1/bot/moves")})
@@ -60,18 +62,18 @@ def _identify() -> Caller:
     if key is None and on_key_endpoint:
         key = bearer_token(request)
     if key:
-        registry: ClientRegistry = current_app.extensions["schnapsen"]["clients"]
+        registry = services().clients
         app = registry.identify(key) if len(key) <= 512 else None
         if app is not None and app.revoked:
-            raise Unauthorized("this client key was revoked", code="client_key_revoked")
+            raise Unauthorized("this client key was revoked", code=ProblemCode.CLIENT_KEY_REVOKED)
         if app is not None:
             return Caller(address, app)
         if explicit or not current_app.config["ANONYMOUS_CLIENTS"]:
-            raise Unauthorized("this client key is not known", code="invalid_client_key")
+            raise Unauthorized("this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY)
     if on_key_endpoint and not current_app.config["ANONYMOUS_CLIENTS"]:
         raise Unauthorized(
             "this server serves registered client apps only: send your client key as "
             "'Authorization: Bearer <key>'",
-            code="client_key_required",
+            code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     return Caller(address)

@@ -1,9 +1,11 @@
 """The one place errors become answers: RFC 9457 ``application/problem+json``.
 
 Every 4xx and 5xx of the service goes through ``problem_response``: refused
-commands (``service.game.problems.Problem``), Werkzeug's HTTP errors (404, 405
-with ``Allow``, 413, malformed JSON), request validation (422) and unhandled
-exceptions (500, logged, never with a traceback in the body).
+commands (``service.game.problems.Problem``, answered with the status of
+``service.web.statuses``), an unreachable Redis (503 ``store_unavailable``),
+Werkzeug's HTTP errors (404, 405 with ``Allow``, 413, malformed JSON), request
+validation (422) and unhandled exceptions (500, logged, never with a traceback
+in the body).
 """
 
 from __future__ import annotations
@@ -13,68 +15,36 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+import redis
 from flask import Flask, Response, current_app, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
 from schemas.problems import ProblemSchema
-from service.engine.errors import ErrorCode
-from service.game.problems import IllegalAction, Problem, VersionConflict
+from service.game.problem_codes import ProblemCode
+from service.game.problems import Problem
+from service.web.statuses import status_of
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
 
-_CODES_BY_STATUS = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    409: "conflict",
-    412: "precondition_failed",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    422: "invalid_request",
-    429: "too_many_requests",
-    500: "internal_error",
-    503: "service_unavailable",
+#: The code of an HTTP error raised without one of its own (Werkzeug's, a bare status).
+_CODES_BY_STATUS: dict[int, ProblemCode] = {
+    400: ProblemCode.BAD_REQUEST,
+    401: ProblemCode.UNAUTHORIZED,
+    403: ProblemCode.FORBIDDEN,
+    404: ProblemCode.NOT_FOUND,
+    405: ProblemCode.METHOD_NOT_ALLOWED,
+    406: ProblemCode.NOT_ACCEPTABLE,
+    409: ProblemCode.CONFLICT,
+    412: ProblemCode.PRECONDITION_FAILED,
+    413: ProblemCode.PAYLOAD_TOO_LARGE,
+    415: ProblemCode.UNSUPPORTED_MEDIA_TYPE,
+    422: ProblemCode.INVALID_REQUEST,
+    429: ProblemCode.TOO_MANY_REQUESTS,
+    500: ProblemCode.INTERNAL_ERROR,
+    503: ProblemCode.SERVICE_UNAVAILABLE,
 }
-
-
-#: The engine's refusals as HTTP statuses: whose turn or which phase it is conflicts
-#: with the game's state (409); an action against the rules is unprocessable (422).
-ILLEGAL_ACTION_STATUS: dict[ErrorCode, int] = {
-    ErrorCode.GAME_OVER: 409,
-    ErrorCode.GAME_WAITING: 409,
-    ErrorCode.NOT_YOUR_TURN: 409,
-    ErrorCode.ABORT_NOT_ALLOWED: 409,
-    ErrorCode.NOT_WAITING: 409,
-    ErrorCode.TURN_NOT_TIMED_OUT: 409,
-    ErrorCode.NO_DEAL: 422,
-    ErrorCode.CARD_NOT_IN_HAND: 422,
-    ErrorCode.MUST_FOLLOW_SUIT: 422,
-    ErrorCode.MUST_BEAT: 422,
-    ErrorCode.MUST_TRUMP: 422,
-    ErrorCode.MUST_OVERTRUMP: 422,
-    ErrorCode.MUST_LEAD_MARRIAGE_CARD: 422,
-    ErrorCode.NOT_ON_LEAD: 422,
-    ErrorCode.EXCHANGE_NOT_ALLOWED: 422,
-    ErrorCode.CLOSE_NOT_ALLOWED: 422,
-    ErrorCode.MARRIAGE_NOT_ALLOWED: 422,
-    ErrorCode.CLAIM_NOT_ALLOWED: 422,
-    ErrorCode.ACCEPT_NOT_ALLOWED: 422,
-    ErrorCode.MUST_CLAIM_OR_ACCEPT: 422,
-    ErrorCode.INVALID_DECK: 422,
-    ErrorCode.INVALID_EVENT: 422,
-}
-
-
-def precondition_failed(conflict: VersionConflict) -> Problem:
-    """A stale version sent as ``If-Match`` is a failed precondition (412), not a conflict."""
-    return Problem(
-        conflict.detail, status=412, code=conflict.code, title=conflict.title, extra=conflict.extra
-    )
 
 
 def problem_response(
@@ -103,13 +73,12 @@ def problem_response(
 
 
 def handle_problem(problem: Problem) -> Response:
-    status = problem.status
-    if isinstance(problem, IllegalAction):
-        status = ILLEGAL_ACTION_STATUS[problem.error_code]
+    """A refusal's answer, with the status the one table gives (``service.web.statuses``)."""
+    status = status_of(problem)
     return problem_response(
         status,
         problem.code,
-        problem.title,
+        problem.title or HTTPStatus(status).phrase,
         problem.detail,
         extra=problem.extra,
         headers=dict(problem.headers),
@@ -164,7 +133,7 @@ class ProblemApi(Api):
         if messages:
             # webargs puts validation errors per location: {"json": {...}}
             if status == 400 and "json" in messages and _is_json_syntax_error(messages["json"]):
-                code, detail = "malformed_json", "the body is not valid JSON"
+                code, detail = ProblemCode.MALFORMED_JSON, "the body is not valid JSON"
             else:
                 errors = messages.get("json", messages) if isinstance(messages, dict) else messages
                 extra["errors"] = errors
@@ -197,7 +166,32 @@ def _summarize(errors: Any) -> str:
 
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(Problem, handle_problem)
+    for unreachable in _REDIS_UNREACHABLE:
+        app.register_error_handler(unreachable, _store_unavailable)
     app.after_request(errors_are_problems)
+
+
+#: A Redis that does not answer in time, or a Redis Cluster while a replica takes over a
+#: dead primary's slots (CLUSTERDOWN, TRYAGAIN, or no node known for a slot yet).
+_REDIS_UNREACHABLE: tuple[type[Exception], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.RedisClusterException,
+)
+
+
+def _store_unavailable(error: Exception) -> Response:
+    # Returned, not raised: Flask does not handle errors raised by error handlers.
+    log.error("redis unavailable: %s", error)
+    return handle_problem(
+        Problem(
+            "the game store is unreachable right now; try again shortly",
+            code=ProblemCode.STORE_UNAVAILABLE,
+            headers={"Retry-After": "2"},
+        )
+    )
 
 
 def errors_are_problems(response: Response) -> Response:

@@ -33,10 +33,12 @@ from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
 from service.game import auth
+from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.web.callers import KEY_ENDPOINTS, current_caller
 from service.web.render import bearer_token
+from service.web.services import services
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -69,6 +71,7 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
 #: a retry that waits longer (or not at all) is the same request.
 HOW_TO_WAIT = frozenset({"wait"})
 
+
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, well formed; ``None`` when absent."""
     key = request.headers.get("Idempotency-Key")
@@ -77,8 +80,7 @@ def idempotency_key() -> str | None:
     if not _KEY.match(key):
         raise Problem(
             "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            status=400,
-            code="invalid_idempotency_key",
+            code=ProblemCode.INVALID_IDEMPOTENCY_KEY,
         )
     return key
 
@@ -100,8 +102,7 @@ def _long_enough(key: str) -> None:
         raise Problem(
             f"without a client key an Idempotency-Key needs at least {MIN_ADDRESS_KEY_LENGTH} "
             "characters, since callers behind one address share its keys: send a UUID",
-            status=422,
-            code="idempotency_key_too_short",
+            code=ProblemCode.IDEMPOTENCY_KEY_TOO_SHORT,
             title="Idempotency-Key too short",
         )
 
@@ -132,7 +133,7 @@ def idempotent(view: F) -> F:
         if key is None:
             return view(*args, **kwargs)
         scope = _scope(key)
-        answers: StoredAnswers = current_app.extensions["schnapsen"]["answers"]
+        answers = services().answers
         request_print = fingerprint(
             {
                 "method": request.method,
@@ -209,8 +210,7 @@ def _claim(
         if time.monotonic() > deadline:  # not reached: the claim expired by then
             raise Problem(
                 "the first request with this Idempotency-Key did not finish; retry",
-                status=503,
-                code="service_unavailable",
+                code=ProblemCode.SERVICE_UNAVAILABLE,
                 headers={"Retry-After": "1"},
             )
         time.sleep(pause)  # a greenlet's sleep under gunicorn's gevent workers

@@ -25,11 +25,13 @@ from contextlib import contextmanager
 from flask import current_app
 from redis import Redis
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.decision_shares import DecisionShares, TooManyDecisions, cost_ms
 from service.jobs.queues import Admit, queue
 from service.web.callers import current_caller
 from service.web.limits import Policy, RateLimiter
+from service.web.services import queues, services
 
 #: A full exports queue answers: retry after this many seconds (a few jobs' time).
 QUEUE_FULL_RETRY_SECONDS = 30
@@ -49,10 +51,6 @@ return 1
 """
 
 
-def _queues() -> Redis:
-    return current_app.extensions["schnapsen"]["queues"]
-
-
 def export_admission() -> Admit:
     """The admission of a new export or analysis job for this request's caller."""
     config = current_app.config
@@ -62,22 +60,21 @@ def export_admission() -> Admit:
         config["EXPORT_JOBS_PER_CALLER_PER_HOUR"],
         3600,
         "export and analysis jobs",
-        code="too_many_jobs",
+        code=ProblemCode.TOO_MANY_JOBS,
     )
     caller = current_caller().scope
 
     @contextmanager
     def admit(queue_name: str, job_id: str) -> Iterator[None]:
-        with _place_in_queue(_queues(), queue_name, job_id, most):
+        with _place_in_queue(queues(), queue_name, job_id, most):
             if policy.quota > 0:
-                limiter = RateLimiter(current_app.extensions["schnapsen"]["redis"])
+                limiter = RateLimiter(services().redis)
                 usage = limiter.hit(policy, caller)
                 if usage.exceeded:
                     raise Problem(
                         f"more than {policy.quota} {policy.what} in {policy.window} s for this "
                         f"caller; retry in {usage.reset} s (asking again for an export or "
                         "analysis already made costs nothing)",
-                        status=429,
                         code=policy.code,
                         headers={"Retry-After": str(max(usage.reset, 1))},
                     )
@@ -100,8 +97,7 @@ def _place_in_queue(client: Redis, queue_name: str, job_id: str, most: int) -> I
         raise Problem(
             f"the {queue_name} queue holds {most} waiting jobs, as many as it may; retry "
             f"in {QUEUE_FULL_RETRY_SECONDS} s",
-            status=503,
-            code="queue_full",
+            code=ProblemCode.QUEUE_FULL,
             headers={"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
         )
     try:
@@ -114,7 +110,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
     """The admission of a new decision: the caller's share (and ``also``'s, a hint's seat)."""
     config = current_app.config
     shares = DecisionShares(
-        _queues(), config["DECISION_MS_PER_CALLER"], config["DECISIONS_PER_CALLER"]
+        queues(), config["DECISION_MS_PER_CALLER"], config["DECISIONS_PER_CALLER"]
     )
     callers = [current_caller().scope, *also]
     cost = cost_ms(level, budget_ms)
@@ -123,7 +119,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
 
     @contextmanager
     def admit(queue_name: str, job_id: str) -> Iterator[None]:
-        with _place_in_queue(_queues(), queue_name, job_id, most), _share(job_id):
+        with _place_in_queue(queues(), queue_name, job_id, most), _share(job_id):
             yield
 
     @contextmanager
@@ -137,8 +133,7 @@ def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = 
                 f"think time queued or running, its share (at most "
                 f"{shares.decisions_per_caller} decisions and {shares.ms_per_caller} ms); "
                 f"retry in {held.retry_after} s",
-                status=429,
-                code="too_many_decisions",
+                code=ProblemCode.TOO_MANY_DECISIONS,
                 headers={"Retry-After": str(held.retry_after)},
             ) from None
         try:

@@ -20,6 +20,7 @@ from typing import Any
 import redis
 from flask import Flask, Response, g, request
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.web.callers import KEY_ENDPOINTS, Caller, current_caller
 
@@ -44,7 +45,7 @@ class Policy:
     window: int
     what: str = "requests"
     who: str = "client"
-    code: str = "rate_limited"
+    code: ProblemCode = ProblemCode.RATE_LIMITED
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,11 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
         "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60, who="address"),
         "client": Policy("client", config["RATE_LIMIT_PER_CLIENT"], 60),
         "games": Policy(
-            "games", config["GAMES_PER_CLIENT_PER_HOUR"], 3600, "games", code="too_many_games"
+            "games",
+            config["GAMES_PER_CLIENT_PER_HOUR"],
+            3600,
+            "games",
+            code=ProblemCode.TOO_MANY_GAMES,
         ),
         "games_ip": Policy(
             "games_ip",
@@ -83,14 +88,14 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
             3600,
             "games",
             "address",
-            code="too_many_games",
+            code=ProblemCode.TOO_MANY_GAMES,
         ),
         "bot_moves": Policy(
             "bot_moves",
             config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
             60,
             "bot moves and hints",
-            code="too_many_bot_moves",
+            code=ProblemCode.TOO_MANY_BOT_MOVES,
         ),
     }
 
@@ -134,7 +139,6 @@ def install(app: Flask, client: redis.Redis) -> None:
                 raise Problem(
                     f"more than {policy.quota} {policy.what} in {policy.window} s for this "
                     f"{policy.who}; retry in {usage.reset} s",
-                    status=429,
                     code=policy.code,
                     headers={"Retry-After": str(max(usage.reset, 1))},
                 )

@@ -15,10 +15,11 @@ OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi.yaml"
 def generate() -> str:
     """The OpenAPI 3.1 document of the app, as YAML."""
     from service.web.app import create_app
+    from service.web.services import services
 
     # No Redis is contacted: the app connects lazily, on the first request.
     app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "SECRET_KEY": "openapi"})
-    return app.extensions["schnapsen"]["openapi_yaml"]()
+    return services(app).openapi_yaml()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Request, current_app
+from flask import Request
 
 from service.engine.observation import observe
 from service.game.commands import Current, Seated
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
+from service.web.services import services
 
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
@@ -26,7 +28,7 @@ def game_view(current: Current, seat: int | None) -> dict[str, Any]:
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
-    body["invite"] = current_app.extensions["schnapsen"]["games"].invite_for(current, seat)
+    body["invite"] = services().games.invite_for(current, seat)
     return body
 
 
@@ -53,7 +55,9 @@ def bearer_token(request: Request, *, query_token: str | None = None) -> str | N
         return query_token
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("use 'Authorization: Bearer <token>'", code="invalid_authorization")
+        raise Unauthorized(
+            "use 'Authorization: Bearer <token>'", code=ProblemCode.INVALID_AUTHORIZATION
+        )
     return token.strip()
 
 
@@ -78,21 +82,18 @@ def if_match_version(request: Request) -> int | None:
         elif '"' not in tag:
             raise Problem(
                 'If-Match must be the ETag of a game view, e.g. "12"',
-                status=400,
-                code="invalid_if_match",
+                code=ProblemCode.INVALID_IF_MATCH,
             )
     if not versions:
         raise Problem(
             f"If-Match {header.strip()[:40]!r} never matches: it takes the strong ETag of a "
             'game view, e.g. "12" (a weak W/ tag compares weakly only, RFC 9110 13.1.1)',
-            status=412,
-            code="precondition_failed",
+            code=ProblemCode.PRECONDITION_FAILED,
         )
     if len(versions) > 1:
         raise Problem(
             "If-Match names one version of the game, not several",
-            status=400,
-            code="invalid_if_match",
+            code=ProblemCode.INVALID_IF_MATCH,
         )
     return versions.pop()
 

@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any
 
+from service.game.problem_codes import ProblemCode
+
 #: Arrays and objects inside one another, at most.
 MAX_DEPTH = 32
 #: Characters of one number (sign, digits, fraction and exponent), at most.
@@ -30,7 +32,7 @@ _STRUCTURAL = re.compile(r'[\[\]{}"\\]')
 class JsonRefused(ValueError):
     """Text that is not JSON this service parses: ``code`` says why."""
 
-    def __init__(self, code: str, detail: str):
+    def __init__(self, code: ProblemCode, detail: str):
         super().__init__(detail)
         self.code = code
         self.detail = detail
@@ -46,17 +48,22 @@ def loads(data: bytes | str) -> Any:
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as error:
-        raise JsonRefused("malformed_json", f"the body is not UTF-8: {error.reason}") from None
+        raise JsonRefused(
+            ProblemCode.MALFORMED_JSON, f"the body is not UTF-8: {error.reason}"
+        ) from None
     if nesting_depth(text, stop_after=MAX_DEPTH) > MAX_DEPTH:
         raise JsonRefused(
-            "json_too_deep", f"the JSON nests arrays and objects more than {MAX_DEPTH} deep"
+            ProblemCode.JSON_TOO_DEEP,
+            f"the JSON nests arrays and objects more than {MAX_DEPTH} deep",
         )
     try:
         return json.loads(
             text, parse_int=_integer, parse_float=_fraction, parse_constant=_not_a_number
         )
     except json.JSONDecodeError as error:
-        raise JsonRefused("malformed_json", f"the body is not valid JSON: {error}") from None
+        raise JsonRefused(
+            ProblemCode.MALFORMED_JSON, f"the body is not valid JSON: {error}"
+        ) from None
 
 
 def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
@@ -94,7 +101,7 @@ def nesting_depth(text: str, *, stop_after: int | None = None) -> int:
 def _bounded(text: str) -> str:
     if len(text) > MAX_NUMBER_CHARS:
         raise JsonRefused(
-            "number_too_large",
+            ProblemCode.NUMBER_TOO_LARGE,
             f"a number in the JSON has {len(text)} characters; at most {MAX_NUMBER_CHARS}",
         )
     return text
@@ -109,4 +116,6 @@ def _fraction(text: str) -> float:
 
 
 def _not_a_number(text: str) -> Any:
-    raise JsonRefused("malformed_json", f"{text} is not JSON (RFC 8259 has no such number)")
+    raise JsonRefused(
+        ProblemCode.MALFORMED_JSON, f"{text} is not JSON (RFC 8259 has no such number)"
+    )

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.live.shares import Shares
 from service.live.watcher import WaitingSlots
@@ -63,8 +64,7 @@ class WaitingAdmission:
             raise Problem(
                 f"this caller holds {share.size} waiting requests (long-polls and streams) on "
                 "this server, its share; end one first, or poll without wait",
-                status=429,
-                code="too_many_waiting_from_caller",
+                code=ProblemCode.TOO_MANY_WAITING_FROM_CALLER,
                 headers={"Retry-After": str(CALLER_RETRY_SECONDS)},
             )
         if not self.per_game.take(game_id):
@@ -72,8 +72,7 @@ class WaitingAdmission:
             raise Problem(
                 f"this game has {self.per_game.size} waiting requests on this server, as many "
                 "as it may; retry shortly, or poll without wait",
-                status=503,
-                code="too_many_waiting_on_game",
+                code=ProblemCode.TOO_MANY_WAITING_ON_GAME,
                 headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
             )
         if not self.slots.take():
@@ -82,8 +81,7 @@ class WaitingAdmission:
             raise Problem(
                 "this server holds as many waiting requests as it may; retry shortly, "
                 "or poll without wait",
-                status=503,
-                code="too_many_waiting",
+                code=ProblemCode.TOO_MANY_WAITING,
                 headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
             )
         WAITING_REQUESTS.inc()

@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from service.web.app import create_app
+from service.web.services import services
 from tests.api.helpers import (
     Api,
     create,
@@ -220,7 +221,7 @@ def test_a_retry_overlapping_its_original_action_answers_like_it(redis_url, redi
     game = new_game(api, variant="head", seed=8, first_dealer=1)
     seen = to_move_view(api, game)
     play = next(a for a in seen["deal"]["legal_actions"] if a["type"] == "play")
-    interleave = Interleave(app.extensions["schnapsen"]["store"], pause)
+    interleave = Interleave(services(app).store, pause)
     original, retry = interleave.run(
         app,
         "POST",
@@ -239,7 +240,7 @@ def test_a_retry_overlapping_its_original_join_answers_like_it(redis_url, redis_
     app = create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET})
     api = Api(app.test_client())
     created = create(api)
-    interleave = Interleave(app.extensions["schnapsen"]["store"], pause)
+    interleave = Interleave(services(app).store, pause)
     original, retry = interleave.run(
         app,
         "POST",

@@ -20,6 +20,7 @@ import requests
 
 from service.engine import GameState, replay
 from service.web.app import create_app
+from service.web.services import services
 from tests.api.helpers import (
     Api,
     Game,
@@ -199,7 +200,7 @@ def test_long_polls_answer_new_events_without_hidden_cards(redis_url, redis_clie
     app = create_app(
         {"REDIS_URL": redis_url, "SECRET_KEY": SECRET, "LONG_POLL_MAX_SECONDS": NEVER_ENDING_WAIT}
     )
-    watcher = app.extensions["schnapsen"]["watcher"]
+    watcher = services(app).watcher
     api = Api(app.test_client())
     rng = random.Random("long-poll")
     game = new_game(api, variant="tracked", seed=555)
@@ -244,7 +245,7 @@ def test_long_polls_answer_new_events_without_hidden_cards(redis_url, redis_clie
 
 def test_an_empty_long_poll_waits_and_answers_no_events(app):
     api = Api(app.test_client())
-    watcher = app.extensions["schnapsen"]["watcher"]
+    watcher = services(app).watcher
     game = new_game(api)
     answers: list[Any] = []
 

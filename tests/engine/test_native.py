@@ -85,13 +85,27 @@ def test_an_edited_source_sets_the_whole_compiled_group_aside(tmp_path: Path) ->
     assert "RuntimeWarning" in answer.stderr and "pip install -e ." in answer.stderr
 
 
-def test_pure_python_at_run_time_sets_even_a_fresh_group_aside(tmp_path: Path) -> None:
+def test_the_environment_does_not_choose_the_source_at_run_time(tmp_path: Path) -> None:
     folder = engine_copy(tmp_path, stamp=None)
     write_stamp(folder)
+    # The build decides (SCHNAPSEN_PURE_PYTHON is read by setup.py only): a fresh group
+    # is kept, so the (stand-in) compiled module loads, and fails.
     answer = import_core(tmp_path, SCHNAPSEN_PURE_PYTHON="1")
+    assert answer.returncode != 0
+    assert "ImportError" in answer.stderr
+
+
+def test_a_source_copy_runs_the_source_beside_a_fresh_compiled_group(tmp_path: Path) -> None:
+    folder = engine_copy(tmp_path / "build", stamp=None)
+    write_stamp(folder)
+    native.source_copy(tmp_path / "copy", root=folder)
+    assert not list((tmp_path / "copy").rglob(f"*{SUFFIX}"))
+    answer = import_core(tmp_path / "copy")
     assert answer.returncode == 0, answer.stderr
-    assert all(path.endswith(".py") for path in answer.stdout.split())
-    assert "RuntimeWarning" not in answer.stderr  # asked for: nothing to warn about
+    core_file, solver_file = answer.stdout.split()
+    assert core_file == str(tmp_path / "copy" / "service" / "engine" / "core.py")
+    assert solver_file == str(tmp_path / "copy" / "service" / "bots" / "solver.py")
+    assert "RuntimeWarning" not in answer.stderr  # nothing compiled there: nothing stale
 
 
 def test_compiled_files_without_a_stamp_are_not_trusted(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
 from service.store.events import EventStore
 from service.web.app import create_app
+from service.web.services import services
 from tests.conftest import SECRET, free_port
 from tests.waiting import wait_until
 
@@ -85,7 +86,7 @@ def test_a_redis_restart_during_a_game_loses_nothing_and_the_service_recovers(pe
         "the service to answer 200 once Redis is back",
     )
     # every acknowledged action is in the log, exactly once, and the log replays
-    log = EventStore(app.extensions["schnapsen"]["redis"]).events(game)
+    log = EventStore(services(app).redis).events(game)
     actions = [(i + 1, e.seat, e.action.to_dict()) for i, e in enumerate(log)
                if isinstance(e, ActionTaken)]  # fmt: skip
     assert len(actions) == len(acknowledged)
@@ -95,4 +96,4 @@ def test_a_redis_restart_during_a_game_loses_nothing_and_the_service_recovers(pe
     assert replay(log).to_move is not None or replay(log).winner is not None
     # the client resumes from its last version
     acknowledged += play(client, game, tokens, rng, 4)
-    assert EventStore(app.extensions["schnapsen"]["redis"]).head(game) >= acknowledged[-1][0]
+    assert EventStore(services(app).redis).head(game) >= acknowledged[-1][0]

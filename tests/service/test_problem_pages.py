@@ -1,61 +1,106 @@
 """Problem `type` URIs resolve: `GET /problems/{code}` has a page for every code.
 
-The codes are collected from the code base itself (an AST walk over service/
-and workers/, plus the engine's ErrorCode enum and the HTTP status codes of
-the error module), so a new code without a page fails here.
+Every code is a member of ``ProblemCode``, which carries its page; an AST
+walk over service/ and workers/ finds any code still named as a bare string,
+which could be one without a page.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import re
 
 import pytest
 
 from service.engine.errors import ErrorCode
+from service.game.problem_codes import ProblemCode
 from service.web.errors import _CODES_BY_STATUS
 from tests.api.helpers import Api, ok, problem
 from tests.conftest import REPO
 
-#: Calls whose first string argument is a problem code.
-CODE_FIRST_CALLS = {"Refusal", "JsonRefused"}
-CODE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+#: Calls whose first argument is a problem code.
+CODE_FIRST_CALLS = {"JsonRefused", "Refusal"}
+#: Modules whose raise sites still name codes as strings; each string must be a member.
 
 
-def _str(node: ast.AST) -> str | None:
+def _str(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def codes_in_source() -> set[str]:
-    found: set[str] = set()
-    for path in [*(REPO / "service").rglob("*.py"), *(REPO / "workers").rglob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.keyword) and node.arg == "code" and _str(node.value):
-                found.add(_str(node.value))
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                if node.target.id == "code" and node.value is not None and _str(node.value):
-                    found.add(_str(node.value))
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name) and target.id == "code" and _str(node.value):
-                        found.add(_str(node.value))
-                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
-                        for name, value in zip(target.elts, node.value.elts, strict=False):
-                            if isinstance(name, ast.Name) and name.id == "code" and _str(value):
-                                found.add(_str(value))
-            elif isinstance(node, ast.Call):
-                func = node.func
-                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-                if name in CODE_FIRST_CALLS:
-                    first = next((_str(arg) for arg in node.args if _str(arg)), None)
-                    if first:
-                        found.add(first)
-    return {code for code in found if CODE.match(code)}
+def bare_codes(source: str, filename: str = "<source>") -> list[tuple[int, str]]:
+    """(line, code) of every problem code ``source`` names as a string literal: a ``code=``
+    keyword, an assignment to ``code`` (plain, annotated, or in a tuple), or the code
+    argument of a refusal."""
+    found: list[tuple[int, str]] = []
+
+    def note(value: ast.AST | None) -> None:
+        text = _str(value)
+        if text is not None and value is not None:
+            found.append((value.lineno, text))
+
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.keyword) and node.arg == "code":
+            note(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if node.target.id == "code":
+                note(node.value)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == "code":
+                    note(node.value)
+                if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                    for name, value in zip(target.elts, node.value.elts, strict=False):
+                        if isinstance(name, ast.Name) and name.id == "code":
+                            note(value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in CODE_FIRST_CALLS and node.args:
+                note(node.args[0])
+    return found
 
 
-def every_code() -> set[str]:
-    return codes_in_source() | {c.value for c in ErrorCode} | set(_CODES_BY_STATUS.values())
+def server_sources() -> dict[str, str]:
+    paths = [*(REPO / "service").rglob("*.py"), *(REPO / "workers").rglob("*.py")]
+    return {str(path.relative_to(REPO)): path.read_text() for path in sorted(paths)}
+
+
+def test_no_refusal_names_its_code_as_a_bare_string():
+    bare = [
+        f"{name}:{line}: {code!r}"
+        for name, source in server_sources().items()
+        for line, code in bare_codes(source, name)
+    ]
+    assert bare == [], "name problem codes as ProblemCode members"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'raise Problem("x", code="busy")',
+        'class Busy(Problem):\n    status, code, title = 409, "busy", "Busy"',
+        'class Policy:\n    code: str = "rate_limited"',
+        'raise JsonRefused("malformed_json", "not JSON")',
+        'return Refusal("uri_too_long", "too long")',
+    ],
+)
+def test_the_walk_finds_a_bare_string_code(source):
+    assert [code for _, code in bare_codes(source)] in (
+        ["busy"],
+        ["rate_limited"],
+        ["malformed_json"],
+        ["uri_too_long"],
+    )
+
+
+def test_the_walk_takes_a_member_for_no_bare_string():
+    assert bare_codes('raise Problem("x", code=ProblemCode.BUSY)') == []
+
+
+def test_the_engine_refusals_and_the_http_statuses_are_problem_codes():
+    members = {code.value for code in ProblemCode}
+    assert {code.value for code in ErrorCode} - members == set()
+    assert all(isinstance(code, ProblemCode) for code in _CODES_BY_STATUS.values())
 
 
 @pytest.fixture
@@ -63,31 +108,16 @@ def api(client) -> Api:
     return Api(client)
 
 
-def test_the_collector_finds_the_codes_of_every_layer():
-    codes = every_code()
-    for code in (
-        "must_follow_suit",  # the engine's enum
-        "game_not_found",  # a Problem subclass
-        "token_required",  # a code= keyword
-        "uri_too_long",  # gunicorn's own refusals
-        "json_too_deep",  # the body gate
-        "rate_limited",  # a dataclass default
-        "not_found",  # Werkzeug's errors
-        "turn_not_timed_out",
-    ):
-        assert code in codes, code
-    assert len(codes) > 60, sorted(codes)
-
-
-@pytest.mark.parametrize("code", sorted(every_code()))
-def test_every_code_has_a_page(api, code):
+@pytest.mark.parametrize("code", list(ProblemCode))
+def test_every_problem_code_has_a_page(api, code):
     page = api.get(f"/problems/{code}", headers={"Accept": "text/html"})
     assert page.status == 200, page
     assert page.content_type.startswith("text/html"), page
     assert f"<code>{code}</code>" in page.text
     described = ok(api.get(f"/problems/{code}", headers={"Accept": "application/json"}))
     assert described["code"] == code and described["type"] == f"/problems/{code}"
-    assert described["title"] and described["description"]
+    assert described["title"] == code.page.title and code.page.title
+    assert described["description"] == code.page.description and code.page.description
 
 
 def test_the_type_of_a_real_problem_resolves(api):

@@ -26,6 +26,7 @@ from service.jobs.names import DECISIONS, MOVES
 from service.jobs.queues import queue
 from service.store.events import EventStore
 from service.web.app import create_app
+from service.web.services import services
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
 from tests.waiting import wait_until
@@ -55,8 +56,8 @@ def failure(connection: redis.Redis, job: Job) -> str:
 def test_a_bot_job_that_outlives_its_timeout_fails_and_its_worker_moves_the_next_bot(own_redis):
     app = create_app({"REDIS_URL": own_redis, "SECRET_KEY": SECRET})
     client = app.test_client()
-    connection = app.extensions["schnapsen"]["queues"]
-    store = EventStore(app.extensions["schnapsen"]["redis"])
+    connection = services(app).queues
+    store = EventStore(services(app).redis)
     worker = WorkerProcess(own_redis)
     try:
         busy = enqueue(connection, "timeit.timeit", stmt="pass", number=10**13)

@@ -22,6 +22,7 @@ from service.jobs.names import QUEUES
 from service.jobs.queues import bot_move_job_id, queue
 from service.store.events import EventStore
 from service.web.app import create_app
+from service.web.services import services
 from tests.conftest import SECRET, WorkerProcess
 from tests.processes import alive, work_horses
 from tests.waiting import wait_until
@@ -56,8 +57,8 @@ def all_quiet(connection) -> bool:
 def test_a_killed_worker_and_its_horse_still_give_the_bot_move_once(own_redis):
     app = create_app({"REDIS_URL": own_redis, "SECRET_KEY": SECRET})
     client = app.test_client()
-    store = EventStore(app.extensions["schnapsen"]["redis"])
-    connection = app.extensions["schnapsen"]["queues"]
+    store = EventStore(services(app).redis)
+    connection = services(app).queues
     # The slow worker thinks 10 s per move, so the job is surely under way when killed.
     slow = WorkerProcess(own_redis, SCHNAPSEN_BOT_DELAY_MS="10000")
     fresh: WorkerProcess | None = None

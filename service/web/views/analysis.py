@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, request
+from flask import request
 from flask_smorest import Blueprint
 
 from schemas.analysis import AnalysisQuerySchema, AnalysisRequestSchema, AnalysisSchema
 from schemas.bots import AnalysisJobSchema
 from service.analysis import review as analysis
 from service.analysis.scope import Scope, scope
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.queues import JobReport, enqueue_analysis, report
 from service.store.analyses import AnalysisStore
@@ -19,8 +20,7 @@ from service.web.idempotency import idempotent
 from service.web.job_admission import export_admission
 from service.web.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.web.render import bearer_token
-from service.web.views.bots import queues
-from service.web.views.games import games
+from service.web.services import games, queues, services
 
 blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Post-game analysis")
 
@@ -28,7 +28,7 @@ _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type
 
 
 def _store() -> AnalysisStore:
-    return AnalysisStore(current_app.extensions["schnapsen"]["store"].redis)
+    return AnalysisStore(services().store.redis)
 
 
 def _scope(game_id: str, seat: int | None, deals: list[int] | None) -> Scope:
@@ -86,8 +86,7 @@ def get_analysis(query: dict[str, Any], game_id: str):
         raise Problem(
             f"game {game_id}'s analysis is not ready: POST /v1/games/{game_id}/analysis "
             "and wait for its job",
-            status=404,
-            code="analysis_not_found",
+            code=ProblemCode.ANALYSIS_NOT_FOUND,
         )
     summary = analysis.summary(records)
     return {

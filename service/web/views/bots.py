@@ -21,31 +21,22 @@ from schemas.bots import (
 from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, InvalidRequest, Problem
 from service.game.seeds import bot_seed
 from service.jobs.queues import enqueue_decision, wait_for_report
-from service.jobs.watch import JobWatcher
 from service.web import examples
 from service.web.idempotency import idempotent
 from service.web.job_admission import decision_admission
 from service.web.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.web.render import bearer_token
-from service.web.views.games import games
+from service.web.services import games, job_watcher, queues
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 
 #: The ids RQ 3 accepts (letters, digits, "_" and "-"), no longer than any id given out.
 _JOB_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
-
-
-def queues():
-    return current_app.extensions["schnapsen"]["queues"]
-
-
-def job_watcher() -> JobWatcher:
-    """The process's one listener for ended jobs: job waits hold no Redis connection."""
-    return current_app.extensions["schnapsen"]["job_watcher"]
 
 
 def capped_budget(requested: int | None) -> int | None:
@@ -103,7 +94,9 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
         view_from_position(body["position"])
     except PositionError as error:
         raise InvalidRequest(
-            str(error), code="impossible_position", extra={"errors": {error.field: [error.message]}}
+            str(error),
+            code=ProblemCode.IMPOSSIBLE_POSITION,
+            extra={"errors": {error.field: [error.message]}},
         ) from None
     budget_ms = capped_budget(body.get("budget_ms"))
     job_id = enqueue_decision(
@@ -140,9 +133,9 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     if seat is None:
-        raise Problem("a hint is for a seat: send its token", status=401, code="token_required")
+        raise Problem("a hint is for a seat: send its token", code=ProblemCode.TOKEN_REQUIRED)
     if current.state.to_move != seat:
-        raise Conflict("it is not your turn", code="not_your_turn")
+        raise Conflict("it is not your turn", code=ProblemCode.NOT_YOUR_TURN)
     position = position_from_view(seat_view(current.state, seat))
     level = body.get("level", DEFAULT_LEVEL)
     budget_ms = capped_budget(body.get("budget_ms"))
@@ -171,7 +164,7 @@ def get_job(query: dict[str, Any], job_id: str):
     else:
         found = wait_for_report(queues(), job_watcher(), job_id, wait)
     if found is None:
-        raise Problem(f"there is no job {job_id!r}", status=404, code="job_not_found")
+        raise Problem(f"there is no job {job_id!r}", code=ProblemCode.JOB_NOT_FOUND)
     return found.to_dict()
 
 

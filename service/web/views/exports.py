@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, request
 from flask_smorest import Blueprint
 
 from schemas.bots import ExportJobSchema, ExportRequestSchema
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
 from service.game.replay_export import EXTENSIONS
 from service.jobs.queues import JobReport, enqueue_export, report
@@ -17,8 +18,7 @@ from service.web.idempotency import idempotent
 from service.web.job_admission import export_admission
 from service.web.operations import BODY, GAME, SEAT_OR_SPECTATOR, operation
 from service.web.render import bearer_token
-from service.web.views.bots import queues
-from service.web.views.games import games
+from service.web.services import games, queues, services
 
 blp = Blueprint("exports", __name__, url_prefix="/v1", description="Replay exports")
 
@@ -67,7 +67,7 @@ def create_export(body: dict[str, Any], game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    exports = current_app.extensions["schnapsen"]["exports"]
+    exports = services().exports
     job_id, export_id = enqueue_export(
         queues(),
         game_id,
@@ -93,9 +93,9 @@ def download_export(export_id: str):
 
     Headers: the format's content type, `ETag` and `Repr-Digest` (SHA-256).
     """
-    export = current_app.extensions["schnapsen"]["exports"].load(export_id)
+    export = services().exports.load(export_id)
     if export is None:
-        raise Problem(f"there is no export {export_id!r}", status=404, code="export_not_found")
+        raise Problem(f"there is no export {export_id!r}", code=ProblemCode.EXPORT_NOT_FOUND)
     if export.viewer is not None:
         service = games()
         seat = service.seat_for(service.current(export.game_id), bearer_token(request))

@@ -35,14 +35,14 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent
+from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
-from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
+from service.live.watcher import END_EVENT, OneRead, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
 from service.web.callers import current_caller
-from service.web.errors import precondition_failed
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
     ANYONE,
@@ -64,7 +64,8 @@ from service.web.render import (
     not_modified,
     seated_body,
 )
-from service.web.waiting import WaitingAdmission
+from service.web.services import games, services
+from service.web.statuses import StaleIfMatch
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +102,6 @@ _SSE_SCHEMA = {
 }
 #: An answer without a body (304, 204), documented so that a generated client types it.
 EMPTY_ANSWER = {"$ref": "#/components/schemas/Empty"}
-
-
-def games() -> GameService:
-    return current_app.extensions["schnapsen"]["games"]
 
 
 def settings() -> dict[str, Any]:
@@ -163,7 +160,7 @@ def list_games(query: dict[str, Any]):
         raise Unauthorized(
             "listing your games needs your client key, as 'X-Client-Key: <key>' or "
             "'Authorization: Bearer <key>'",
-            code="client_key_required",
+            code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     after = None
     if "cursor" in query:
@@ -172,8 +169,7 @@ def list_games(query: dict[str, Any]):
         except ValueError:
             raise Problem(
                 "cursor is not the next_cursor of a page of this listing",
-                status=400,
-                code="invalid_cursor",
+                code=ProblemCode.INVALID_CURSOR,
             ) from None
     page = games().list_games(
         caller.client.id, status=query.get("status"), after=after, limit=query["limit"]
@@ -213,7 +209,7 @@ def get_game(game_id: str):
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
-    current_app.extensions["schnapsen"]["seen"](current)
+    services().seen(current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return game_view(current, seat), 200, {"ETag": etag(current.version)}
@@ -255,13 +251,12 @@ def act(body: dict[str, Any], game_id: str):
     if expected is not None and header_version is not None and expected != header_version:
         raise Problem(
             f"expected_version {expected} and If-Match {header_version} disagree",
-            status=400,
-            code="conflicting_versions",
+            code=ProblemCode.CONFLICTING_VERSIONS,
         )
     try:
         action = Action.from_dict(body)
     except ValueError as error:
-        raise InvalidRequest(str(error), code="invalid_action") from None
+        raise InvalidRequest(str(error), code=ProblemCode.INVALID_ACTION) from None
     try:
         acted = games().act(
             game_id,
@@ -272,7 +267,7 @@ def act(body: dict[str, Any], game_id: str):
         )
     except VersionConflict as conflict:
         if expected is None and header_version is not None:
-            raise precondition_failed(conflict) from None
+            raise StaleIfMatch.of(conflict) from None
         raise
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
@@ -470,8 +465,7 @@ def replay(query: dict[str, Any], game_id: str):
     if at is not None and at > len(log):
         raise Problem(
             f"version {at} does not exist yet; the game is at version {len(log)}",
-            status=422,
-            code="version_out_of_range",
+            code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     record = replay_record(log, seat, at=at)
     version = record["version"]
@@ -488,8 +482,7 @@ def _take_waiting_slot(game_id: str) -> Callable[[], None]:
     connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process,
     and the shares keep one caller or one game from holding them all.
     """
-    admission: WaitingAdmission = current_app.extensions["schnapsen"]["waiting"]
-    return admission.admit(current_caller(), game_id)
+    return services().waiting.admit(current_caller(), game_id)
 
 
 @contextmanager
@@ -509,7 +502,7 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
     ends unwoken says whether the subscription proves the log still at
     ``after`` (``Waited.UNCHANGED``: nothing to read).
     """
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    watcher = services().watcher
     deadline = time.monotonic() + seconds
     with watcher.watch(game_id, after, client=_client_socket()) as waiter:
         if watcher.head(game_id, lambda: service.store.head(game_id)) > after:
@@ -527,7 +520,7 @@ def _wait_for_append(service: GameService, game_id: str, after: int, seconds: fl
 
 
 def _memory() -> GameMemory:
-    return current_app.extensions["schnapsen"]["memory"]
+    return services().memory
 
 
 def _game_at(service: GameService, game_id: str, version: int) -> Current:
@@ -569,7 +562,7 @@ def _events_since(
     Only a registered waiter knows nothing newer was appended than what the
     listener announced; any other reader asks Redis (read-your-writes).
     """
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
+    watcher = services().watcher
     memory = _memory()
 
     def read(news: bytes | None = None) -> tuple[list[Any], Current]:
@@ -592,7 +585,7 @@ def _events_since(
 
 
 def _one_read() -> OneRead[Any]:
-    return current_app.extensions["schnapsen"]["one_read"]
+    return services().one_read
 
 
 def _client_socket() -> socket.socket | None:
@@ -673,8 +666,7 @@ def _existing_version(version: int, head: int) -> int:
     if version > head:
         raise Problem(
             f"version {version} does not exist yet; the game is at version {head}",
-            status=422,
-            code="version_out_of_range",
+            code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
     return version
 
@@ -688,7 +680,6 @@ def _last_event_id(after: int) -> int:
     if not _ASCII_VERSION.fullmatch(value) or int(value) > MAX_VERSION:
         raise Problem(
             "Last-Event-ID must be the version of an event",
-            status=400,
-            code="invalid_last_event_id",
+            code=ProblemCode.INVALID_LAST_EVENT_ID,
         )
     return int(value)

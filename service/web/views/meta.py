@@ -6,10 +6,12 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from schemas.meta import HealthSchema, ReadinessSchema
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.ops.metrics import METRICS_CONTENT_TYPE, metrics_text
 from service.ops.readiness import readiness
 from service.web.operations import NONE, SERVER, operation
+from service.web.services import services
 
 blp = Blueprint("meta", __name__, description="The API's description, health and metrics")
 
@@ -19,7 +21,7 @@ blp = Blueprint("meta", __name__, description="The API's description, health and
 @operation(blp, "getOpenapiDocument", security=NONE, problems=SERVER)
 def openapi_yaml():
     """The OpenAPI 3.1 document of this API (the same as the committed openapi.yaml)."""
-    text = current_app.extensions["schnapsen"]["openapi_yaml"]()
+    text = services().openapi_yaml()
     return Response(text, mimetype="application/yaml")
 
 
@@ -51,13 +53,12 @@ def readyz():
     `missing` lists the failed checks (`redis`, `queue_redis`, `workers`,
     `workers:<queue>`).
     """
-    ops = current_app.extensions["schnapsen_ops"]
-    checks, missing = readiness(ops["log_redis"], ops["queue_redis"])
+    wired = services()
+    checks, missing = readiness(wired.log_probe, wired.queue_probe)
     if missing:
         raise Problem(
             "not ready: " + ", ".join(missing),
-            status=503,
-            code="not_ready",
+            code=ProblemCode.NOT_READY,
             extra={"missing": missing, "checks": checks},
             headers={"Retry-After": "5"},
         )
@@ -78,4 +79,7 @@ def metrics():
     server processes; without it, each scrape sees the one process answering.
     Gauges read from Redis (jobs, workers, games) are the same for every process.
     """
-    return Response(metrics_text(current_app), content_type=METRICS_CONTENT_TYPE)
+    return Response(
+        metrics_text(services().metrics_registry, current_app.config["METRICS_MULTIPROC_DIR"]),
+        content_type=METRICS_CONTENT_TYPE,
+    )

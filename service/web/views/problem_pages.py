@@ -11,6 +11,7 @@ from html import escape
 from flask import Response, request
 from flask_smorest import Blueprint
 
+from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.web.operations import NONE, SERVER, operation
 from service.web.problem_catalog import problem_type
@@ -73,7 +74,8 @@ def get_problem(code: str):
     body = _body(code)
     if body is None:
         raise Problem(
-            "no problem of this service has this code", status=404, code="problem_not_found"
+            "no problem of this service has this code",
+            code=ProblemCode.PROBLEM_NOT_FOUND,
         )
     # A browser (text/html, */*, or no Accept at all) gets the page; a client asking
     # for JSON gets JSON.

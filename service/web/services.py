@@ -1,0 +1,96 @@
+"""What the app's views use, wired once by ``create_app``: one typed container per app.
+
+Flask keeps per-app objects in ``app.extensions``, a dict of anything; this
+module is the only one that touches it, so every view names what it uses by
+a typed field (``services().games``) rather than by a string key, and no
+view imports another view to reach a shared object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from flask import Flask, current_app
+
+if TYPE_CHECKING:  # types only: the modules below import this one to find their services
+    from prometheus_client import CollectorRegistry
+    from redis import Redis
+
+    from service.game.commands import Current, GameService
+    from service.jobs.watch import JobWatcher
+    from service.live.memory import GameMemory
+    from service.live.watcher import LogWatcher, OneRead
+    from service.store.answers import StoredAnswers
+    from service.store.clients import ClientRegistry
+    from service.store.events import EventStore, ExportStore
+    from service.store.redis_clients import AnyRedis
+    from service.web.waiting import WaitingAdmission
+
+#: The key of the container in ``app.extensions``: named here and nowhere else.
+_EXTENSION = "schnapsen"
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Everything a request of this app reaches besides its own arguments."""
+
+    #: The command service: create, join, act, read (``service.game.commands``).
+    games: GameService
+    #: The event log under it.
+    store: EventStore
+    exports: ExportStore
+    #: First answers of keyed requests that start a job (``service.web.idempotency``).
+    answers: StoredAnswers
+    #: The log's Redis, with a request's budget (rate limits share it).
+    redis: AnyRedis
+    #: The queues' Redis (RQ): the log's own unless ``QUEUE_REDIS_URL`` names another.
+    queues: Redis
+    #: The one subscription of this process that wakes its job waits (``service.jobs.watch``).
+    job_watcher: JobWatcher
+    #: What a read path calls with the game it loaded (``service.ops.composition``).
+    seen: Callable[[Current], None]
+    clients: ClientRegistry
+    #: The waiting slots of this process and each caller's and game's share of them.
+    waiting: WaitingAdmission
+    #: The one subscription of this process that wakes its waiters (``service.live.watcher``).
+    watcher: LogWatcher
+    #: Games at recent versions this process read or appended (``service.live.memory``).
+    memory: GameMemory
+    one_read: OneRead[Any]
+    #: The OpenAPI document as YAML (built once, on first use).
+    openapi_yaml: Callable[[], str]
+    #: Clients that give up within a second, for /readyz and the scrape-time gauges.
+    log_probe: Redis
+    queue_probe: Redis
+    #: The scrape-time gauges read from Redis (``service.ops.metrics``).
+    metrics_registry: CollectorRegistry
+
+
+def init_app(app: Flask, wired: Services) -> None:
+    """Give ``app`` its services; ``services()`` finds them during its requests."""
+    app.extensions[_EXTENSION] = wired
+
+
+def services(app: Flask | None = None) -> Services:
+    """The services of ``app``, by default the app of the current request."""
+    return cast(Services, (app or current_app).extensions[_EXTENSION])
+
+
+def games() -> GameService:
+    """The command service of the current app."""
+    return services().games
+
+
+def queues() -> Redis:
+    """The queues' Redis of the current app."""
+    return services().queues
+
+
+def job_watcher() -> JobWatcher:
+    """The process's one listener for ended jobs: job waits hold no Redis connection."""
+    return services().job_watcher
+
+
+__all__ = ["Services", "games", "init_app", "job_watcher", "queues", "services"]
