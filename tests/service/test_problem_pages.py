@@ -20,7 +20,6 @@ from tests.conftest import REPO
 
 #: Calls whose first argument is a problem code.
 CODE_FIRST_CALLS = {"JsonRefused", "Refusal"}
-#: Modules whose raise sites still name codes as strings; each string must be a member.
 
 
 def _str(node: ast.AST | None) -> str | None:
