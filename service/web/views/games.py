@@ -34,14 +34,14 @@ from service.engine import GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
-from service.game.commands import Acted, Current, GameService, NewGame, Opponent
+from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problems import Problem, Unauthorized, VersionConflict
 from service.live.memory import GameMemory
 from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
-from service.web.callers import current_caller
+from service.web.callers import current_caller, seat_token
 from service.web.errors import precondition_failed
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
@@ -57,12 +57,12 @@ from service.web.operations import (
 )
 from service.web.plain_query import FeedParser
 from service.web.render import (
-    bearer_token,
     etag,
     game_view,
     if_match_version,
     not_modified,
     seated_body,
+    view_answer,
 )
 from service.web.waiting import WaitingAdmission
 
@@ -111,6 +111,15 @@ def settings() -> dict[str, Any]:
     return current_app.config
 
 
+def _view(current: Current, seat: int | None) -> dict[str, Any]:
+    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see."""
+    return game_view(current, seat, invite=games().invite_for(current, seat))
+
+
+def _seated(seated: Seated) -> dict[str, Any]:
+    return seated_body(seated, invite=games().invite_for(seated.current, seated.seat))
+
+
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateGameSchema, required=False, example=examples.CREATE_GAME)
 @blp.response(201, SeatedSchema, headers=_LOCATION_HEADER, example=examples.SEATED)
@@ -143,7 +152,7 @@ def create_game(body: dict[str, Any]):
     }
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return seated_body(seated), 201, headers
+    return _seated(seated), 201, headers
 
 
 @blp.route("", methods=["GET"])
@@ -212,11 +221,11 @@ def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
     current = service.current(game_id)
-    seat = service.seat_for(current, bearer_token(request))
+    seat = service.seat_for(current, seat_token())
     current_app.extensions["schnapsen"]["seen"](current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
-    return game_view(current, seat), 200, {"ETag": etag(current.version)}
+    return view_answer(_view(current, seat)), 200, {"ETag": etag(current.version)}
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
@@ -235,11 +244,11 @@ def join_game(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(seated.current.version)}
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return seated_body(seated), 201, headers
+    return _seated(seated), 201, headers
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
-@blp.arguments(ActionSchema, example=examples.ACTION)
+@blp.arguments(ActionSchema(), example=examples.ACTION)  # one instance: the hot path
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.AFTER_ACTION)
 @operation(blp, "takeAction", security=SEAT, problems=BODY + GAME + (409, 412))
 @blp.doc(parameters=[IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
@@ -261,7 +270,7 @@ def act(body: dict[str, Any], game_id: str):
     try:
         acted = games().act(
             game_id,
-            bearer_token(request),
+            seat_token(),
             body,
             expected_version=expected if expected is not None else header_version,
             idempotency_key=idempotency_key(),
@@ -273,14 +282,14 @@ def act(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return game_view(acted.current, acted.seat), 200, headers
+    return view_answer(_view(acted.current, acted.seat)), 200, headers
 
 
 def _ended(acted: Acted):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return game_view(acted.current, acted.seat), 200, headers
+    return view_answer(_view(acted.current, acted.seat)), 200, headers
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
@@ -294,7 +303,7 @@ def resign(game_id: str):
     the resigner keeps its own. Answers the caller's view of the finished
     game. Before seat 1 joined: 409 `game_waiting` (abort instead).
     """
-    token = bearer_token(request)
+    token = seat_token()
     return _ended(games().resign(game_id, token, idempotency_key=idempotency_key()))
 
 
@@ -308,7 +317,7 @@ def abort(game_id: str):
     Seat 0 while seat 1 is empty, or either seat before any action. Later,
     or against a bot: 409 `abort_not_allowed` (resign instead).
     """
-    token = bearer_token(request)
+    token = seat_token()
     return _ended(games().abort(game_id, token, idempotency_key=idempotency_key()))
 
 
@@ -327,7 +336,7 @@ def claim_timeout(game_id: str):
     """
     acted = games().claim_timeout(
         game_id,
-        bearer_token(request),
+        seat_token(),
         timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"],
         idempotency_key=idempotency_key(),
     )
@@ -350,7 +359,7 @@ def events(query: dict[str, Any], game_id: str):
     503 `too_many_waiting_on_game` (both with `Retry-After`).
     """
     service = games()
-    token = bearer_token(request)
+    token = seat_token()
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     known = _game_at(service, game_id, after)
@@ -366,7 +375,7 @@ def events(query: dict[str, Any], game_id: str):
         shared = waited is Waited.APPENDED
         body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
     if query.get("include") == "view":
-        body["view"] = game_view(latest, seat)
+        body["view"] = _view(latest, seat)
     # The hottest answer of all (every delivery to a long-poll): sent as it is, since
     # EventsSchema's dump is the identity on it (tests/service/test_feed_schema.py).
     text = json.dumps({"game_id": game_id, **body}, separators=(",", ":"))
@@ -397,7 +406,7 @@ def stream(query: dict[str, Any], game_id: str):
     its game's shares, as a long-poll does.
     """
     service = games()
-    token = bearer_token(request, query_token=query.get("access_token"))
+    token = seat_token(query_token=query.get("access_token"))
     after = _last_event_id(query.get("after", 0))
     current = _game_at(service, game_id, after)
     seat = _seat(service, current, token)
@@ -460,7 +469,7 @@ def replay(query: dict[str, Any], game_id: str):
     """
     service = games()
     current = service.current(game_id)
-    seat = service.seat_for(current, bearer_token(request))
+    seat = service.seat_for(current, seat_token())
     log = service.store.events(game_id)
     at = query.get("at")
     if at is not None and at > len(log):
@@ -611,7 +620,7 @@ def _sse_burst(
     body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
     shown = body["events"]
     if view and shown:
-        shown[-1] = {**shown[-1], "view": game_view(latest, seat)}
+        shown[-1] = {**shown[-1], "view": _view(latest, seat)}
     burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
     finished = latest.state.status == "finished"
     if finished:
