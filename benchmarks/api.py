@@ -20,15 +20,18 @@ Figures are ratios within one run; the machine is shared and noisy.
 ``--baseline REV`` then compares the server's CPU time per request with the
 API as it was at git revision REV (``benchmarks/baseline.py``: its tree, its
 gunicorn command, the same worker class and counts, each server with an
-embedded Redis of its own). The same games are played on both, by one client
-in turn, baseline then this checkout, ``--rounds`` times: every action of
-``--cpu-games`` seeded games (``POST /v1/games/{id}/actions``) and, half-way
-through them, ``--views`` seat views of each game (``GET /v1/games/{id}`` with
-its seat's token). Creating and joining the games is not counted. The
-figure is the CPU time (user + system, from ``/proc``) the gunicorn master
-and its workers spent in a window of one kind of request, divided by the
-requests sent: unlike a latency, the load of a shared machine barely moves it.
-It prints every round, the means, and the ratios now/baseline.
+embedded Redis of its own). The same games are played on both by one client,
+``--rounds`` times: every action of ``--cpu-games`` seeded games (``POST
+/v1/games/{id}/actions``) and, half-way through them, ``--views`` seat views
+of each game (``GET /v1/games/{id}`` with its seat's token), in three windows
+(the first half of the actions, the views, the rest), each played on the
+baseline, then on this checkout. Creating and joining the games is not
+counted. The figure is the CPU time (user + system, from ``/proc``) the
+gunicorn master and its workers spent in a window of one kind of request,
+divided by the requests sent. The load of a shared machine moves it far less
+than a latency, but it does move it (a busy machine's cores do less a
+second), hence the short windows in turn. It prints every round, the means
+(all of a kind's CPU over all its requests) and the ratios now/baseline.
 """
 
 from __future__ import annotations
@@ -300,37 +303,57 @@ def record(url: str, seed: int) -> Script:
     return seed, actions
 
 
-def measured_round(server: Server, scripts: list[Script], views: int) -> tuple[Tally, Tally]:
-    """The scripts' games played again on ``server``, one request at a time: the first
+Request = tuple[str, str, "dict[str, Any] | None", str]  # method, path, body, token
+
+
+def measured_round(
+    servers: list[Server], scripts: dict[str, list[Script]], views: int
+) -> dict[str, tuple[Tally, Tally]]:
+    """The recorded games played again on every server, one request at a time: the first
     half of every game's actions, ``views`` seat views of every game (seats in turn:
-    games under way), then the rest of the actions. (actions' CPU, views' CPU)."""
-    session = requests.Session()
-    games = [new_game(session, server.url, seed)[:2] for seed, _ in scripts]
+    games under way), then the rest of the actions; each of the three windows on one
+    server, then on the next, so that a change in the machine's load falls on both.
+    Per server: (its actions' CPU, its views' CPU)."""
+    sessions = {server.name: requests.Session() for server in servers}
+    games = {
+        server.name: [
+            new_game(sessions[server.name], server.url, seed)[:2]
+            for seed, _ in scripts[server.name]
+        ]
+        for server in servers
+    }
 
-    def window(requests_: list[tuple[str, str, dict[str, Any] | None, str]]) -> Tally:
-        before = server.cpu()
-        for method, path, body, token in requests_:
-            headers = {"Authorization": f"Bearer {token}"}
-            answer = session.request(method, server.url + path, json=body, headers=headers)
-            if answer.status_code != 200:
-                raise RuntimeError(f"{server.name}: {method} {path} refused: {answer.text}")
-        return Tally(server.cpu() - before, len(requests_))
-
-    def actions(first: bool) -> list[tuple[str, str, dict[str, Any] | None, str]]:
+    def actions(name: str, first: bool) -> list[Request]:
         sent = []
-        for (game, tokens), (_, script) in zip(games, scripts, strict=True):
+        for (game, tokens), (_, script) in zip(games[name], scripts[name], strict=True):
             half = len(script) // 2
             for seat, action in script[:half] if first else script[half:]:
                 sent.append(("POST", f"/v1/games/{game}/actions", action, tokens[seat]))
         return sent
 
-    acted = window(actions(first=True))
-    seen = window(
-        [("GET", f"/v1/games/{game}", None, tokens[i % 2]) for game, tokens in games
-         for i in range(views)]
-    )  # fmt: skip
-    acted.add(window(actions(first=False)))
-    return acted, seen
+    def seen(name: str) -> list[Request]:
+        return [("GET", f"/v1/games/{game}", None, tokens[i % 2])
+                for game, tokens in games[name] for i in range(views)]  # fmt: skip
+
+    def window(server: Server, sent: list[Request]) -> Tally:
+        session = sessions[server.name]
+        before = server.cpu()
+        for method, path, body, token in sent:
+            headers = {"Authorization": f"Bearer {token}"}
+            answer = session.request(method, server.url + path, json=body, headers=headers)
+            if answer.status_code != 200:
+                raise RuntimeError(f"{server.name}: {method} {path} refused: {answer.text}")
+        return Tally(server.cpu() - before, len(sent))
+
+    tallies = {server.name: (Tally(), Tally()) for server in servers}
+    for step in ("first actions", "views", "last actions"):
+        for server in servers:
+            acted, viewed = tallies[server.name]
+            if step == "views":
+                viewed.add(window(server, seen(server.name)))
+            else:
+                acted.add(window(server, actions(server.name, first=step == "first actions")))
+    return tallies
 
 
 def start_pair(args: argparse.Namespace) -> list[Server]:
@@ -374,8 +397,9 @@ def compare(args: argparse.Namespace) -> int:
         totals = {(s.name, kind): Tally() for s in servers for kind in ("action", "view")}
         for round_ in range(1, args.rounds + 1):
             cells = []
+            tallies = measured_round(servers, scripts, args.views)
             for server in servers:
-                acted, seen = measured_round(server, scripts[server.name], args.views)
+                acted, seen = tallies[server.name]
                 totals[server.name, "action"].add(acted)
                 totals[server.name, "view"].add(seen)
                 cells.append(
