@@ -36,8 +36,9 @@ from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problems import Problem, Unauthorized, VersionConflict
+from service.live.feed import FeedReads
 from service.live.memory import GameMemory
-from service.live.watcher import END_EVENT, LogWatcher, OneRead, Waited, client_gone
+from service.live.watcher import END_EVENT, LogWatcher, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
@@ -566,38 +567,15 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
 def _events_since(
     service: GameService, known: Current, *, shared: bool
 ) -> tuple[list[Any], Current]:
-    """``service.events_since``; ``shared``: a waiter that was woken, which may take the
-    events its announcement brought, what another waiter of the game woken by the
-    same announcement read already, or what this process appended
-    (``service.live.memory``).
+    """``service.events_since``, through this process's feed reads (``service.live.feed``):
+    ``shared``, a waiter that was woken, may take what memory or its announcement holds."""
 
-    Only a registered waiter knows nothing newer was appended than what the
-    listener announced; any other reader asks Redis (read-your-writes).
-    """
-    watcher: LogWatcher = current_app.extensions["schnapsen"]["watcher"]
-    memory = _memory()
+    def read(news: bytes | None) -> tuple[list[Any], Current]:
+        return service.events_since(known, None if news is None else announced_events(news))
 
-    def read(news: bytes | None = None) -> tuple[list[Any], Current]:
-        brought = None if news is None else announced_events(news)
-        log, latest = service.events_since(known, brought)
-        memory.remember_since(known.version, log, latest)
-        return log, latest
-
-    if not shared:
-        return read()
-    announced = watcher.announced(known.game_id) or 0
-    hit = memory.since(known.game_id, known.version)
-    if hit is None or hit[1].version < announced:
-        news = watcher.news(known.game_id, known.version)
-        if news is not None and news[0] >= announced:
-            hit = read(news[1])  # what the announcement brought: no read of the log
-        else:
-            hit = _one_read().get(("since", known.game_id, known.version), read)
-    return hit if hit[1].version >= announced else read()
-
-
-def _one_read() -> OneRead[Any]:
-    return current_app.extensions["schnapsen"]["one_read"]
+    extensions = current_app.extensions["schnapsen"]
+    reads = FeedReads(extensions["watcher"], extensions["memory"], extensions["one_read"])
+    return reads.since(known, read, shared=shared)
 
 
 def _client_socket() -> socket.socket | None:
