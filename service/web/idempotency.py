@@ -67,6 +67,7 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
 #: a retry that waits longer (or not at all) is the same request.
 HOW_TO_WAIT = frozenset({"wait"})
 
+
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, well formed; ``None`` when absent."""
     key = request.headers.get("Idempotency-Key")

@@ -155,4 +155,3 @@ def install(app: Flask, client: redis.Redis) -> None:
                 f'"{policy.name}";r={max(tightest.remaining, 0)};t={tightest.reset}'
             )
         return response
-
