@@ -85,12 +85,12 @@ def _deal_from_dict(data: dict[str, Any]) -> model.DealState:
         trump=Suit(data["trump"]),
         hands=(parse_cards(hands[0]), parse_cards(hands[1])),
         talon=parse_cards(data["talon"]),
-        turn_up=Card(data["turn_up"]),
+        turn_up=Card.parse(data["turn_up"]),
         turn_up_drawn_by=data["turn_up_drawn_by"],
         leader=data["leader"],
         lead_card=_card(data["lead_card"]),
         tricks=tuple(
-            model.Trick(leader, Card(lead), Card(follow), winner)
+            model.Trick(leader, Card.parse(lead), Card.parse(follow), winner)
             for leader, lead, follow, winner in data["tricks"]
         ),
         trick_points=(data["trick_points"][0], data["trick_points"][1]),
@@ -138,4 +138,4 @@ def _code(value: Card | Suit | None) -> str | None:
 
 
 def _card(code: str | None) -> Card | None:
-    return None if code is None else Card(code)
+    return None if code is None else Card.parse(code)

@@ -14,6 +14,10 @@ are scoped to, the way payment APIs scope them to an account:
 A revoked key answers 401 at once. With ``SCHNAPSEN_ANONYMOUS_CLIENTS=0`` the
 two key endpoints refuse anonymous callers (401); seats always act with their
 own tokens.
+
+The ``Authorization`` header is read once a request, and its token hashed at
+most once (``seat_token``, ``token_print``): the rate limits, the idempotency
+scope and the views ask for them in turn.
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from dataclasses import dataclass
 
 from flask import current_app, g, request
 
+from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
 from service.store.clients import ClientApp
-from service.web.render import bearer_token
 from service.web.services import services
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
@@ -46,6 +50,52 @@ class Caller:
         return f"client:{self.client.id}" if self.client else f"address:{self.address}"
 
 
+@dataclass(frozen=True, slots=True)
+class Bearer:
+    """The request's ``Authorization`` header as a bearer token: absent, a token, or
+    malformed (``token`` None while ``present``)."""
+
+    present: bool
+    token: str | None = None
+
+    @classmethod
+    def read(cls, header: str | None) -> Bearer:
+        if header is None:
+            return cls(False)
+        scheme, _, token = header.partition(" ")
+        return cls(True, token.strip() or None if scheme.lower() == "bearer" else None)
+
+
+def bearer() -> Bearer:
+    """This request's bearer token, read once."""
+    here = g._get_current_object()
+    read = here.get("bearer")
+    if read is None:
+        read = here.bearer = Bearer.read(request.headers.get("Authorization"))
+    return read
+
+
+def seat_token(*, query_token: str | None = None) -> str | None:
+    """The token of ``Authorization: Bearer <token>``; ``query_token`` when the header is
+    absent (``None``: a spectator); 401 when the header is no bearer token."""
+    sent = bearer()
+    if not sent.present:
+        return query_token
+    if sent.token is None:
+        raise Unauthorized("use 'Authorization: Bearer <token>'", code=ProblemCode.INVALID_AUTHORIZATION)
+    return sent.token
+
+
+def token_print() -> str | None:
+    """The SHA-256 of the request's bearer token (``auth.fingerprint``), hashed once; None
+    without a well-formed bearer token."""
+    here = g._get_current_object()
+    if "token_print" not in here:
+        token = bearer().token
+        here.token_print = None if token is None else auth.fingerprint(token)
+    return here.token_print
+
+
 def current_caller() -> Caller:
     """The caller of this request, identified once (at most one Redis call)."""
     caller = g.get("caller")
@@ -60,7 +110,7 @@ def _identify() -> Caller:
     key = request.headers.get(_CLIENT_KEY_HEADER)
     explicit = key is not None
     if key is None and on_key_endpoint:
-        key = bearer_token(request)
+        key = seat_token()
     if key:
         registry = services().clients
         app = registry.identify(key) if len(key) <= 512 else None

@@ -32,12 +32,10 @@ import redis
 from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
-from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
-from service.web.callers import KEY_ENDPOINTS, current_caller
-from service.web.render import bearer_token
+from service.web.callers import KEY_ENDPOINTS, current_caller, seat_token, token_print
 from service.web.services import services
 
 log = logging.getLogger(__name__)
@@ -109,10 +107,8 @@ def _long_enough(key: str) -> None:
 
 def _scope(key: str) -> str:
     """Where a job request's key is remembered: its seat token, else its caller."""
-    if (request.method, request.path) not in KEY_ENDPOINTS:
-        token = bearer_token(request)
-        if token is not None:
-            return f"seat:{auth.fingerprint(token)[:16]}"
+    if (request.method, request.path) not in KEY_ENDPOINTS and seat_token() is not None:
+        return f"seat:{token_print()[:16]}"
     caller = current_caller()
     if caller.client is None:
         _long_enough(key)

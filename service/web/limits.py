@@ -12,7 +12,6 @@ A limit of 0 turns that limit off.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +21,7 @@ from flask import Flask, Response, g, request
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
-from service.web.callers import KEY_ENDPOINTS, Caller, current_caller
+from service.web.callers import KEY_ENDPOINTS, Caller, current_caller, token_print
 
 _HIT = """
 local count = redis.call('INCR', KEYS[1])
@@ -100,16 +99,17 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
     }
 
 
-def checks_for(caller: Caller) -> list[tuple[str, str]]:
-    """(policy, counter id) pairs that this request counts against."""
+def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
+    """(policy, counter id) pairs that this request counts against; ``tokens``: whether
+    the per-token limit is on (else the token is not hashed for it)."""
     anonymous = caller.client is None
     who = caller.address if anonymous else caller.client.id
     checks = [("ip", who) if anonymous else ("client", who)]
     endpoint = (request.method, request.path)
-    if endpoint not in KEY_ENDPOINTS:
-        token = _bearer(request.headers.get("Authorization"))
+    if tokens and endpoint not in KEY_ENDPOINTS:
+        token = token_print()
         if token:  # a seat's token; a made-up one is also held by the address limit
-            checks.append(("token", hashlib.sha256(token.encode()).hexdigest()[:32]))
+            checks.append(("token", token[:32]))
     if endpoint == ("POST", "/v1/games"):
         checks.append(("games_ip", who) if anonymous else ("games", who))
     # A hint is a bot's decision too: it counts against the same cap.
@@ -122,13 +122,14 @@ def install(app: Flask, client: redis.Redis) -> None:
     """Check the limits before every /v1 request and label every answer with them."""
     limiter = RateLimiter(client)
     limits = policies(app.config)
+    tokens = limits["token"].quota > 0
 
     @app.before_request
     def _check_limits() -> None:
         if not request.path.startswith("/v1/"):
             return
         usages = []
-        for kind, who in checks_for(current_caller()):
+        for kind, who in checks_for(current_caller(), tokens=tokens):
             policy = limits[kind]
             if policy.quota <= 0:
                 continue
@@ -158,10 +159,3 @@ def install(app: Flask, client: redis.Redis) -> None:
                 f'"{policy.name}";r={max(tightest.remaining, 0)};t={tightest.reset}'
             )
         return response
-
-
-def _bearer(header: str | None) -> str | None:
-    if not header:
-        return None
-    scheme, _, token = header.partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None

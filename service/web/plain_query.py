@@ -17,12 +17,13 @@ import re
 from typing import Any
 
 from flask import request
-from webargs.flaskparser import FlaskParser
 from werkzeug.datastructures import MultiDict
 
 from schemas.components import MAX_VERSION
-from schemas.games import EventsQuerySchema
+from schemas.games import ActionSchema, EventsQuerySchema
 from service.ops.settings import DEFAULTS
+from service.web.bodies import GatedBodyParser, gated_json
+from service.web.plain_action import plain_action
 
 _DIGITS = re.compile(r"[0-9]{1,10}")
 _DECIMAL = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
@@ -49,13 +50,17 @@ def plain_events_query(args: MultiDict[str, str]) -> dict[str, Any] | None:
     return query
 
 
-class FeedParser(FlaskParser):
+class FeedParser(GatedBodyParser):
     """flask-smorest's webargs parser (``ArgumentsMixin.ARGUMENTS_PARSER``), reading a plain
-    event-feed query itself."""
+    event-feed query and a plain action itself (``service.web.plain_action``), and taking
+    the body the gate parsed (``service.web.bodies``)."""
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **options):
+        plain = None
         if location == "query" and isinstance(argmap, EventsQuerySchema):
             plain = plain_events_query(request.args)
-            if plain is not None:
-                return plain
+        elif location == "json" and isinstance(argmap, ActionSchema):
+            plain = plain_action(gated_json())
+        if plain is not None:
+            return plain
         return super().parse(argmap, req, location=location, **options)

@@ -3,6 +3,8 @@
 Views stay thin: they parse, call a command, and hand the result to one of
 these functions. Hidden information is decided in the engine's observation
 module, never here. Idempotency-Key is read in ``service.web.idempotency``.
+What a body needs from the game service (the invite) is passed in: a
+renderer builds, it does not look anything up.
 """
 
 from __future__ import annotations
@@ -10,29 +12,37 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Request
+from flask import Request, Response, jsonify
 
 from service.engine.observation import observe
 from service.game.commands import Current, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
-from service.web.services import services
 
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
 
 
-def game_view(current: Current, seat: int | None) -> dict[str, Any]:
-    """The contract's view of a game for ``seat`` (``None``: a spectator)."""
+def game_view(current: Current, seat: int | None, *, invite: str | None) -> dict[str, Any]:
+    """The contract's view of a game for ``seat`` (``None``: a spectator); ``invite``: what
+    ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty)."""
     body = observe(current.state, seat)
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
-    body["invite"] = services().games.invite_for(current, seat)
+    body["invite"] = invite
     return body
 
 
-def seated_body(seated: Seated) -> dict[str, Any]:
+def view_answer(view: dict[str, Any]) -> Response:
+    """A game view as the answer's JSON, without a schema's dump: ``GameViewSchema``'s dump
+    is the identity on every view the engine observes (tests/service/test_feed_schema.py),
+    and it cost a fifth of the server's CPU for an action or a view."""
+    return jsonify(view)
+
+
+def seated_body(seated: Seated, *, invite: str | None) -> dict[str, Any]:
+    """A created or joined seat; ``invite``: as for ``game_view``."""
     return {
         "game_id": seated.current.game_id,
         "seat": seated.seat,
@@ -40,7 +50,7 @@ def seated_body(seated: Seated) -> dict[str, Any]:
         "invite": seated.invite,
         "version": seated.current.version,
         "dealing": seated.current.state.dealing.value,
-        "game": game_view(seated.current, seated.seat),
+        "game": game_view(seated.current, seated.seat, invite=invite),
     }
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # no Flask import: gunicorn's worker class (service.serve.gunicorn_workers) reads this too
+# No Flask import: gunicorn's worker class (service.serve.gunicorn_workers) reads this too.
+if TYPE_CHECKING:
     from flask import Flask, Response
 
 #: The pages: scripts, styles and images of this origin only. Swagger UI sets
@@ -47,10 +48,19 @@ def headers_for(mimetype: str | None) -> dict[str, str]:
 
 
 def install(app: Flask) -> None:
-    """Add the headers to every answer of ``app``: views, problems, 404s, streams."""
+    """Add the headers to every answer of ``app``: views, problems, 404s, streams.
+
+    A header the answer already has is kept. Its headers are read once (a
+    ``setdefault`` per header read them all three times, on every answer).
+    """
+    page = tuple(headers_for("text/html").items())
+    other = tuple(headers_for(None).items())
 
     @app.after_request
     def _secure(response: Response) -> Response:
-        for name, value in headers_for(response.mimetype).items():
-            response.headers.setdefault(name, value)
+        headers = response.headers
+        present = {name.lower() for name, _ in headers.items()}
+        for name, value in page if response.mimetype == "text/html" else other:
+            if name.lower() not in present:
+                headers.add(name, value)
         return response

@@ -1,6 +1,7 @@
-"""The event feed is sent without a marshmallow dump (it is the hottest answer), so
-its schema's dump must be the identity on everything the engine produces: a field
-the engine sends and the schema lacks (or the reverse) fails here."""
+"""The event feed and the game view are sent without a marshmallow dump (they are the
+hottest answers), so their schemas' dumps must be the identity on everything the
+engine produces: a field the engine sends and the schema lacks (or the reverse)
+fails here."""
 
 from __future__ import annotations
 
@@ -41,21 +42,21 @@ def random_game(rng: random.Random, variant: Variant) -> list:
 
 
 @pytest.mark.parametrize("variant", list(Variant))
-def test_the_feeds_schema_dumps_what_the_engine_sends_unchanged(variant):
+def test_the_feeds_and_the_views_schemas_dump_what_the_engine_sends_unchanged(variant):
     rng = random.Random(f"feed-{variant.value}")
     for _game in range(20):
         events = random_game(rng, variant)
         for version in (len(events) // 3, len(events)):  # running, and finished
             shown = events[:version]
             state = replay(shown)
-            for viewer in (0, 1, None):
+            for viewer, invite in ((0, "an-invite"), (0, None), (1, None), (None, None)):
                 feed = list(visible_events(shown, viewer))
                 for event in feed:
                     assert EventSchema().dump(event) == event
                 view = {**observe(state, viewer), "game_id": "g", "version": version,
                         "players": [{"seat": 0, "type": "human", "joined": True},
                                     {"seat": 1, "type": "bot", "level": "random",
-                                     "joined": True}]}  # fmt: skip
+                                     "joined": True}], "invite": invite}  # fmt: skip
                 assert GameViewSchema().dump(view) == view
                 body = {"game_id": "g", "version": version, "events": feed, "view": view}
                 assert EventsSchema().dump(body) == body

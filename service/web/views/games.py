@@ -34,15 +34,16 @@ from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import replay_record, visible_events
-from service.game.commands import Acted, Current, GameService, NewGame, Opponent
+from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
+from service.live.feed import FeedReads
 from service.live.memory import GameMemory
-from service.live.watcher import END_EVENT, OneRead, Waited, client_gone
+from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
-from service.web.callers import current_caller
+from service.web.callers import current_caller, seat_token
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
     ANYONE,
@@ -57,12 +58,12 @@ from service.web.operations import (
 )
 from service.web.plain_query import FeedParser
 from service.web.render import (
-    bearer_token,
     etag,
     game_view,
     if_match_version,
     not_modified,
     seated_body,
+    view_answer,
 )
 from service.web.services import games, services
 from service.web.statuses import StaleIfMatch
@@ -108,6 +109,15 @@ def settings() -> dict[str, Any]:
     return current_app.config
 
 
+def _view(current: Current, seat: int | None) -> dict[str, Any]:
+    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see."""
+    return game_view(current, seat, invite=games().invite_for(current, seat))
+
+
+def _seated(seated: Seated) -> dict[str, Any]:
+    return seated_body(seated, invite=games().invite_for(seated.current, seated.seat))
+
+
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateGameSchema, required=False, example=examples.CREATE_GAME)
 @blp.response(201, SeatedSchema, headers=_LOCATION_HEADER, example=examples.SEATED)
@@ -140,7 +150,7 @@ def create_game(body: dict[str, Any]):
     }
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return seated_body(seated), 201, headers
+    return _seated(seated), 201, headers
 
 
 @blp.route("", methods=["GET"])
@@ -208,11 +218,11 @@ def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
     current = service.current(game_id)
-    seat = service.seat_for(current, bearer_token(request))
+    seat = service.seat_for(current, seat_token())
     services().seen(current)
     if not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
-    return game_view(current, seat), 200, {"ETag": etag(current.version)}
+    return view_answer(_view(current, seat)), 200, {"ETag": etag(current.version)}
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
@@ -231,11 +241,11 @@ def join_game(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(seated.current.version)}
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return seated_body(seated), 201, headers
+    return _seated(seated), 201, headers
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
-@blp.arguments(ActionSchema, example=examples.ACTION)
+@blp.arguments(ActionSchema(), example=examples.ACTION)  # one instance: the hot path
 @blp.response(200, GameViewSchema, headers=_ETAG_HEADER, example=examples.AFTER_ACTION)
 @operation(blp, "takeAction", security=SEAT, problems=BODY + GAME + (409, 412))
 @blp.doc(parameters=[IDEMPOTENCY_HEADER, _IF_MATCH_HEADER])
@@ -260,7 +270,7 @@ def act(body: dict[str, Any], game_id: str):
     try:
         acted = games().act(
             game_id,
-            bearer_token(request),
+            seat_token(),
             action,
             expected_version=expected if expected is not None else header_version,
             idempotency_key=idempotency_key(),
@@ -272,14 +282,14 @@ def act(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return game_view(acted.current, acted.seat), 200, headers
+    return view_answer(_view(acted.current, acted.seat)), 200, headers
 
 
 def _ended(acted: Acted):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return game_view(acted.current, acted.seat), 200, headers
+    return view_answer(_view(acted.current, acted.seat)), 200, headers
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
@@ -293,7 +303,7 @@ def resign(game_id: str):
     the resigner keeps its own. Answers the caller's view of the finished
     game. Before seat 1 joined: 409 `game_waiting` (abort instead).
     """
-    token = bearer_token(request)
+    token = seat_token()
     return _ended(games().resign(game_id, token, idempotency_key=idempotency_key()))
 
 
@@ -307,7 +317,7 @@ def abort(game_id: str):
     Seat 0 while seat 1 is empty, or either seat before any action. Later,
     or against a bot: 409 `abort_not_allowed` (resign instead).
     """
-    token = bearer_token(request)
+    token = seat_token()
     return _ended(games().abort(game_id, token, idempotency_key=idempotency_key()))
 
 
@@ -326,7 +336,7 @@ def claim_timeout(game_id: str):
     """
     acted = games().claim_timeout(
         game_id,
-        bearer_token(request),
+        seat_token(),
         timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"],
         idempotency_key=idempotency_key(),
     )
@@ -349,7 +359,7 @@ def events(query: dict[str, Any], game_id: str):
     503 `too_many_waiting_on_game` (both with `Retry-After`).
     """
     service = games()
-    token = bearer_token(request)
+    token = seat_token()
     after = query["after"]
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
     known = _game_at(service, game_id, after)
@@ -365,7 +375,7 @@ def events(query: dict[str, Any], game_id: str):
         shared = waited is Waited.APPENDED
         body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
     if query.get("include") == "view":
-        body["view"] = game_view(latest, seat)
+        body["view"] = _view(latest, seat)
     # The hottest answer of all (every delivery to a long-poll): sent as it is, since
     # EventsSchema's dump is the identity on it (tests/service/test_feed_schema.py).
     text = json.dumps({"game_id": game_id, **body}, separators=(",", ":"))
@@ -396,7 +406,7 @@ def stream(query: dict[str, Any], game_id: str):
     its game's shares, as a long-poll does.
     """
     service = games()
-    token = bearer_token(request, query_token=query.get("access_token"))
+    token = seat_token(query_token=query.get("access_token"))
     after = _last_event_id(query.get("after", 0))
     current = _game_at(service, game_id, after)
     seat = _seat(service, current, token)
@@ -459,7 +469,7 @@ def replay(query: dict[str, Any], game_id: str):
     """
     service = games()
     current = service.current(game_id)
-    seat = service.seat_for(current, bearer_token(request))
+    seat = service.seat_for(current, seat_token())
     log = service.store.events(game_id)
     at = query.get("at")
     if at is not None and at > len(log):
@@ -554,38 +564,14 @@ def _seat(service: GameService, known: Current, token: str | None) -> int | None
 def _events_since(
     service: GameService, known: Current, *, shared: bool
 ) -> tuple[list[Any], Current]:
-    """``service.events_since``; ``shared``: a waiter that was woken, which may take the
-    events its announcement brought, what another waiter of the game woken by the
-    same announcement read already, or what this process appended
-    (``service.live.memory``).
+    """``service.events_since``, through this process's feed reads (``service.live.feed``):
+    ``shared``, a waiter that was woken, may take what memory or its announcement holds."""
 
-    Only a registered waiter knows nothing newer was appended than what the
-    listener announced; any other reader asks Redis (read-your-writes).
-    """
-    watcher = services().watcher
-    memory = _memory()
+    def read(news: bytes | None) -> tuple[list[Any], Current]:
+        return service.events_since(known, None if news is None else announced_events(news))
 
-    def read(news: bytes | None = None) -> tuple[list[Any], Current]:
-        brought = None if news is None else announced_events(news)
-        log, latest = service.events_since(known, brought)
-        memory.remember_since(known.version, log, latest)
-        return log, latest
-
-    if not shared:
-        return read()
-    announced = watcher.announced(known.game_id) or 0
-    hit = memory.since(known.game_id, known.version)
-    if hit is None or hit[1].version < announced:
-        news = watcher.news(known.game_id, known.version)
-        if news is not None and news[0] >= announced:
-            hit = read(news[1])  # what the announcement brought: no read of the log
-        else:
-            hit = _one_read().get(("since", known.game_id, known.version), read)
-    return hit if hit[1].version >= announced else read()
-
-
-def _one_read() -> OneRead[Any]:
-    return services().one_read
+    reads = FeedReads(services().watcher, _memory(), services().one_read)
+    return reads.since(known, read, shared=shared)
 
 
 def _client_socket() -> socket.socket | None:
@@ -608,7 +594,7 @@ def _sse_burst(
     body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
     shown = body["events"]
     if view and shown:
-        shown[-1] = {**shown[-1], "view": game_view(latest, seat)}
+        shown[-1] = {**shown[-1], "view": _view(latest, seat)}
     burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
     finished = latest.state.status == "finished"
     if finished:
