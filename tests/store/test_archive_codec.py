@@ -1,0 +1,265 @@
+"""The archive's encoding of a whole game: every game comes back as it went in, damaged
+bytes are refused with one typed error, old archives decode for ever, and a game is small.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import statistics
+import zlib
+from collections import Counter
+
+import pytest
+
+from service.engine import (
+    Aborted,
+    ActionTaken,
+    DealStarted,
+    Event,
+    GameCreated,
+    GameState,
+    Resigned,
+    SeatTaken,
+    TimeoutClaimed,
+    Variant,
+    apply_event,
+    replay,
+)
+from service.engine.actions import CLOSE_TALON, PLAY
+from service.engine.cards import Card
+from service.store.archive_codec import (
+    ARCHIVE_VERSION,
+    ArchiveDecodeError,
+    ArchivedGame,
+    ArchiveEncodeError,
+    decode,
+    encode,
+)
+from tests.data.corpus import read_deals
+from tests.store.whole_games import (
+    ARCHIVED_GAMES_V1,
+    PLAYED,
+    game_digest,
+    random_game,
+    random_games,
+    unusual_games,
+)
+
+#: The most the median whole game of random play, to its end, may take (bytes).
+MEDIAN_LIMIT = 600
+
+
+def corpus_game(number: int, deal) -> ArchivedGame:
+    """A recorded deal as the log of a game: created, both seats taken, dealt, played."""
+    events: list[Event] = [
+        GameCreated(deal.variant, deal.dealer),
+        SeatTaken(0, "human"),
+        SeatTaken(1, "human"),
+    ]
+    order = "".join(card.value for card in deal.deck)
+    nonce = hashlib.sha256(order.encode()).hexdigest() if number % 2 else None
+    events.append(DealStarted(1, deal.dealer, deal.deck, nonce))
+    state: GameState = replay(events)
+    for action in deal.actions:
+        event = ActionTaken(state.to_move, action)  # type: ignore[arg-type]
+        state = apply_event(state, event)
+        events.append(event)
+    times = [1_780_000_000_000 + 1_000 * place for place in range(len(events))]
+    token = hashlib.sha256(f"{number}:seat:0".encode()).hexdigest()
+    seats = {"player:0": "human", "player:1": "human", "token:0": token}
+    return ArchivedGame.of(f"{number:016x}", events, times, seats)
+
+
+def test_every_recorded_deal_decodes_to_the_game_it_was_encoded_from():
+    checked = 0
+    for number, deal in enumerate(read_deals()):
+        game = corpus_game(number, deal)
+        assert decode(encode(game)) == game, f"recorded deal {number}"
+        checked += 1
+    assert checked == 10_000
+
+
+def test_random_whole_games_of_every_kind_and_ending_come_back_as_they_went_in():
+    seen: Counter[str] = Counter()
+    for game in random_games(seed=20261203, count=600):
+        assert decode(encode(game)) == game
+        final = replay(game.events)
+        assert final.over
+        seen[final.variant.value] += 1
+        seen[final.ending.reason.value if final.ending else "won by its deals"] += 1
+        seen.update(result.reason.value for result in final.results)
+        seen.update(type(event).type for event in game.events)
+        seen["bot" if "bot:" in game.seat_fields["player:1"] else "person"] += 1
+        known = sum(time is not None for time in game.times)
+        seen[{0: "no times", len(game.times): "all times"}.get(known, "some times")] += 1
+        nonces = {event.nonce is None for event in game.events if isinstance(event, DealStarted)}
+        seen.update("deal without nonce" if missing else "deal with nonce" for missing in nonces)
+    every_kind = {
+        *(variant.value for variant in Variant),
+        *("resigned", "aborted", "timed_out", "won by its deals"),
+        *("went_out", "false_claim", "last_trick", "closer_went_out"),
+        *("closer_false_claim", "closer_ran_out", "closer_opponent_went_out"),
+        *(kind.type for kind in (GameCreated, SeatTaken, DealStarted, ActionTaken)),
+        *(kind.type for kind in (Resigned, Aborted, TimeoutClaimed)),
+        *("bot", "person", "no times", "all times", "some times"),
+        *("deal without nonce", "deal with nonce"),
+    }
+    assert every_kind - set(seen) == set(), "the random games miss some kinds"
+
+
+def test_values_only_text_keeps_come_back_as_they_were():
+    for game in unusual_games():
+        again = decode(encode(game))
+        assert again == game
+        assert again.seat_fields == game.seat_fields
+
+
+def _sample_encodings() -> list[bytes]:
+    rng = random.Random(5)
+    games = [random_game(rng) for _ in range(6)] + unusual_games()
+    return [encode(game) for game in games]
+
+
+def test_every_cut_of_an_archived_game_is_refused_with_the_archive_error():
+    for data in _sample_encodings():
+        for end in range(len(data)):
+            with pytest.raises(ArchiveDecodeError):
+                decode(data[:end])
+        with pytest.raises(ArchiveDecodeError):
+            decode(data + b"\x00")
+
+
+def test_every_changed_byte_is_refused_with_the_archive_error():
+    rng = random.Random(11)
+    for data in _sample_encodings():
+        for place in range(len(data)):
+            damaged = bytearray(data)
+            damaged[place] ^= rng.randrange(1, 256)
+            with pytest.raises(ArchiveDecodeError):
+                decode(bytes(damaged))
+
+
+def _with_crc(body: bytes) -> bytes:
+    return body + zlib.crc32(body).to_bytes(4, "little")
+
+
+def test_bytes_that_pass_the_crc_decode_to_a_game_that_encodes_to_them_or_are_refused():
+    """Past the CRC, the reader meets any bytes at all: it refuses them with the archive's
+    error, or they are a game's one encoding."""
+    rng = random.Random(13)
+    outcomes: Counter[str] = Counter()
+    for data in _sample_encodings():
+        body = data[:-4]
+        for _ in range(300):
+            damaged = bytearray(body)
+            for _change in range(rng.choice((1, 1, 2, 3))):
+                place = rng.randrange(1, len(damaged))
+                damaged[place] = rng.randrange(256)
+            if rng.random() < 0.2:
+                del damaged[rng.randrange(1, len(damaged)) :]
+            candidate = _with_crc(bytes(damaged))
+            try:
+                game = decode(candidate)
+            except ArchiveDecodeError:
+                outcomes["refused"] += 1
+                continue
+            assert encode(game) == candidate
+            outcomes["decoded"] += 1
+    for _ in range(1_000):
+        noise = bytes([1]) + rng.randbytes(rng.randrange(0, 80))
+        try:
+            game = decode(_with_crc(noise))
+        except ArchiveDecodeError:
+            outcomes["refused"] += 1
+        else:
+            assert encode(game) == _with_crc(noise)
+    print(f"damaged bytes with a good CRC: {dict(outcomes)}")
+    assert outcomes["refused"] > 0
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00", b"\x02" + bytes(40), b"\x01", b"\x01\x00\x00\x00\x00"],
+    ids=["empty", "format 0", "format 2", "a version alone", "no game"],
+)
+def test_bytes_of_no_known_format_are_refused_with_the_archive_error(data):
+    with pytest.raises(ArchiveDecodeError):
+        decode(data)
+
+
+def test_what_is_not_bytes_is_refused_with_the_archive_error():
+    with pytest.raises(ArchiveDecodeError):
+        decode("01ab")  # type: ignore[arg-type]
+
+
+def test_a_log_that_does_not_replay_is_not_archived():
+    game = random_game(random.Random(3), ending=PLAYED)
+    first_action = next(i for i, e in enumerate(game.events) if isinstance(e, ActionTaken))
+    played = game.events[first_action]
+    assert isinstance(played, ActionTaken)
+    wrong_seat = ActionTaken(1 - played.seat, played.action)
+    hand = replay(game.events[:first_action]).deal.hands[played.seat]
+    not_held = ActionTaken(played.seat, PLAY[next(card for card in Card if card not in hand)])
+    broken = [
+        game.events[1:],  # no game_created first
+        (*game.events[:first_action], wrong_seat, *game.events[first_action + 1 :]),
+        (*game.events[:first_action], not_held),
+        (*game.events, ActionTaken(0, CLOSE_TALON)),  # after the end
+        (*game.events[:2], game.events[0], *game.events[2:]),  # created twice
+    ]
+    for events in broken:
+        with pytest.raises(ArchiveEncodeError):
+            encode(ArchivedGame.of(game.game_id, events, [None] * len(events), {}))
+
+
+def test_values_out_of_the_formats_range_are_not_archived():
+    game = random_game(random.Random(4), ending=PLAYED)
+    far = [2**80] + [None] * (game.version - 1)
+    with pytest.raises(ArchiveEncodeError):
+        encode(ArchivedGame.of(game.game_id, game.events, far, game.seat_fields))
+    deal = next(e for e in game.events if isinstance(e, DealStarted))
+    place = game.events.index(deal)
+    short = DealStarted(deal.number, deal.dealer, deal.deck, "abc")
+    events = (*game.events[:place], short, *game.events[place + 1 :])
+    with pytest.raises(ArchiveEncodeError):
+        encode(ArchivedGame.of(game.game_id, events, game.times, game.seat_fields))
+
+
+def test_archived_games_of_format_1_decode_to_the_same_games_for_ever():
+    lines = [
+        line.split()
+        for line in ARCHIVED_GAMES_V1.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(lines) >= 20
+    for encoded, digest in lines:
+        data = base64.b64decode(encoded)
+        assert data[0] == 1
+        game = decode(data)
+        assert game_digest(game) == digest
+        if ARCHIVE_VERSION == 1:
+            assert encode(game) == data
+
+
+def test_the_median_whole_game_of_random_play_takes_at_most_600_bytes():
+    """Random play to the game's end, people against each other and against a bot.
+
+    Careful play (claims and closes rare) runs to about seven deals of long
+    tricks, and its median is larger: printed, not bounded. Each deal costs
+    42 bytes (its 32-byte nonce, 8 of deck, 2 of framing), each move about two
+    (its time to the ms); those are the bulk of a long game.
+    """
+    sizes: dict[str, list[int]] = {}
+    for bot in (False, True):
+        for patient in (False, True):
+            games = random_games(seed=66, count=200, ending=PLAYED, bot=bot, patient=patient)
+            name = f"{'against a bot' if bot else 'two people'}, {'careful' if patient else 'any'}"
+            sizes[name] = sorted(len(encode(game)) for game in games)
+    for name, found in sizes.items():
+        deciles = [found[len(found) * tenth // 10] for tenth in range(1, 10)]
+        print(f"{name}: median {statistics.median(found)} B, deciles {deciles}, max {found[-1]}")
+    random_play = sizes["two people, any"] + sizes["against a bot, any"]
+    print(f"random play, both kinds of opponent: median {statistics.median(random_play)} B")
+    assert statistics.median(random_play) <= MEDIAN_LIMIT
