@@ -64,9 +64,12 @@ def build_services(
     replicas have it.
     """
     store = EventStore(
-        log_client, replica_acks=replica_acks, replica_ack_timeout_ms=replica_ack_timeout_ms
+        log_client,
+        replica_acks=replica_acks,
+        replica_ack_timeout_ms=replica_ack_timeout_ms,
+        action_counter=GameStats.ACTIONS,
     )
-    stats = GameStats(log_client)
+    stats = GameStats(log_client, counts_actions=store.action_counter is None)
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
     listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)

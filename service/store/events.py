@@ -39,7 +39,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service.engine.events import Event, event_from_dict, event_to_dict
+from service.engine.events import ActionTaken, Event, event_from_dict, event_to_dict
 from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
 from service.store.redis_clients import AnyRedis, primary_of, refresh
 from service.store.scripts import lua_script
@@ -107,13 +107,22 @@ class EventStore:
     """
 
     def __init__(
-        self, client: AnyRedis, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 500
+        self,
+        client: AnyRedis,
+        *,
+        replica_acks: int = 0,
+        replica_ack_timeout_ms: int = 500,
+        action_counter: str | None = None,
     ):
         self.redis = client
         #: Replicas that must have an append before it is acknowledged (0: none asked).
         self.replica_acks = replica_acks
         self.replica_ack_timeout_ms = replica_ack_timeout_ms
         sharded = isinstance(client, RedisCluster)
+        #: The key the append script counts appended actions in, in the same step (on
+        #: one Redis: a round trip less per action); None on a cluster, where the
+        #: counter lives in another slot than the game and is counted after the append.
+        self.action_counter = None if sharded else action_counter
         self._append = client.register_script(
             _APPEND.replace("__PUBLISH__", _SPUBLISH if sharded else _PUBLISH)
         )
@@ -148,6 +157,8 @@ class EventStore:
         payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
         snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
         script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
+        if self.action_counter:
+            script_keys.append(self.action_counter)
         script_args = [
             expected_version,
             idempotency_key or "",
@@ -155,6 +166,7 @@ class EventStore:
             IDEMPOTENCY_TTL,
             snapshot_json,
             int(deal_start),
+            sum(isinstance(event, ActionTaken) for event in events),
             len(seat_fields) // 2,
             *seat_fields,
             *payloads,

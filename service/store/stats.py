@@ -37,14 +37,17 @@ class GameStats:
     MARK = "sch:stats:finished:{}"
     MARK_TTL = 30 * 24 * 3600
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, *, counts_actions: bool = True):
         self.client = client
+        #: False when the log counts appended actions in its append script itself
+        #: (``EventStore.action_counter``), in the same step as the append.
+        self.counts_actions = counts_actions
 
     def appended(self, current: Current, events: Sequence[Event]) -> None:
         if any(isinstance(event, GameCreated) for event in events):
             self._count(self.CREATED, 1, "the creation", current)
         actions = sum(isinstance(event, ActionTaken) for event in events)
-        if actions:
+        if actions and self.counts_actions:
             self._count(self.ACTIONS, actions, "an action", current)
         self.observe(current)
 
