@@ -49,7 +49,14 @@ from service.game.problems import (
 )
 from service.game.queries import GameQueries, bot_to_move
 from service.game.seats import PlayerKind, Seat, Seats
-from service.game.transaction import Appended, AppendListener, Decided, Replayed, Transaction
+from service.game.transaction import (
+    Appended,
+    AppendListener,
+    Decided,
+    KnownGames,
+    Replayed,
+    Transaction,
+)
 from service.game.values import Acted, Current, GamePage, NewGame, Opponent, Seated
 
 __all__ = [
@@ -88,10 +95,12 @@ class GameService(GameQueries):
         listing: GameListing,
         bot_levels: Collection[str] = (),
         listeners: Sequence[AppendListener] = (),
+        known: KnownGames | None = None,
     ):
         self.bot_levels = frozenset(bot_levels)
         self.listeners = tuple(listeners)
-        super().__init__(game_log, secret, listing, Transaction(game_log, self.listeners))
+        transaction = Transaction(game_log, self.listeners, known)
+        super().__init__(game_log, secret, listing, transaction)
 
     # -- create and join ---------------------------------------------------
     def create(

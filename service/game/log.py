@@ -54,6 +54,8 @@ class Loaded:
     events: list[Event]
     seats: dict[str, str]
     duplicate: Duplicate | None
+    #: The head is the version the caller said it holds: nothing else was read.
+    held: bool = False
 
     @property
     def version(self) -> int:
@@ -122,6 +124,7 @@ class GameLog(Protocol):
         *,
         snapshots: bool = True,
         idempotency_key: str | None = None,
+        held: int | None = None,
     ) -> Loaded:
         """The newest snapshot at or before ``version`` (default: the head), the events
         after it, the seats, and the record of ``idempotency_key``."""

@@ -77,12 +77,30 @@ class AppendListener(Protocol):
         """``current`` is the game after the append, ``events`` what it added."""
 
 
+class KnownGames(Protocol):
+    """Games this process holds at versions (the API's memory, ``service.live.memory``).
+
+    A game at a version is a fact: when the log's head is the version held, the
+    game need not be read and folded again.
+    """
+
+    def newest(self, game_id: str) -> Current | None: ...
+
+    def remember_game(self, current: Current) -> None: ...
+
+
 class Transaction:
     """Commands' one way to a game's log (a ``GameLog``): load, decide, fold, append."""
 
-    def __init__(self, game_log: GameLog, listeners: Sequence[AppendListener] = ()):
+    def __init__(
+        self,
+        game_log: GameLog,
+        listeners: Sequence[AppendListener] = (),
+        known: KnownGames | None = None,
+    ):
         self.log = game_log
         self.listeners = tuple(listeners)
+        self.known = known
 
     def run(
         self,
@@ -154,10 +172,19 @@ class Transaction:
     def load(
         self, game_id: str, version: int | None = None, *, idempotency_key: str | None = None
     ) -> tuple[Current, Duplicate | None]:
-        """The game at ``version`` (default: now), folded from its newest snapshot."""
-        loaded = self.log.load(game_id, version, idempotency_key=idempotency_key)
+        """The game at ``version`` (default: now), folded from its newest snapshot; or,
+        when this process holds the game at the log's head, that game as it is."""
+        held = None if version is not None or self.known is None else self.known.newest(game_id)
+        loaded = self.log.load(
+            game_id,
+            version,
+            idempotency_key=idempotency_key,
+            held=None if held is None else held.version,
+        )
         if loaded.head == 0:
             raise GameNotFound(f"there is no game {game_id!r}")
+        if loaded.held and held is not None:
+            return held, loaded.duplicate
         start = None
         if loaded.snapshot is not None:
             try:
@@ -167,8 +194,10 @@ class Transaction:
                     game_id, version, snapshots=False, idempotency_key=idempotency_key
                 )
         state = replay(loaded.events, start)
-        seats = Seats.decode(loaded.seats)
-        return Current(game_id, loaded.version, state, seats), loaded.duplicate
+        current = Current(game_id, loaded.version, state, Seats.decode(loaded.seats))
+        if version is None and self.known is not None:
+            self.known.remember_game(current)
+        return current, loaded.duplicate
 
     def _commit(
         self,

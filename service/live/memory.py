@@ -30,6 +30,12 @@ class GameMemory:
 
     def __init__(self, size: int = 10_000) -> None:
         self._recent: Recent[object] = Recent(size)
+        self._newest: Recent[Current] = Recent(size)
+
+    def newest(self, game_id: str) -> Current | None:
+        """The newest version of the game this process holds, if any (a load asks
+        Redis whether it is still the head: ``service.game.transaction.KnownGames``)."""
+        return self._newest.get(game_id)
 
     def game_at(self, game_id: str, version: int) -> Current | None:
         return self._recent.get((game_id, version))  # type: ignore[return-value]
@@ -40,6 +46,9 @@ class GameMemory:
 
     def remember_game(self, current: Current) -> None:
         self._recent.put((current.game_id, current.version), current)
+        newest = self._newest.get(current.game_id)
+        if newest is None or newest.version < current.version:
+            self._newest.put(current.game_id, current)
 
     def remember_since(self, version: int, events: Sequence[Event], latest: Current) -> None:
         """The ``events`` after ``version``, which lead to ``latest``; empty: nothing to keep

@@ -18,6 +18,7 @@ from redis import Redis
 
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
+from service.game.transaction import KnownGames
 from service.jobs.dispatch import BotDispatcher
 from service.store.client_games import ClientGames
 from service.store.events import EventStore
@@ -52,6 +53,7 @@ def build_services(
     secret: bytes,
     *,
     also: Sequence[AppendListener] = (),
+    known: KnownGames | None = None,
     replica_acks: int = 0,
     replica_ack_timeout_ms: int = 500,
 ) -> Services:
@@ -79,6 +81,7 @@ def build_services(
         listing=ClientGames(log_client),
         bot_levels=LEVELS,
         listeners=listeners,
+        known=known,
     )
     return Services(games, store, ExportStore(log_client), stats, dispatcher)
 

@@ -230,9 +230,15 @@ class EventStore:
         *,
         snapshots: bool = True,
         idempotency_key: str | None = None,
+        held: int | None = None,
     ) -> Loaded:
         """The newest snapshot at or before ``version`` (default: the head), the events
-        after it, the seats, and the record of ``idempotency_key``: one round trip."""
+        after it, the seats, and the record of ``idempotency_key``: one round trip.
+
+        ``held``: the version of this game the caller holds already; when that is
+        the head (and the head is asked for), nothing but the head and the record
+        is read (``Loaded.held``).
+        """
         k = keys(game_id)
         head, snap_version, snap, entries, seats, duplicate = self._load(
             keys=[k["log"], k["snap"], k["snapidx"], k["seats"], k["idem"]],
@@ -240,8 +246,19 @@ class EventStore:
                 "" if version is None else version,
                 "1" if snapshots else "0",
                 idempotency_key or "",
+                "" if held is None else held,
             ],
         )
+        if int(snap_version) == -1:
+            return Loaded(
+                head=int(head),
+                snapshot_version=int(head),
+                snapshot=None,
+                events=[],
+                seats={},
+                duplicate=self._confirmed(game_id, _duplicate(duplicate)) if duplicate else None,
+                held=True,
+            )
         return Loaded(
             head=int(head),
             snapshot_version=int(snap_version),

@@ -137,6 +137,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         queue_client,
         secret_key(app.config),
         also=[memory],
+        known=memory,
         replica_acks=app.config["REPLICA_ACKS"],
         replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
     )

@@ -1,8 +1,15 @@
 -- KEYS: log, snap, snapidx, seats, idem.
--- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none).
+-- ARGV: target version ('' = latest), use snapshots ('1'/'0'), idempotency field ('' = none),
+-- the version of the game the caller holds already ('' = none).
 -- Returns {head, snapshot version, snapshot or false, entries after it up to
--- target, the seats hash, the idempotency record or false}.
+-- target, the seats hash, the idempotency record or false}; when the latest version
+-- is asked for and the caller holds it: {head, -1, false, {}, {}, the record or false}.
 local head = redis.call('XLEN', KEYS[1])
+if ARGV[1] == '' and ARGV[4] ~= '' and head > 0 and head == tonumber(ARGV[4]) then
+  local held_duplicate = false
+  if ARGV[3] ~= '' then held_duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
+  return {head, -1, false, {}, {}, held_duplicate}
+end
 local seats = redis.call('HGETALL', KEYS[4])
 if head == 0 then return {0, 0, false, {}, seats, false} end
 local duplicate = false
