@@ -82,7 +82,9 @@ def seat_token(*, query_token: str | None = None) -> str | None:
     if not sent.present:
         return query_token
     if sent.token is None:
-        raise Unauthorized("use 'Authorization: Bearer <token>'", code=ProblemCode.INVALID_AUTHORIZATION)
+        raise Unauthorized(
+            "use 'Authorization: Bearer <token>'", code=ProblemCode.INVALID_AUTHORIZATION
+        )
     return sent.token
 
 

@@ -21,7 +21,11 @@ def service(redis_url: str, memory: GameMemory | None) -> GameService:
     client = redis.Redis.from_url(redis_url)
     store = EventStore(client)
     return GameService(
-        store, SECRET, listing=ClientGames(client), listeners=[memory] if memory else (), known=memory
+        store,
+        SECRET,
+        listing=ClientGames(client),
+        listeners=[memory] if memory else (),
+        known=memory,
     )
 
 
