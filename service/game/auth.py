@@ -38,6 +38,11 @@ def fingerprint(secret: str) -> str:
 
 def matches(secret: str, stored_fingerprint: str | None) -> bool:
     """Constant-time check of a presented secret against its stored hash."""
+    return fingerprint_matches(fingerprint(secret), stored_fingerprint)
+
+
+def fingerprint_matches(presented: str, stored_fingerprint: str | None) -> bool:
+    """Constant-time check of a presented secret's fingerprint against a stored one."""
     if not stored_fingerprint:
         return False
-    return hmac.compare_digest(fingerprint(secret), stored_fingerprint)
+    return hmac.compare_digest(presented, stored_fingerprint)

@@ -239,12 +239,19 @@ class GameService(GameQueries):
         """Apply one player action for the seat the token belongs to."""
         token = _required(token, "acting for a seat")
 
+        admitted: dict[int, int] = {}  # the seat of the token, by the version it was found at
+
         def admit(current: Current) -> str:
-            seat = self._seat_of(current, token)
-            return _fingerprint({"action": action.to_dict(), "seat": seat})
+            seat = admitted[current.version] = self._seat_of(current, token)
+            # Only a keyed request is matched against its retries.
+            return (
+                ""
+                if idempotency_key is None
+                else _fingerprint({"action": action.to_dict(), "seat": seat})
+            )
 
         def act_for_seat(current: Current) -> Decided[int]:
-            seat = self._seat_of(current, token)
+            seat = admitted[current.version]
             return Decided(self._decide(current, seat, action), seat)
 
         outcome = self.transaction.run(

@@ -111,8 +111,9 @@ class GameQueries:
 
     # -- secrets and seats -------------------------------------------------
     def _seat_of(self, current: Current, token: str) -> int:
+        presented = auth.fingerprint(token)  # hashed once, compared with both seats'
         for seat in (0, 1):
-            if auth.matches(token, current.seats[seat].token_hash):
+            if auth.fingerprint_matches(presented, current.seats[seat].token_hash):
                 return seat
         raise Unauthorized("this token belongs to no seat of this game")
 
