@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from service.engine import Variant, legal_actions
 from service.engine.knowledge import seat_view
-from tests.bots import helpers
+from tests.support import positions as helpers
 
 
 def random_states(seed: int, variant: Variant):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from service.engine.cards import Card, Suit
 from service.store.events import EventStore
+from tests.support.http import auth
 
 ACTION_TYPES = ["play", "exchange_trump_jack", "close_talon", "declare_marriage", "claim",
                 "accept_last_trick"]  # fmt: skip
@@ -26,10 +27,6 @@ actions = st.one_of(
                     st.one_of(st.text(max_size=5), st.integers(-3, 99), st.none(), st.booleans()),
                     max_size=4),
 )  # fmt: skip
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

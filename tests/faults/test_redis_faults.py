@@ -11,12 +11,10 @@ from service.engine import ActionTaken, replay
 from service.store.events import EventStore
 from service.web.app import create_app
 from service.web.services import services
-from tests.conftest import SECRET, free_port
-from tests.waiting import wait_until
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.http import auth
+from tests.support.paths import SECRET
+from tests.support.servers import free_port
+from tests.support.waiting import wait_until
 
 
 @pytest.mark.timeout(60)  # bounds a hang; the answers themselves prove no wait

@@ -9,10 +9,7 @@ import secrets
 from service.engine import DECK, Card
 from service.engine.cards import parse_cards
 from service.engine.fairness import commitment, verify
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.http import auth
 
 
 def test_the_commitment_is_sha256_of_the_nonce_then_the_deck_codes():
