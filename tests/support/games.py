@@ -2,6 +2,8 @@
 
 Every helper asserts the status of each answer, so a test reads as the game's
 story; ``play_random_game`` is the one random player of whole games over HTTP.
+``two_seated`` and ``random_move`` do the same on Flask's bare test client, for
+the tests that read its answers as they are.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.support.http import Api, ok
+from tests.support.http import Api, auth, ok
 
 #: The fields of the view's `deal` a bot-move Position takes as they are.
 DEAL_FIELDS = (
@@ -144,3 +146,30 @@ def position_of(view: dict[str, Any]) -> dict[str, Any]:
         "game_points": view["game_points"],
         **{name: deal[name] for name in DEAL_FIELDS},
     }
+
+
+def two_seated(client: Any, **body: Any) -> tuple[str, dict[int, str]]:
+    """A game created and joined through Flask's test client: its id and both seats' tokens."""
+    created = client.post("/v1/games", json=body).json
+    game = created["game_id"]
+    joined = client.post(f"/v1/games/{game}/join", json={"invite": created["invite"]}).json
+    return game, {0: created["token"], 1: joined["token"]}
+
+
+def random_move(
+    client: Any, game: str, tokens: Mapping[int, str], rng: random.Random
+) -> tuple[int, dict[str, Any], Any] | None:
+    """The seat to move takes a random legal action through Flask's test client.
+
+    Returns the seat, the action and the answer (asserted 200); None once the game
+    is over. Seat 0's view says who is to move, the mover's view lists its actions.
+    """
+    view = client.get(f"/v1/games/{game}", headers=auth(tokens[0])).json
+    if view["status"] == "finished":
+        return None
+    seat = view["to_move"]
+    mover = client.get(f"/v1/games/{game}", headers=auth(tokens[seat])).json
+    action = rng.choice(mover["deal"]["legal_actions"])
+    response = client.post(f"/v1/games/{game}/actions", json=action, headers=auth(tokens[seat]))
+    assert response.status_code == 200, response.json
+    return seat, action, response
