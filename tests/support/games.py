@@ -1,6 +1,6 @@
 """Games over HTTP: created, joined, viewed and played through ``Api``, as a client does.
 
-Every helper asserts the status of each answer, so a test reads as the game's
+Each function asserts the status of each answer, so a test reads as the game's
 story; ``play_random_game`` is the one random player of whole games over HTTP.
 ``two_seated`` and ``random_move`` do the same on Flask's bare test client, for
 the tests that read its answers as they are.

@@ -1,6 +1,6 @@
 """The truth of a game, read from its Redis log, to judge what the API shows.
 
-The helpers rebuild the game from its events (``EventStore.events``), so a
+These functions rebuild the game from its events (``EventStore.events``), so a
 test compares the API's answers with what was really recorded.
 """
 
