@@ -26,6 +26,8 @@ from tests.support.waiting import wait_until
 
 
 def free_port() -> int:
+    """A loopback port nothing listens on now, chosen by the kernel: servers of tests
+    running side by side never ask for the same one."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
