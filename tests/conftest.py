@@ -9,26 +9,19 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-import requests
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.jobs.watch import JobWatcher
 from service.live.watcher import LogWatcher
-from service.ops.processes import end_process
-from service.serve.gunicorn_workers import gunicorn_command
-from service.serve.worker_commands import worker_command
-from tests.processes import kill_tree
-from tests.waiting import wait_until
-
-SECRET = "test-secret-key"
+from tests.support.http import Api
+from tests.support.lanes import LANES
+from tests.support.paths import REPO, SECRET
+from tests.support.servers import LiveServer, WorkerProcess
 
 # Tests play thousands of requests from one address: rate limits are off for every
 # app and server they start (tests/service/test_limits.py turns them on for itself).
@@ -45,7 +38,6 @@ for _limit in (
     "EXPORT_JOBS_PER_CALLER_PER_HOUR",
 ):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -88,48 +80,10 @@ def client(app):
     return app.test_client()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class LiveServer:
-    """The app under gunicorn in its own processes, as in production (gevent workers)."""
-
-    def __init__(
-        self,
-        redis_url: str,
-        workers: int = 2,
-        connections: int = 1000,
-        env: dict[str, str] | None = None,
-        boot_seconds: float = 60,
-    ):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        environment = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
-        environment.update(env or {})
-        command = gunicorn_command(
-            f"127.0.0.1:{self.port}", workers=workers, connections=connections, log_level="warning"
-        )
-        self.process = subprocess.Popen(command, cwd=REPO, env=environment)
-        # gunicorn binds before its workers accept: a slow boot shows as timeouts.
-        try:
-            wait_until(self._up, boot_seconds, "gunicorn to serve /healthz")
-        except AssertionError:
-            self.stop()
-            raise RuntimeError("gunicorn did not start") from None
-
-    def _up(self) -> bool:
-        if self.process.poll() is not None:
-            raise RuntimeError("gunicorn exited while starting")
-        try:
-            return requests.get(f"{self.url}/healthz", timeout=2).ok
-        except requests.RequestException:
-            return False
-
-    def stop(self) -> None:
-        end_process(self.process, timeout=15)
+@pytest.fixture
+def api(client) -> Api:
+    """The app through Flask's test client, as ``Api`` (tests/support/http.py)."""
+    return Api(client)
 
 
 @pytest.fixture(scope="session")
@@ -139,42 +93,6 @@ def live_server(redis_url: str) -> Iterator[LiveServer]:
         yield server
     finally:
         server.stop()
-
-
-class WorkerProcess:
-    """``python -m workers`` in its own session, so it can be killed whole.
-
-    ``command`` is one of the run command's worker command lines
-    (service/serve/worker_commands.py); by default a worker on every queue.
-    """
-
-    def __init__(self, redis_url: str, command: list[str] | None = None, **settings: str):
-        env = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET, **settings)
-        self.process = subprocess.Popen(
-            command or worker_command(log_level="WARNING"),
-            cwd=REPO,
-            env=env,
-            start_new_session=True,
-        )
-
-    def kill(self) -> set[int]:
-        """SIGKILL the worker, its scheduler and its work horse: no clean-up runs.
-
-        RQ 3's horse leads its own process group, so killing the worker's group
-        would leave it running; every process below the worker is killed instead.
-        Returns the pids killed.
-        """
-        killed = kill_tree(self.process.pid)
-        self.process.wait()
-        return killed
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @pytest.fixture(scope="session")
@@ -205,7 +123,6 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
 #      or the store, in this process;
 #   5. unit: anything else (plain functions, files of the repository).
 
-LANES = ("unit", "redis", "system", "cluster", "browser", "contract")
 FOLDER_LANES = {
     "cluster": "cluster",
     "ui": "browser",

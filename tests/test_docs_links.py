@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 #: The top-level folders whose files the documents name as `folder/...`.
 REPO_FOLDERS = (".ci", "benchmarks", "deploy", "docs", "schemas", "scripts", "service", "tests",

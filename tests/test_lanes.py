@@ -10,7 +10,8 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import LANES, REPO
+from tests.support.lanes import LANES
+from tests.support.paths import REPO
 
 
 def collected(*args: str) -> tuple[int, list[str]]:

@@ -8,19 +8,12 @@ import re
 import subprocess
 
 from service.bots import LEVELS
-from tests.conftest import REPO
+from tests.support.documents import block
+from tests.support.paths import REPO
 
 README = REPO / "README.md"
 #: The README keeps to what a user needs first; the guides live in docs/.
 README_MAX_BYTES = 15 * 1024
-
-
-def block(name: str, document: str = "README.md") -> str:
-    """The shell block between ``<!-- name -->`` markers of a document of the repository."""
-    text = (REPO / document).read_text()
-    match = re.search(rf"<!-- {name} -->\s*```[a-z]*\n(.*?)```\s*<!-- /{name} -->", text, re.S)
-    assert match, f"{document} has no {name} block"
-    return match.group(1)
 
 
 def test_readme_is_a_short_page_for_users():

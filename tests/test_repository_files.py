@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 
 def test_the_env_file_the_compose_file_reads_is_ignored_by_git():

@@ -13,7 +13,7 @@ import re
 import subprocess
 from functools import cache
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 RULE_BOOK = REPO / "docs" / "rules.md"
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 
 def run_test_command(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:

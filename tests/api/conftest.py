@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from service.web.app import create_app
-from tests.conftest import SECRET, LiveServer
+from tests.support.paths import SECRET
+from tests.support.servers import LiveServer
 
 
 @pytest.fixture(scope="module")

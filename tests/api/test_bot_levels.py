@@ -6,17 +6,11 @@ a test reads them back from the ladder table of docs/performance.md.
 
 from __future__ import annotations
 
-import pytest
-
 from service.bots import LEVELS
 from service.bots.expert import DEFAULT_BUDGET_MS
-from tests.api.helpers import Api, create, ok, problem
-from tests.conftest import REPO
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
+from tests.support.games import create
+from tests.support.http import ok, problem
+from tests.support.paths import REPO
 
 
 def test_the_levels_weakest_first_with_budgets(api, app):

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 import pytest
 
 from service.devtools.embedded_redis import EmbeddedRedis
-from tests.api.helpers import Api, log_head, ok, problem
-from tests.api.test_errors import log_unchanged
-from tests.conftest import LiveServer, WorkerProcess
-from tests.waiting import wait_until
+from tests.support.http import Api, ok, problem
+from tests.support.log import log_head, log_unchanged
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
 
 TIMEOUT_SECONDS = 0.3
 BOT_DELAY_MS = 4000

@@ -7,53 +7,24 @@ lists the caller's ``legal_actions`` and the ``rule`` that refused it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 
 import pytest
 
 from service.engine import DECK
-from tests.api.helpers import (
-    Api,
-    Game,
-    Reply,
-    act,
-    cards_in,
-    create,
-    log_head,
-    new_game,
-    parse_sse,
-    play_random_game,
-    problem,
-    to_move_view,
-    view,
-)
+from tests.support.games import Game, act, create, new_game, play_random_game, to_move_view, view
+from tests.support.hidden import cards_in
+from tests.support.http import Api, Reply, parse_sse, problem
+from tests.support.log import log_head, log_unchanged
 
 NOT_A_GAME = "0123456789abcdef"
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
 
 
 @pytest.fixture
 def game(api) -> Game:
     """A running head game; seat 0 leads first (seat 1 deals)."""
     return new_game(api, variant="head", seed=4242, first_dealer=1)
-
-
-@contextlib.contextmanager
-def log_unchanged(redis_client, *game_ids: str):
-    """The logs of these games, and the set of games, are the same after the block."""
-    heads = {gid: log_head(redis_client, gid) for gid in game_ids}
-    logs = {gid: redis_client.xlen(f"sch:{{{gid}}}:log") for gid in game_ids}
-    games = set(redis_client.scan_iter(match="sch:{*}:log", count=1000))
-    yield
-    assert {gid: log_head(redis_client, gid) for gid in game_ids} == heads
-    assert {gid: redis_client.xlen(f"sch:{{{gid}}}:log") for gid in game_ids} == logs
-    assert set(redis_client.scan_iter(match="sch:{*}:log", count=1000)) == games
 
 
 def deck(non_dealer: str, dealer: str, trump_card: str) -> list[str]:

@@ -19,11 +19,11 @@ import pytest
 import yaml
 
 from service.web.openapi import OPENAPI_FILE, generate
-from tests.api.helpers import Api, Game, log_head, new_game, ok, problem, to_move_view
-from tests.api.test_errors import log_unchanged
-from tests.conftest import LiveServer
-from tests.hardening.hostile import session_from
-from tests.waiting import wait_until
+from tests.support.games import Game, new_game, to_move_view
+from tests.support.http import Api, ok, problem, session_from
+from tests.support.log import log_head, log_unchanged
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 #: Turns time out quickly here, so a timeout claim can be retried.
 TIMEOUT = "0.5"

@@ -13,19 +13,9 @@ import pytest
 
 from service.engine import EVENT_SCHEMA, event_from_dict, replay
 from service.engine.state import START_GAME_POINTS
-from tests.api.helpers import (
-    Api,
-    Game,
-    engine_view,
-    log_decks,
-    log_events,
-    logged_actions,
-    new_game,
-    ok,
-    play_random_game,
-    view,
-    without_api_fields,
-)
+from tests.support.games import Game, new_game, play_random_game, view
+from tests.support.http import Api, ok
+from tests.support.log import engine_view, log_decks, log_events, logged_actions, without_api_fields
 
 GAMES_PER_VARIANT = 3
 

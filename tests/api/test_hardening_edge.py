@@ -12,9 +12,10 @@ import json
 import pytest
 import requests
 
-from tests.api.helpers import Api, create, log_head, new_game, problem, to_move_view
-from tests.api.test_errors import log_unchanged
-from tests.rawhttp import RawReply, exchange, request_bytes
+from tests.support.games import create, new_game, to_move_view
+from tests.support.http import Api, problem
+from tests.support.log import log_head, log_unchanged
+from tests.support.rawhttp import RawReply, exchange, request_bytes
 
 PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
 

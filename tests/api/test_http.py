@@ -4,23 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.helpers import (
-    Api,
-    act,
-    create,
-    join,
-    log_head,
-    new_game,
-    ok,
-    problem,
-    to_move_view,
-    view,
-)
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
+from tests.support.games import act, create, join, new_game, to_move_view, view
+from tests.support.http import ok, problem
+from tests.support.log import log_head
 
 
 def test_create_answers_201_with_location_and_the_contract_fields(api, redis_client):

@@ -14,17 +14,10 @@ import pytest
 
 from service.web.app import create_app
 from service.web.services import services
-from tests.api.helpers import (
-    Api,
-    create,
-    log_head,
-    new_game,
-    ok,
-    problem,
-    to_move_view,
-    view,
-)
-from tests.conftest import SECRET
+from tests.support.games import create, new_game, to_move_view, view
+from tests.support.http import Api, ok, problem
+from tests.support.log import log_head
+from tests.support.paths import SECRET
 
 
 def game_logs(redis_client) -> set[bytes]:

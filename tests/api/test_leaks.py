@@ -21,26 +21,12 @@ import requests
 from service.engine import GameState, replay
 from service.web.app import create_app
 from service.web.services import services
-from tests.api.helpers import (
-    Api,
-    Game,
-    assert_hides,
-    create,
-    deal_start_version,
-    hands_in,
-    hidden_cards,
-    join,
-    log_decks,
-    log_events,
-    new_game,
-    ok,
-    parse_sse,
-    play_random_game,
-    to_move_view,
-    view,
-)
-from tests.conftest import SECRET
-from tests.waiting import wait_until
+from tests.support.games import Game, create, join, new_game, play_random_game, to_move_view, view
+from tests.support.hidden import assert_hides, hands_in, hidden_cards
+from tests.support.http import Api, ok, parse_sse
+from tests.support.log import deal_start_version, log_decks, log_events
+from tests.support.paths import SECRET
+from tests.support.waiting import wait_until
 
 VIEWERS = (0, 1, None)
 

@@ -14,28 +14,11 @@ from service.engine import replay
 from service.engine.replays import replay_record
 from service.game.replay_export import events_from_export, text_lines, verify
 from service.web.app import create_app
-from tests.api.helpers import (
-    Api,
-    Game,
-    act,
-    create,
-    log_events,
-    log_head,
-    new_game,
-    ok,
-    play_random_game,
-    problem,
-    to_move_view,
-    view,
-)
-from tests.api.test_errors import log_unchanged
-from tests.conftest import SECRET
-from tests.waiting import wait_until
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
+from tests.support.games import Game, act, create, new_game, play_random_game, to_move_view, view
+from tests.support.http import Api, ok, problem
+from tests.support.log import log_events, log_head, log_unchanged
+from tests.support.paths import SECRET
+from tests.support.waiting import wait_until
 
 
 def post(api: Api, game: Game, what: str, seat: int | None) -> object:

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from service.store.clients import ClientRegistry
-from tests.api.helpers import CARD_CODE, Api, ok, problem
-from tests.conftest import LiveServer
+from tests.support.hidden import CARD_CODE
+from tests.support.http import Api, ok, problem
+from tests.support.servers import LiveServer
 
 
 @pytest.fixture(scope="module")

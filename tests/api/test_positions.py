@@ -10,44 +10,10 @@ of the legal actions the view lists.
 from __future__ import annotations
 
 import random
-from typing import Any
-
-import pytest
 
 from schemas.bots import BotMoveRequestSchema
-from tests.api.helpers import Api, Game, act, new_game, to_move_view
+from tests.support.games import Game, act, new_game, position_of, to_move_view
 from workers.jobs import bot_decision
-
-#: The fields of the view's `deal` a Position takes as they are.
-DEAL_FIELDS = (
-    "dealer",
-    "hand",
-    "trump_card",
-    "turn_up",
-    "talon_size",
-    "closed_by",
-    "tricks",
-    "current_trick",
-    "marriages",
-    "declared_marriage",
-    "exchange",
-)
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
-
-
-def position_of(view: dict[str, Any]) -> dict[str, Any]:
-    """The Position of a seat's view: copied fields only."""
-    deal = view["deal"]
-    return {
-        "variant": view["variant"],
-        "seat": view["seat"],
-        "game_points": view["game_points"],
-        **{name: deal[name] for name in DEAL_FIELDS},
-    }
 
 
 def test_a_position_from_every_view_gets_a_legal_decision(api):

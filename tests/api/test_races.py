@@ -17,19 +17,9 @@ from typing import Any
 import requests
 
 from service.engine import replay
-from tests.api.helpers import (
-    Api,
-    Game,
-    Reply,
-    create,
-    engine_view,
-    log_events,
-    new_game,
-    problem,
-    to_move_view,
-    view,
-    without_api_fields,
-)
+from tests.support.games import Game, create, new_game, to_move_view, view
+from tests.support.http import Api, Reply, problem
+from tests.support.log import engine_view, log_events, without_api_fields
 
 RACES = 220
 

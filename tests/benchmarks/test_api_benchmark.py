@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 #: A revision of the flat layout (``service/app.py``), before the packages.
 BASELINE = "2aba8af"

@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 LEVELS = ("random", "heuristic", "expert")
 SAMPLES = 4

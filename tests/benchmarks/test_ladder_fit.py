@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from ladder import Score, fit_elo, ladder_steps, ladder_table  # noqa: E402

@@ -21,7 +21,7 @@ from service.engine import (
 from service.engine.actions import CLAIM
 from service.engine.core import FastDeal, action_of
 from service.engine.knowledge import seat_view
-from tests.bots.test_levels import permuted
+from tests.support.positions import permuted
 
 
 def phase(state: GameState) -> str:

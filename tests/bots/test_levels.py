@@ -10,11 +10,11 @@ import pytest
 from service.bots import BEGINNER_NOISE, LEVELS, NOVICE_NOISE, get_bot
 from service.bots.expert import ExpertBot, Search
 from service.bots.solver import EndgameSolver
-from service.engine import GameState, legal_actions
+from service.engine import legal_actions
 from service.engine.actions import CLAIM
 from service.engine.core import FastDeal, action_of
 from service.engine.knowledge import seat_view
-from tests.bots.helpers import sampled_states
+from tests.support.positions import permuted, sampled_states
 
 #: A small budget keeps the expert quick here; its search is the same at any budget.
 BUDGET_MS = 4
@@ -60,18 +60,6 @@ def test_same_view_and_seed_give_the_same_action(level):
         first = clockless_bot(level).choose(view, seed=number, budget_ms=BUDGET_MS)
         again = clockless_bot(level).choose(view, seed=number, budget_ms=BUDGET_MS)
         assert first == again
-
-
-def permuted(state: GameState, seat: int, rng: random.Random) -> GameState:
-    """The same game with the cards hidden from ``seat`` shuffled among their places."""
-    deal = state.deal
-    view = seat_view(state, seat)
-    known = set(view.known_opponent_cards())
-    hidden_hand = [c for c in deal.hands[1 - seat] if c not in known]
-    hidden = hidden_hand + list(deal.talon)
-    rng.shuffle(hidden)
-    other = view.deal_with(hidden[: len(hidden_hand)], hidden[len(hidden_hand) :])
-    return state._replace(deal=other._replace(deck=deal.deck))
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from service.bots.sampling import WorldSampler, opponent_voids
 from service.engine import Variant
 from service.engine.core import mask_of
 from service.engine.knowledge import seat_view
-from tests.bots.helpers import random_states
+from tests.support.positions import random_states
 
 
 def test_r5_inferred_voids_never_exclude_a_card_the_opponent_holds():

@@ -18,7 +18,7 @@ import requests
 
 from service.engine import ActionTaken
 from service.store.events import EventStore
-from tests.cluster.play import auth
+from tests.support.http import auth
 
 pytestmark = pytest.mark.cluster
 

@@ -30,9 +30,16 @@ import requests
 
 from service.engine import ActionTaken
 from service.store.events import EventStore, keys
-from tests.cluster.play import HumanGame, auth, new_human_game, play_one, send, view
-from tests.cluster.test_games import shard_subscribers
-from tests.waiting import wait_until
+from tests.support.cluster_games import (
+    HumanGame,
+    new_human_game,
+    play_one,
+    send,
+    shard_subscribers,
+    view,
+)
+from tests.support.http import auth
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
 

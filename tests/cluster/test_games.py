@@ -16,12 +16,12 @@ import pytest
 import requests
 
 from service.engine import ActionTaken
-from service.live.cluster import channel
 from service.store.events import EventStore, keys
 from service.web.app import create_app
-from tests.cluster.play import auth, new_human_game, play_one, view
-from tests.conftest import SECRET
-from tests.waiting import wait_until
+from tests.support.cluster_games import new_human_game, play_one, shard_subscribers, view
+from tests.support.http import auth
+from tests.support.paths import SECRET
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
 
@@ -54,13 +54,6 @@ def test_whole_games_across_replicas_end_and_replay_the_same_on_every_replica(to
     # The games' slots are spread over more than one primary.
     nodes = {topology.log.get_node_from_key(keys(game.game_id)["log"]).name for game in games}
     assert len(nodes) > 1
-
-
-def shard_subscribers(topology, game_id: str) -> int:
-    """Subscribers of the game's shard channel on the primary that holds its slot."""
-    primary = topology.cluster.node_of(keys(game_id)["log"])
-    _channel, count = primary.client().execute_command("PUBSUB", "SHARDNUMSUB", channel(game_id))
-    return int(count)
 
 
 def test_a_long_poll_on_one_replica_wakes_for_an_action_through_another(topology):

@@ -15,7 +15,8 @@ import pytest
 import requests
 
 from service.store.events import EventStore
-from tests.cluster.play import auth, new_human_game, view
+from tests.support.cluster_games import new_human_game, view
+from tests.support.http import auth
 
 pytestmark = pytest.mark.cluster
 

@@ -19,8 +19,8 @@ from rq.serializers import JSONSerializer
 
 from service.jobs.names import DECISIONS
 from service.jobs.queues import queue
-from tests.cluster.conftest import WORKERS
-from tests.waiting import wait_until
+from tests.support.topology import WORKERS
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
 

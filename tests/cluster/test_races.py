@@ -18,7 +18,8 @@ import requests
 
 from service.engine import ActionTaken
 from service.store.events import EventStore
-from tests.cluster.play import auth, new_human_game, view
+from tests.support.cluster_games import new_human_game, view
+from tests.support.http import auth
 
 pytestmark = pytest.mark.cluster
 

@@ -7,30 +7,13 @@ into tests/contract/ts/node_modules (gitignored) when it is missing or stale.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from service.web.openapi import OPENAPI_FILE
-
-CONTRACT = Path(__file__).resolve().parent
-TS = CONTRACT / "ts"
-BIN = Path(sys.executable).parent
-
-
-def run(command: list[str], cwd: Path, timeout: float = 600, **env: str) -> str:
-    """Run ``command``; fail the test with its output when it fails."""
-    environment = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **env)
-    done = subprocess.run(
-        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout
-    )
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, f"{' '.join(command)} failed ({done.returncode}):\n{output}"
-    return output
+from tests.support.contract import BIN, TS, run
 
 
 @pytest.fixture(scope="session")

@@ -20,9 +20,10 @@ import yaml
 from service.engine.cards import Card
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
-from tests.conftest import LiveServer
 from tests.contract.spec_check import Answer, RecordingClient, SpecChecker
-from tests.waiting import wait_until
+from tests.support.http import auth
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 GAME = "/v1/games/{game_id}"
 JOB = "/v1/jobs/{job_id}"
@@ -58,10 +59,6 @@ def server(redis_url: str) -> Iterator[LiveServer]:
         live.stop()
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 def finished_job(client: RecordingClient, job: dict[str, Any]) -> dict[str, Any]:
     deadline = time.monotonic() + 120  # bounds a hang only
     while job["status"] not in ("finished", "failed"):
@@ -79,7 +76,7 @@ def claim_a_timed_out_game(app: RecordingClient, anonymous: RecordingClient) -> 
     joined = anonymous.call("post", f"{GAME}/join", params=ids, json={"invite": created["invite"]})
     tokens = {0: created["token"], 1: joined.json()["token"]}
     to_move = joined.json()["game"]["to_move"]
-    waiting = RecordingClient(str(app.http.base_url), app.answers, bearer(tokens[1 - to_move]))
+    waiting = RecordingClient(str(app.http.base_url), app.answers, auth(tokens[1 - to_move]))
     waiting.call("post", f"{GAME}/claim-timeout", params=ids)  # most likely too early
     wait_until(
         lambda: waiting.call("post", f"{GAME}/claim-timeout", params=ids).status_code == 200,
@@ -140,13 +137,13 @@ def test_every_answer_of_a_whole_game_matches_the_spec(server, worker, redis_cli
     # Between people: a view with an invite, a join, an abort and a resignation.
     waiting = app.call("post", "/v1/games", json={}).json()
     ids = {"game_id": waiting["game_id"]}
-    host = RecordingClient(server.url, answers, bearer(waiting["token"]))
+    host = RecordingClient(server.url, answers, auth(waiting["token"]))
     host.call("get", GAME, params=ids)
     host.call("post", f"{GAME}/abort", params=ids)
     other = app.call("post", "/v1/games", json={"variant": "tracked"}).json()
     ids = {"game_id": other["game_id"]}
     guest = anonymous.call("post", f"{GAME}/join", params=ids, json={"invite": other["invite"]})
-    RecordingClient(server.url, answers, bearer(guest.json()["token"])).call(
+    RecordingClient(server.url, answers, auth(guest.json()["token"])).call(
         "post", f"{GAME}/resign", params=ids
     )
     claimed = claim_a_timed_out_game(app, anonymous)
@@ -159,9 +156,9 @@ def test_every_answer_of_a_whole_game_matches_the_spec(server, worker, redis_cli
     seated = anonymous.call("post", "/v1/games",
                             json={"opponent": {"type": "bot", "level": "random"}}).json()  # fmt: skip
     ids = {"game_id": seated["game_id"]}
-    seat = RecordingClient(server.url, answers, bearer(seated["token"]))
+    seat = RecordingClient(server.url, answers, auth(seated["token"]))
     spectator = RecordingClient(server.url, answers)
-    RecordingClient(server.url, answers, bearer("not-a-token")).call("get", GAME, params=ids)
+    RecordingClient(server.url, answers, auth("not-a-token")).call("get", GAME, params=ids)
     final = play_to_the_end(seat, spectator, seated["game_id"])
     seat.call("get", GAME, params=ids, headers={"If-None-Match": f'"{final["version"]}"'})
     spectator.call("get", GAME, params=ids)

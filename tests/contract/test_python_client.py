@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from service.store.clients import ClientRegistry
-from tests.contract.conftest import BIN, CONTRACT, run
+from tests.support.contract import BIN, CONTRACT, run
 
 EXAMPLE = CONTRACT / "python_example.py"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from service.web.openapi import OPENAPI_FILE
-from tests.contract.conftest import run
+from tests.support.contract import run
 
 #: Warnings that mean the document lies or carries dead weight: a component nothing
 #: names (the SSE payloads once were), an example its own schema refuses.

@@ -12,7 +12,7 @@ import pytest
 
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
-from tests.contract.conftest import TS, run
+from tests.support.contract import TS, run
 
 
 @pytest.fixture(scope="module")

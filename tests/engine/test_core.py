@@ -10,7 +10,7 @@ from service.engine import DECK, ActionType, Variant, new_game, start_deal, take
 from service.engine.core import FastDeal, action_of, engine_action
 from service.engine.rules import deal_legal_actions, play_action
 from service.engine.state import DealState
-from tests.bots.helpers import patient_choice
+from tests.support.positions import patient_choice
 
 DEALS_PER_VARIANT = 5_000
 

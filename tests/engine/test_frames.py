@@ -14,7 +14,7 @@ import pytest
 from service.engine import DECK, Variant, apply, legal_actions, new_game, start_deal, take_seat
 from service.engine.events import ActionTaken, DealStarted, GameCreated, SeatTaken, replay
 from service.engine.frames import replay_frames
-from tests.bots.helpers import patient_choice
+from tests.support.positions import patient_choice
 
 
 def random_game(seed: int, stop: int | None = None) -> list:

@@ -7,12 +7,12 @@ from hypothesis import strategies as st
 
 from service.engine import Variant, legal_actions
 from service.engine.knowledge import seat_view
-from tests.bots import helpers
+from tests.support import positions
 
 
 def random_states(seed: int, variant: Variant):
     """Every state of one uniformly random game with a deal running."""
-    return helpers.random_states(seed, variant, random.Random.choice)
+    return positions.random_states(seed, variant, random.Random.choice)
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,7 +10,7 @@ import pytest
 from service.engine import Variant, legal_actions
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
-from tests.bots.helpers import random_states
+from tests.support.positions import random_states
 
 
 def positions(seed: int, variant: Variant):

@@ -35,8 +35,8 @@ from service.engine.position import (
 )
 from service.engine.reachable import objection
 from service.engine.state import Trick
-from tests.bots.helpers import random_states
 from tests.engine.witness import witness
+from tests.support.positions import random_states
 
 Position = dict[str, Any]
 Mutation = Callable[[Position, SeatView], Position | None]

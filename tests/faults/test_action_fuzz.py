@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from service.engine.cards import Card, Suit
 from service.store.events import EventStore
+from tests.support.games import random_move, two_seated
+from tests.support.http import auth
 
 ACTION_TYPES = ["play", "exchange_trump_jack", "close_talon", "declare_marriage", "claim",
                 "accept_last_trick"]  # fmt: skip
@@ -28,10 +30,6 @@ actions = st.one_of(
 )  # fmt: skip
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     seed=st.integers(0, 10_000),
@@ -43,19 +41,11 @@ def test_random_actions_are_applied_if_legal_and_refused_cleanly_otherwise(
     client, redis_client, seed, variant, steps, attempts
 ):
     store = EventStore(redis_client)
-    created = client.post("/v1/games", json={"seed": seed, "variant": variant}).json
-    game = created["game_id"]
-    joined = client.post(f"/v1/games/{game}/join", json={"invite": created["invite"]}).json
-    tokens = {0: created["token"], 1: joined["token"]}
+    game, tokens = two_seated(client, seed=seed, variant=variant)
     rng = random.Random(seed)
     for _ in range(steps):  # reach a random state by legal play
-        view = client.get(f"/v1/games/{game}", headers=auth(tokens[0])).json
-        if view["status"] == "finished":
+        if random_move(client, game, tokens, rng) is None:
             break
-        mover = client.get(f"/v1/games/{game}", headers=auth(tokens[view["to_move"]])).json
-        action = rng.choice(mover["deal"]["legal_actions"])
-        assert client.post(f"/v1/games/{game}/actions", json=action,
-                           headers=auth(tokens[view["to_move"]])).status_code == 200  # fmt: skip
     for seat, action in attempts:
         before = client.get(f"/v1/games/{game}", headers=auth(tokens[seat])).json
         head = store.head(game)

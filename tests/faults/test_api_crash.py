@@ -13,8 +13,9 @@ import requests
 
 from service.engine import ActionTaken, replay
 from service.store.events import EventStore
-from tests.conftest import LiveServer
-from tests.processes import descendants
+from tests.support.http import auth
+from tests.support.processes import descendants
+from tests.support.servers import LiveServer
 
 CLIENTS = 6
 #: Workers to kill before the clients may stop (they play game after game until then).
@@ -134,21 +135,17 @@ class Client:
                            headers={"Idempotency-Key": key}).json()  # fmt: skip
         tokens = {0: created["token"], 1: joined["token"]}
         while True:
-            view = self.call("GET", f"/v1/games/{game}", headers=self.auth(tokens[0])).json()
+            view = self.call("GET", f"/v1/games/{game}", headers=auth(tokens[0])).json()
             if view["status"] == "finished":
                 return game
             seat = view["to_move"]
-            mover = self.call("GET", f"/v1/games/{game}", headers=self.auth(tokens[seat])).json()
+            mover = self.call("GET", f"/v1/games/{game}", headers=auth(tokens[seat])).json()
             action = self.rng.choice(mover["deal"]["legal_actions"])
             key = str(uuid.uuid4())
-            headers = {**self.auth(tokens[seat]), "Idempotency-Key": key}
+            headers = {**auth(tokens[seat]), "Idempotency-Key": key}
             answer = self.call("POST", f"/v1/games/{game}/actions", json=action, headers=headers)
             assert answer.status_code == 200, answer.text
             self.acknowledged[key] = answer.json()["version"]
-
-    @staticmethod
-    def auth(token: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {token}"}
 
 
 def test_kill_9_of_api_workers_during_appends_loses_and_doubles_nothing(redis_url, redis_client):

@@ -21,14 +21,11 @@ import requests
 from service.engine import ActionTaken, replay
 from service.engine.observation import observe
 from service.store.events import EventStore
-from tests.conftest import LiveServer
+from tests.support.http import auth
+from tests.support.servers import LiveServer
 
 CLIENTS = 50
 GAMES_PER_CLIENT = 4
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def send(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:

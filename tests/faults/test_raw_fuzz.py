@@ -41,9 +41,11 @@ from service.game.replay_export import CONTENT_TYPES, build
 from service.store.events import EventStore, keys
 from service.store.exports import ExportStore, StoredExport
 from service.store.stats import GameStats
-from tests.api.helpers import Api, new_game, play_random_game, to_move_view
-from tests.conftest import SECRET, LiveServer
-from tests.rawhttp import NoAnswer, RawReply, exchange, request_bytes
+from tests.support.games import new_game, play_random_game, to_move_view
+from tests.support.http import Api
+from tests.support.paths import SECRET
+from tests.support.rawhttp import NoAnswer, RawReply, exchange, request_bytes
+from tests.support.servers import LiveServer
 
 JSON_TYPES = ("application/json", "application/problem+json")
 PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")

@@ -11,12 +11,11 @@ from service.engine import ActionTaken, replay
 from service.store.events import EventStore
 from service.web.app import create_app
 from service.web.services import services
-from tests.conftest import SECRET, free_port
-from tests.waiting import wait_until
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.games import random_move, two_seated
+from tests.support.http import auth
+from tests.support.paths import SECRET
+from tests.support.servers import free_port
+from tests.support.waiting import wait_until
 
 
 @pytest.mark.timeout(60)  # bounds a hang; the answers themselves prove no wait
@@ -49,14 +48,10 @@ def play(client, game, tokens, rng, count):
     """``count`` random legal actions; the versions the service acknowledged."""
     acknowledged = []
     for _ in range(count):
-        view = client.get(f"/v1/games/{game}", headers=auth(tokens[0])).json
-        if view["status"] == "finished":
+        moved = random_move(client, game, tokens, rng)
+        if moved is None:
             break
-        seat = view["to_move"]
-        mover = client.get(f"/v1/games/{game}", headers=auth(tokens[seat])).json
-        action = rng.choice(mover["deal"]["legal_actions"])
-        response = client.post(f"/v1/games/{game}/actions", json=action, headers=auth(tokens[seat]))
-        assert response.status_code == 200, response.json
+        seat, action, response = moved
         acknowledged.append((response.json["version"], seat, action))
     return acknowledged
 
@@ -64,10 +59,7 @@ def play(client, game, tokens, rng, count):
 def test_a_redis_restart_during_a_game_loses_nothing_and_the_service_recovers(persistent_redis):
     app = create_app({"REDIS_URL": persistent_redis.url, "SECRET_KEY": SECRET})
     client = app.test_client()
-    created = client.post("/v1/games", json={"seed": 9}).json
-    game = created["game_id"]
-    joined = client.post(f"/v1/games/{game}/join", json={"invite": created["invite"]}).json
-    tokens = {0: created["token"], 1: joined["token"]}
+    game, tokens = two_seated(client, seed=9)
     rng = random.Random(9)
     acknowledged = play(client, game, tokens, rng, 8)
 

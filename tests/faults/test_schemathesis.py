@@ -21,7 +21,7 @@ from schemathesis.checks import (
 from schemathesis.specs.openapi.checks import content_type_conformance
 
 from service.web.openapi import OPENAPI_FILE
-from tests.conftest import SECRET
+from tests.support.paths import SECRET
 
 EXAMPLES = 25
 #: No 5xx, and every answer as documented; invalid requests refused. (Not

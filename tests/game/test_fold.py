@@ -24,7 +24,7 @@ from service.game.commands import Acted, Current, GameService, NewGame, Opponent
 from service.game.problems import Problem
 from service.store.client_games import ClientGames
 from service.store.events import EventStore
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 SEED = 20261203
 GAMES = 240

@@ -4,10 +4,7 @@ cannot bypass. Against a live gunicorn with the limits on, and the real admin co
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 
@@ -15,8 +12,9 @@ import pytest
 import redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
-from tests.conftest import REPO, LiveServer
-from tests.hardening.hostile import bearer, session_from
+from tests.support.admin import admin, new_client
+from tests.support.http import auth, session_from
+from tests.support.servers import LiveServer
 
 CAP = 3
 
@@ -48,30 +46,13 @@ def limited(own_redis) -> Iterator[LiveServer]:
         server.stop()
 
 
-def admin(redis_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``schnapsen-admin ARGS`` as an operator runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "service.serve.admin", *args],
-        cwd=REPO,
-        env=dict(os.environ, REDIS_URL=redis_url),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-
-
-def new_client(redis_url: str, name: str) -> dict:
-    return json.loads(admin(redis_url, "clients", "create", name, "--json").stdout)
-
-
 def test_made_up_bearer_tokens_do_not_bypass_the_games_cap(limited):
     anonymous = session_from("127.0.0.5")
     for _ in range(CAP):
         assert anonymous.post(f"{limited.url}/v1/games", json={}).status_code == 201
     assert anonymous.post(f"{limited.url}/v1/games", json={}).status_code == 429
     for _ in range(20):
-        forged = bearer(secrets.token_urlsafe(32))
+        forged = auth(secrets.token_urlsafe(32))
         answer = anonymous.post(f"{limited.url}/v1/games", json={}, headers=forged)
         assert answer.status_code == 429, answer.text
         assert answer.headers["Content-Type"] == "application/problem+json"
@@ -84,7 +65,7 @@ def test_a_client_key_has_its_own_cap_and_idempotency_scope(limited, own_redis):
     games = {}
     for client in (first, second):
         answer = same_address.post(
-            f"{limited.url}/v1/games", json={}, headers={**bearer(client["key"]),
+            f"{limited.url}/v1/games", json={}, headers={**auth(client["key"]),
                                                           "Idempotency-Key": "1"}
         )  # fmt: skip
         assert answer.status_code == 201, answer.text
@@ -92,14 +73,14 @@ def test_a_client_key_has_its_own_cap_and_idempotency_scope(limited, own_redis):
         games[client["id"]] = answer.json()["game_id"]
     assert games[first["id"]] != games[second["id"]], "one key's record is not another's"
     for _ in range(CAP - 1):
-        answer = same_address.post(f"{limited.url}/v1/games", json={}, headers=bearer(first["key"]))
+        answer = same_address.post(f"{limited.url}/v1/games", json={}, headers=auth(first["key"]))
         assert answer.status_code == 201
-    capped = same_address.post(f"{limited.url}/v1/games", json={}, headers=bearer(first["key"]))
+    capped = same_address.post(f"{limited.url}/v1/games", json={}, headers=auth(first["key"]))
     assert capped.status_code == 429 and capped.json()["code"] == "too_many_games"
     # the cap was the first key's: the second key and the address still create
     assert (
         same_address.post(
-            f"{limited.url}/v1/games", json={}, headers=bearer(second["key"])
+            f"{limited.url}/v1/games", json={}, headers=auth(second["key"])
         ).status_code
         == 201
     )
@@ -119,12 +100,12 @@ def test_the_bot_move_service_has_its_own_limit_per_client(limited, own_redis):
     refused = anonymous.post(f"{limited.url}/v1/bot/moves", json=move)
     assert refused.status_code == 429 and refused.json()["code"] == "too_many_bot_moves"
     assert int(refused.headers["Retry-After"]) >= 1
-    forged = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=bearer("made-up"))
+    forged = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=auth("made-up"))
     assert forged.status_code == 429, "a made-up key is its address"
     # another address, and a client key from the same address, have quotas of their own
     assert other.post(f"{limited.url}/v1/bot/moves", json=move).status_code == 202
     client = new_client(own_redis, "bot user")
-    keyed = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=bearer(client["key"]))
+    keyed = anonymous.post(f"{limited.url}/v1/bot/moves", json=move, headers=auth(client["key"]))
     assert keyed.status_code == 202, keyed.text
 
 
@@ -134,8 +115,8 @@ def test_client_keys_are_created_listed_revoked_and_stored_only_hashed(limited, 
     assert len(key) >= 32 and client["id"] not in key
     caller = session_from("127.0.0.7")
     position = POSITION
-    assert caller.post(f"{limited.url}/v1/games", json={}, headers=bearer(key)).status_code == 201
-    moved = caller.post(f"{limited.url}/v1/bot/moves", headers=bearer(key),
+    assert caller.post(f"{limited.url}/v1/games", json={}, headers=auth(key)).status_code == 201
+    moved = caller.post(f"{limited.url}/v1/bot/moves", headers=auth(key),
                         json={"level": "random", "position": position})  # fmt: skip
     assert moved.status_code == 202, moved.text
 
@@ -147,8 +128,8 @@ def test_client_keys_are_created_listed_revoked_and_stored_only_hashed(limited, 
 
     admin(own_redis, "clients", "revoke", client["id"])
     for answer in (
-        caller.post(f"{limited.url}/v1/games", json={}, headers=bearer(key)),
-        caller.post(f"{limited.url}/v1/bot/moves", headers=bearer(key),
+        caller.post(f"{limited.url}/v1/games", json={}, headers=auth(key)),
+        caller.post(f"{limited.url}/v1/bot/moves", headers=auth(key),
                     json={"level": "random", "position": position}),
     ):  # fmt: skip
         assert answer.status_code == 401, answer.text
@@ -182,15 +163,15 @@ def test_anonymous_use_can_be_switched_off(own_redis):
         assert refused.status_code == 401, refused.text
         assert refused.json()["code"] == "client_key_required"
         forged = anonymous.post(f"{server.url}/v1/games", json={},
-                                headers=bearer(uuid.uuid4().hex))  # fmt: skip
+                                headers=auth(uuid.uuid4().hex))  # fmt: skip
         assert forged.status_code == 401 and forged.json()["code"] == "invalid_client_key"
         client = new_client(own_redis, "only app")
-        created = anonymous.post(f"{server.url}/v1/games", json={}, headers=bearer(client["key"]))
+        created = anonymous.post(f"{server.url}/v1/games", json={}, headers=auth(client["key"]))
         assert created.status_code == 201
         # a seat acts with its own token as always
         game = created.json()
         view = anonymous.get(f"{server.url}/v1/games/{game['game_id']}",
-                             headers=bearer(game["token"]))  # fmt: skip
+                             headers=auth(game["token"]))  # fmt: skip
         assert view.status_code == 200 and view.json()["seat"] == 0
     finally:
         server.stop()

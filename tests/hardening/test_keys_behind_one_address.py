@@ -16,10 +16,10 @@ import uuid
 
 import pytest
 
-from tests.api.helpers import Api, new_game, ok, problem, to_move_view
-from tests.api.test_errors import log_unchanged
-from tests.hardening.hostile import bearer, session_from
-from tests.hardening.test_client_keys import new_client
+from tests.support.admin import new_client
+from tests.support.games import new_game, to_move_view
+from tests.support.http import Api, auth, ok, problem, session_from
+from tests.support.log import log_unchanged
 
 SHORT_KEYS = ["1", "create-game", "a" * 15]
 PHONE = "127.0.0.31"
@@ -74,7 +74,7 @@ def test_an_anonymous_join_and_export_with_a_short_key_are_refused(phone, redis_
 def test_a_client_key_keeps_its_own_scope_for_short_keys(live_server, redis_url):
     app = new_client(redis_url, "short keys app")
     caller = session_from(PHONE)
-    headers = {**bearer(app["key"]), "Idempotency-Key": "1"}
+    headers = {**auth(app["key"]), "Idempotency-Key": "1"}
     first = caller.post(f"{live_server.url}/v1/games", json={}, headers=headers)
     assert first.status_code == 201, first.text
     again = caller.post(f"{live_server.url}/v1/games", json={}, headers=headers)

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from tests.hardening.hostile import bearer, session_from
+from tests.support.http import auth, session_from
 
 VICTIM, STRANGER = "127.0.0.1", "127.0.0.2"
 #: Guessable keys, yet long enough for an address's scope (shorter ones are refused:
@@ -81,7 +81,7 @@ def _dealing_everywhere(url: str, body: dict) -> list[str]:
     joined = joiner.post(f"{url}/v1/games/{game_id}/join", json={"invite": game["invite"]})
     assert joined.status_code == 201, joined.text
     seen = [game["dealing"], joined.json()["dealing"]]
-    for headers in (bearer(game["token"]), bearer(joined.json()["token"]), {}):
+    for headers in (auth(game["token"]), auth(joined.json()["token"]), {}):
         seen.append(creator.get(f"{url}/v1/games/{game_id}", headers=headers).json()["dealing"])
         replay = creator.get(f"{url}/v1/games/{game_id}/replay", headers=headers).json()
         seen.append(replay["dealing"])

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from tests.conftest import LiveServer
-from tests.hardening.hostile import session_from
-from tests.waiting import wait_until
+from tests.support.http import session_from
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 #: Far above any answer the service should need; only bounds a hang.
 HANG = 10

@@ -19,9 +19,9 @@ import pytest
 import requests
 
 from service.devtools.embedded_redis import EmbeddedRedis
-from tests.conftest import LiveServer
-from tests.hardening.hostile import bearer
-from tests.waiting import wait_until
+from tests.support.http import auth
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 #: Far above any answer the service should need, far below the waits under test.
 HANG = 10
@@ -131,7 +131,7 @@ def test_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
         url = server.url
         game = requests.post(f"{url}/v1/games", json={}).json()
         view = f"{url}/v1/games/{game['game_id']}"
-        assert requests.get(view, headers=bearer(game["token"])).status_code == 200
+        assert requests.get(view, headers=auth(game["token"])).status_code == 200
         os.kill(pausable_redis.process.pid, signal.SIGSTOP)
         try:
             for method, path, body in [
@@ -141,7 +141,7 @@ def test_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
                 ("get", f"{view}/replay", None),
             ]:
                 answer = requests.request(
-                    method, path, json=body, headers=bearer(game["token"]), timeout=HANG
+                    method, path, json=body, headers=auth(game["token"]), timeout=HANG
                 )
                 assert is_problem(answer, 503, "store_unavailable"), answer.text
                 assert int(answer.headers["Retry-After"]) >= 1
@@ -149,6 +149,6 @@ def test_a_paused_redis_answers_503_within_the_timeout(pausable_redis):
         finally:
             os.kill(pausable_redis.process.pid, signal.SIGCONT)
         # Redis is back: the same process answers again without a restart.
-        assert requests.get(view, headers=bearer(game["token"]), timeout=HANG).status_code == 200
+        assert requests.get(view, headers=auth(game["token"]), timeout=HANG).status_code == 200
     finally:
         server.stop()

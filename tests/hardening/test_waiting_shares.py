@@ -17,9 +17,9 @@ import pytest
 import requests
 
 from service.store.clients import ClientRegistry
-from tests.conftest import LiveServer
-from tests.hardening.hostile import session_from
-from tests.waiting import wait_until
+from tests.support.http import session_from
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 #: Bounds a hang only: every answer here should take milliseconds.
 HANG = 10

@@ -21,9 +21,9 @@ import requests
 from service.engine import Action, ActionTaken, ActionType, GameCreated, SeatTaken, Variant
 from service.live.watcher import CLOSED_CHECK_SECONDS, LogWatcher
 from service.store.events import EventStore
-from tests.conftest import LiveServer
-from tests.hardening.hostile import bearer
-from tests.waiting import wait_until
+from tests.support.http import auth
+from tests.support.servers import LiveServer
+from tests.support.waiting import wait_until
 
 #: Bounds a hang only: every answer here should take milliseconds.
 HANG = 10
@@ -68,7 +68,7 @@ def new_game(url: str) -> dict:
 def view_of(url: str, game: dict, seat: int = 0) -> dict:
     """The game as ``seat`` sees it now."""
     return requests.get(
-        f"{url}/v1/games/{game['game_id']}", headers=bearer(game["tokens"][seat])
+        f"{url}/v1/games/{game['game_id']}", headers=auth(game["tokens"][seat])
     ).json()
 
 
@@ -79,7 +79,7 @@ def act(url: str, game: dict, rng: random.Random) -> dict:
     answer = requests.post(
         f"{url}/v1/games/{game['game_id']}/actions",
         json=rng.choice(mover["deal"]["legal_actions"]),
-        headers=bearer(game["tokens"][seat]),
+        headers=auth(game["tokens"][seat]),
     )
     assert answer.status_code == 200, answer.text
     return answer.json()
@@ -171,7 +171,7 @@ def test_a_long_poll_on_a_finished_game_answers_at_once(server):
     final = play_to_the_end(server.url, game, seed=12)
     answer = requests.get(
         f"{server.url}/v1/games/{game['game_id']}/events?after={final}&wait=25",
-        headers=bearer(game["tokens"][0]),
+        headers=auth(game["tokens"][0]),
         timeout=HANG,  # a wait of 25 s would be a hang here
     )
     assert answer.status_code == 200 and answer.json()["events"] == []
@@ -184,7 +184,7 @@ def test_events_carry_to_move_and_on_request_the_callers_view(server):
     act(server.url, game, rng)
     feed = requests.get(
         f"{server.url}/v1/games/{game['game_id']}/events?after={before}&include=view",
-        headers=bearer(game["tokens"][1]),
+        headers=auth(game["tokens"][1]),
     ).json()
     assert all("to_move" in event for event in feed["events"])
     view = feed["view"]
@@ -294,7 +294,7 @@ def test_woken_waiters_read_nothing_from_redis(fixture, request, redis_client):
         feed = f"{live.url}/v1/games/{game['game_id']}/events?after={view['version']}&wait=8"
 
         def poll(feed: str = feed, answers: list = answers, seat: int | None = None) -> None:
-            headers = bearer(game["tokens"][seat]) if seat is not None else {}
+            headers = auth(game["tokens"][seat]) if seat is not None else {}
             answers.append(requests.get(feed, headers=headers, timeout=HANG + 8))
 
         pollers = [threading.Thread(target=poll, kwargs={"seat": (0, 1, None)[i % 3]})
@@ -332,7 +332,7 @@ def test_a_long_poll_that_waits_in_vain_reads_nothing_from_redis(heartbeat_serve
     live = heartbeat_server
     game = new_game(live.url)
     feed = f"{live.url}/v1/games/{game['game_id']}/events?after={game['version']}&wait=1"
-    headers = bearer(game["tokens"][0])
+    headers = auth(game["tokens"][0])
     first = requests.get(feed, headers=headers, timeout=HANG)  # may learn the head once
     assert first.status_code == 200 and first.json()["events"] == []
     with commands_sent(redis_client) as sent:

@@ -8,7 +8,7 @@ import pytest
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.web.app import create_app
-from tests.conftest import SECRET
+from tests.support.paths import SECRET
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,26 +17,11 @@ import pytest
 import yaml
 
 from service.web.problem_catalog import problem_type
-from tests.conftest import REPO
-from tests.waiting import wait_until
+from tests.support.compose import validate
+from tests.support.paths import REPO
+from tests.support.waiting import wait_until
 
 COMPOSE = REPO / "docker-compose.yml"
-
-
-def check_jsonschema() -> str:
-    beside = Path(sys.executable).parent / "check-jsonschema"
-    found = str(beside) if beside.exists() else shutil.which("check-jsonschema")
-    assert found, "check-jsonschema is not installed: pip install -e '.[dev]'"
-    return found
-
-
-def validate(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [check_jsonschema(), "--builtin-schema", "vendor.compose-spec", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +139,9 @@ def test_the_dockerfile_installs_with_pip_and_runs_gunicorn():
     assert re.search(r"^FROM python:3\.1[1-9]", dockerfile, re.M)
     assert re.search(r"^RUN pip install \.", dockerfile, re.M)
     cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))
-    worker = "service.serve.gunicorn_workers.ProblemGeventWorker"  # gevent, with problem+json refusals
+    worker = (
+        "service.serve.gunicorn_workers.ProblemGeventWorker"  # gevent, with problem+json refusals
+    )
     for part in ("gunicorn", worker, "$SCHNAPSEN_WEB_WORKERS", "$SCHNAPSEN_WEB_CONNECTIONS"):
         assert part in cmd, part
     assert "service.web.app:create_app()" in cmd
@@ -171,7 +157,8 @@ def test_the_image_starts_the_api_as_compose_would(tmp_path, redis_url):
 
     import requests
 
-    from tests.conftest import SECRET, free_port
+    from tests.support.paths import SECRET
+    from tests.support.servers import free_port
 
     dockerfile = (REPO / "service" / "Dockerfile").read_text()
     cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD"))

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from service.store.redis_clients import is_cluster, startup_nodes
-from tests.conftest import REPO
-from tests.ops.test_compose import validate
+from tests.support.compose import validate
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.cluster
 

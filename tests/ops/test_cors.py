@@ -7,7 +7,7 @@ import pytest
 from service.ops.settings import from_env
 from service.web.app import create_app
 from service.web.cors import cors_origins
-from tests.conftest import SECRET
+from tests.support.paths import SECRET
 
 ALLOWED = "https://play.example.org"
 OTHER = "https://evil.example.net"

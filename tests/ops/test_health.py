@@ -5,8 +5,8 @@ from __future__ import annotations
 import socket
 
 from service.web.app import create_app
-from tests.conftest import SECRET
-from tests.waiting import wait_until
+from tests.support.paths import SECRET
+from tests.support.waiting import wait_until
 
 PROBLEM_JSON = "application/problem+json"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 DOCKERFILE = REPO / "service" / "Dockerfile"
 

@@ -80,7 +80,7 @@ def test_errors_carry_the_request_id_too(client, method, path, kwargs, status):
 def test_an_unhandled_error_carries_the_request_id(app):
     # A route that fails, on a copy of the app's wiring: 500 as a problem, id kept.
     from service.web.app import create_app
-    from tests.conftest import SECRET
+    from tests.support.paths import SECRET
 
     failing = create_app({"REDIS_URL": app.config["REDIS_URL"], "SECRET_KEY": SECRET})
 
@@ -141,7 +141,7 @@ def test_exceptions_are_logged_inside_the_json_line(log_lines):
 def test_the_log_level_comes_from_the_settings(redis_url):
     from service.ops.settings import from_env
     from service.web.app import create_app
-    from tests.conftest import SECRET
+    from tests.support.paths import SECRET
 
     assert from_env({"SCHNAPSEN_LOG_LEVEL": "warning"})["LOG_LEVEL"] == "warning"
     assert from_env({})["LOG_LEVEL"] == "INFO"

@@ -15,9 +15,12 @@ from service.engine import ActionTaken
 from service.jobs.names import DECISIONS, EXPORTS
 from service.jobs.queues import queue
 from service.web.app import create_app
-from tests.api.helpers import Api, create, log_events, new_game, play_random_game
-from tests.conftest import SECRET, LiveServer, WorkerProcess
-from tests.workers.helpers import play_against_bot
+from tests.support.bot_games import play_against_bot
+from tests.support.games import create, new_game, play_random_game
+from tests.support.http import Api
+from tests.support.log import log_events
+from tests.support.paths import SECRET
+from tests.support.servers import LiveServer, WorkerProcess
 
 
 def scrape(client) -> dict[tuple[str, frozenset], float]:

@@ -7,9 +7,8 @@ import time
 
 import requests
 
-from tests.conftest import free_port
-from tests.test_run_command import RunCommand
-from tests.waiting import wait_until
+from tests.support.servers import RunCommand, free_port
+from tests.support.waiting import wait_until
 
 #: How long the service is left alone: several of the workers' dequeue timeouts and
 #: maintenance passes (workers/worker.py: every 3 s), and a scheduler's poll.

@@ -8,10 +8,9 @@ import signal
 
 import requests
 
-from tests.conftest import free_port
-from tests.processes import alive, cmdline, descendants, parent
-from tests.test_run_command import RunCommand
-from tests.waiting import wait_until
+from tests.support.processes import alive, cmdline, descendants, parent
+from tests.support.servers import RunCommand, free_port
+from tests.support.waiting import wait_until
 
 
 def children_running(command_pid: int, module: str) -> dict[int, list[str]]:

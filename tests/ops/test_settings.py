@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from service.ops import settings
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
 RUN_SOURCE = (REPO / "service" / "serve" / "run.py").read_text()

@@ -9,10 +9,8 @@ import secrets
 from service.engine import DECK, Card
 from service.engine.cards import parse_cards
 from service.engine.fairness import commitment, verify
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.games import random_move, two_seated
+from tests.support.http import auth
 
 
 def test_the_commitment_is_sha256_of_the_nonce_then_the_deck_codes():
@@ -37,10 +35,7 @@ def test_a_tampered_deck_or_nonce_fails_verification():
 
 def play_out(client, seed: int) -> tuple[str, list[str]]:
     """Two people play a whole game; the commitments seen while it ran."""
-    created = client.post("/v1/games", json={"seed": seed}).json
-    game = created["game_id"]
-    joined = client.post(f"/v1/games/{game}/join", json={"invite": created["invite"]}).json
-    tokens = {0: created["token"], 1: joined["token"]}
+    game, tokens = two_seated(client, seed=seed)
     rng = random.Random(seed)
     seen: list[str] = []
     after = 0
@@ -51,14 +46,8 @@ def play_out(client, seed: int) -> tuple[str, list[str]]:
                 assert "deck" not in event and "nonce" not in event
                 seen.append(event["commitment"])
         after = feed["version"]
-        view = client.get(f"/v1/games/{game}", headers=auth(tokens[0])).json
-        if view["status"] == "finished":
+        if random_move(client, game, tokens, rng) is None:
             return game, seen
-        seat = view["to_move"]
-        mover = client.get(f"/v1/games/{game}", headers=auth(tokens[seat])).json
-        action = rng.choice(mover["deal"]["legal_actions"])
-        assert client.post(f"/v1/games/{game}/actions", json=action,
-                           headers=auth(tokens[seat])).status_code == 200  # fmt: skip
 
 
 def test_every_deal_of_finished_games_verifies(client):

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from service.web.app import create_app
-from tests.conftest import SECRET
+from tests.support.paths import SECRET
 
 POLICY = re.compile(r'^"(\w+)";q=(\d+);w=(\d+)$')
 USAGE = re.compile(r'^"(\w+)";r=(\d+);t=(\d+)$')

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from service.live.watcher import OneRead
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 
 def test_concurrent_readers_of_one_key_share_the_first_read():

@@ -13,55 +13,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
 from service.bots import LEVELS
 from service.engine.actions import ActionType
 from service.engine.cards import Card
 from service.ops.settings import DEFAULTS
-from service.web.openapi import OPENAPI_FILE
-from tests.conftest import REPO
+from tests.support.openapi_document import DOCUMENT, OPERATIONS, component, ids, ref, resolve
+from tests.support.paths import REPO
 
-DOCUMENT: dict[str, Any] = yaml.safe_load(OPENAPI_FILE.read_text())
-METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 CAMEL_CASE = re.compile(r"[a-z][a-zA-Z0-9]*")
 #: Every /v1 request can meet a bad client key, a rate limit, a store that is down,
 #: or a failure of the server.
 EVERY_V1_PROBLEM = {"401", "429", "500", "503"}
 #: Every request with a JSON body can be malformed, too large, untyped or invalid.
 BODY_PROBLEMS = {"400", "413", "415", "422"}
-
-
-def operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for path, item in DOCUMENT["paths"].items():
-        for method in METHODS:
-            if method in item:
-                yield path, method, item[method]
-
-
-def ids() -> list[str]:
-    return [f"{method.upper()} {path}" for path, method, _ in operations()]
-
-
-def resolve(node: Any) -> Any:
-    """``node`` with its ``$ref`` (to this document) followed."""
-    while isinstance(node, dict) and "$ref" in node:
-        target: Any = DOCUMENT
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
-def component(name: str) -> dict[str, Any]:
-    return DOCUMENT["components"]["schemas"][name]
-
-
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-OPERATIONS = list(operations())
 
 
 @pytest.mark.parametrize(("path", "method", "operation"), OPERATIONS, ids=ids())

@@ -18,13 +18,7 @@ import pytest
 from service.engine.outcomes import DealEndReason
 from service.game.bot_levels import LEVELS
 from service.game.replay_export import CONTENT_TYPES
-from tests.service.test_openapi_conventions import (
-    DOCUMENT,
-    OPERATIONS,
-    component,
-    ref,
-    resolve,
-)
+from tests.support.openapi_document import DOCUMENT, OPERATIONS, component, ref, resolve
 
 EVENT_TYPES = ["game_created", "seat_taken", "deal_started", "action_taken", "resigned",
                "aborted", "timeout_claimed"]  # fmt: skip

@@ -15,8 +15,8 @@ import pytest
 from service.engine.errors import ErrorCode
 from service.game.problem_codes import ProblemCode
 from service.web.errors import _CODES_BY_STATUS
-from tests.api.helpers import Api, ok, problem
-from tests.conftest import REPO
+from tests.support.http import ok, problem
+from tests.support.paths import REPO
 
 #: Calls whose first argument is a problem code.
 CODE_FIRST_CALLS = {"JsonRefused", "Refusal"}
@@ -100,11 +100,6 @@ def test_the_engine_refusals_and_the_http_statuses_are_problem_codes():
     members = {code.value for code in ProblemCode}
     assert {code.value for code in ErrorCode} - members == set()
     assert all(isinstance(code, ProblemCode) for code in _CODES_BY_STATUS.values())
-
-
-@pytest.fixture
-def api(client) -> Api:
-    return Api(client)
 
 
 @pytest.mark.parametrize("code", list(ProblemCode))

@@ -5,9 +5,7 @@ from __future__ import annotations
 import base64
 import random
 
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.http import auth
 
 
 def new_game(client, **body):

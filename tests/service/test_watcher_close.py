@@ -15,7 +15,7 @@ import redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.live.watcher import LogWatcher
-from tests.waiting import wait_until
+from tests.support.waiting import wait_until
 
 
 def _watcher_threads() -> list[threading.Thread]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.timeout(240)
 

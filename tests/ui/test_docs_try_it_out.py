@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from service.web.examples import CREATE_GAME
-from tests.ui.browser import PageWatch, chromium, screenshot
+from tests.support.browser import PageWatch, chromium, screenshot
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import requests
 
-from tests.ui.browser import ARTIFACTS, PageWatch, chromium, chromium_path, screenshot
+from tests.support.browser import ARTIFACTS, PageWatch, chromium, chromium_path, screenshot
 
 pytestmark = pytest.mark.timeout(240)
 

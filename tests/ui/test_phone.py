@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.ui.browser import PageWatch, chromium, screenshot
+from tests.support.browser import PageWatch, chromium, screenshot
 
 pytestmark = pytest.mark.timeout(400)
 

@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 import requests
 
-from tests.ui.browser import PageWatch, chromium, screenshot
+from tests.support.browser import PageWatch, chromium, screenshot
+from tests.support.http import auth
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -63,10 +64,6 @@ BANNER_OVERLAPS = """() => {
 }"""
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 class Table:
     """A seeded game between two people: seat 0 on the page, seat 1 through the API."""
 
@@ -87,11 +84,11 @@ class Table:
 
     def view(self, seat: int) -> dict[str, Any]:
         url = f"{self.base}/v1/games/{self.game_id}"
-        return requests.get(url, headers=bearer(self.tokens[seat]), timeout=15).json()
+        return requests.get(url, headers=auth(self.tokens[seat]), timeout=15).json()
 
     def events(self) -> list[dict[str, Any]]:
         url = f"{self.base}/v1/games/{self.game_id}/events?after=0"
-        return requests.get(url, headers=bearer(self.tokens[0]), timeout=15).json()["events"]
+        return requests.get(url, headers=auth(self.tokens[0]), timeout=15).json()["events"]
 
     @staticmethod
     def choice(view: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +104,7 @@ class Table:
         answer = requests.post(
             f"{self.base}/v1/games/{self.game_id}/actions",
             json=self.choice(view),
-            headers=bearer(self.tokens[1]),
+            headers=auth(self.tokens[1]),
             timeout=15,
         )
         assert answer.status_code == 200, answer.text
@@ -121,7 +118,7 @@ class Table:
                 requests.post(
                     f"{self.base}/v1/games/{self.game_id}/actions",
                     json=self.choice(view),
-                    headers=bearer(self.tokens[0]),
+                    headers=auth(self.tokens[0]),
                     timeout=15,
                 )
 

@@ -20,10 +20,10 @@ from service.engine.events import ActionTaken, apply_event
 from service.engine.knowledge import seat_view
 from service.game.seeds import bot_seed
 from service.store.events import EventStore
-from tests.bots.test_levels import permuted
-from tests.conftest import SECRET
-from tests.waiting import wait_until
-from tests.workers.helpers import auth
+from tests.support.http import auth
+from tests.support.paths import SECRET
+from tests.support.positions import permuted
+from tests.support.waiting import wait_until
 
 PROBLEM = "application/problem+json"
 

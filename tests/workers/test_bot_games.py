@@ -8,7 +8,7 @@ from service.bots import LEVELS
 from service.engine import ActionTaken, replay
 from service.engine.observation import result_to_dict
 from service.store.events import EventStore
-from tests.workers.helpers import play_against_bot
+from tests.support.bot_games import play_against_bot
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -13,9 +13,9 @@ from typing import Any
 import requests
 
 from service.game.seeds import bot_seed
-from tests.api.test_positions import position_of
-from tests.conftest import SECRET
-from tests.hardening.hostile import bearer
+from tests.support.games import position_of
+from tests.support.http import auth
+from tests.support.paths import SECRET
 
 
 def public_seed(game_id: str, version: int) -> int:
@@ -26,7 +26,7 @@ def public_seed(game_id: str, version: int) -> int:
 
 def decision(base: str, path: str, body: dict[str, Any], token: str | None = None) -> dict:
     answer = requests.post(
-        f"{base}{path}?wait=30", json=body, headers=bearer(token) if token else {}, timeout=60
+        f"{base}{path}?wait=30", json=body, headers=auth(token) if token else {}, timeout=60
     )
     assert answer.status_code == 200, answer.text
     job = answer.json()
@@ -42,9 +42,9 @@ def test_the_seed_of_a_hint_cannot_be_replayed_with_the_bot_move_service(live_se
     ).json()
     tokens = {0: created["token"], 1: joined["token"]}
     game_id = created["game_id"]
-    view = requests.get(f"{base}/v1/games/{game_id}", headers=bearer(tokens[0]), timeout=10).json()
+    view = requests.get(f"{base}/v1/games/{game_id}", headers=auth(tokens[0]), timeout=10).json()
     token = tokens[view["to_move"]]
-    view = requests.get(f"{base}/v1/games/{game_id}", headers=bearer(token), timeout=10).json()
+    view = requests.get(f"{base}/v1/games/{game_id}", headers=auth(token), timeout=10).json()
     ask = {"level": "expert", "budget_ms": 40}
 
     hint = decision(base, f"/v1/games/{game_id}/hint", ask, token)

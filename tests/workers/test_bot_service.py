@@ -10,7 +10,7 @@ from service.bots import LEVELS
 from service.engine import DECK, Variant, apply, legal_actions, new_game, start_deal, take_seat
 from service.engine.knowledge import seat_view
 from service.engine.position import position_from_view, view_from_position
-from tests.workers.helpers import auth
+from tests.support.http import auth
 
 PHASES = {
     "open talon": lambda d: d.talon_open and d.lead_card is None and d.tricks,

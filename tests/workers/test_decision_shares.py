@@ -24,9 +24,9 @@ from service.jobs.decision_shares import wait_bound_seconds
 from service.jobs.names import DECISIONS
 from service.serve.worker_commands import run_command_workers
 from service.web.examples import POSITION
-from tests.conftest import LiveServer, WorkerProcess
-from tests.hardening.hostile import bearer, session_from
-from tests.waiting import wait_until
+from tests.support.http import auth, session_from
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
 
 FLOODER = "127.0.0.2"
 OTHER = "127.0.0.3"
@@ -74,7 +74,7 @@ def hint_flood(base: str, addresses: list[str]) -> list[requests.Response]:
     tokens = {0: created["token"], 1: joined["token"]}
     view = (
         session_from(FLOODER)
-        .get(f"{base}/v1/games/{created['game_id']}", headers=bearer(tokens[0]), timeout=10)
+        .get(f"{base}/v1/games/{created['game_id']}", headers=auth(tokens[0]), timeout=10)
         .json()
     )
     token = tokens[view["to_move"]]
@@ -83,7 +83,7 @@ def hint_flood(base: str, addresses: list[str]) -> list[requests.Response]:
         return session_from(addresses[number % len(addresses)]).post(
             f"{base}/v1/games/{created['game_id']}/hint",
             json={"level": "expert", "budget_ms": 2000},
-            headers=bearer(token),
+            headers=auth(token),
             timeout=30,
         )
 
@@ -190,7 +190,7 @@ def test_hints_and_bot_moves_share_one_budget_per_caller(tmp_path):
         tokens = {0: game["token"], 1: joined["token"]}
         view = (
             session_from(FLOODER)
-            .get(f"{base}/v1/games/{game['game_id']}", headers=bearer(tokens[0]), timeout=10)
+            .get(f"{base}/v1/games/{game['game_id']}", headers=auth(tokens[0]), timeout=10)
             .json()
         )
         token = tokens[view["to_move"]]
@@ -199,7 +199,7 @@ def test_hints_and_bot_moves_share_one_budget_per_caller(tmp_path):
             return session_from(address).post(
                 f"{base}/v1/games/{game['game_id']}/hint",
                 json={"level": "expert", "budget_ms": budget_ms},
-                headers=bearer(token),
+                headers=auth(token),
                 timeout=10,
             )
 

@@ -19,9 +19,9 @@ import requests
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.jobs.names import EXPORTS
-from tests.conftest import LiveServer, WorkerProcess
-from tests.hardening.hostile import bearer, session_from
-from tests.waiting import wait_until
+from tests.support.http import auth, session_from
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
 
 SPECTATOR = "127.0.0.2"
 SEAT_0 = "127.0.0.3"
@@ -67,7 +67,7 @@ def finished_game(base: str, address: str) -> str:
     """A game seat 0 resigned at once: over, so anyone may export and analyse it."""
     game = two_seat_game(base)
     resigned = session_from(address).post(
-        f"{base}/v1/games/{game['game_id']}/resign", headers=bearer(game[0]), timeout=10
+        f"{base}/v1/games/{game['game_id']}/resign", headers=auth(game[0]), timeout=10
     )
     assert resigned.status_code == 200, resigned.text
     return game["game_id"]
@@ -79,7 +79,7 @@ def request_export(
     return session.post(
         f"{base}/v1/games/{game_id}/exports",
         json={"format": export_format},
-        headers=bearer(token) if token else {},
+        headers=auth(token) if token else {},
         timeout=30,
     )
 
@@ -153,26 +153,26 @@ def test_a_thousand_export_requests_store_one_export_per_version_visibility_and_
         # A seat's export is that seat's: the other seat's token does not download it.
         seat_0_export = request_export(session_from(SEAT_0), base, game_id, "json", game[0]).json()
         downloaded = session_from(SEAT_1).get(
-            f"{base}{seat_0_export['export_url']}", headers=bearer(game[1]), timeout=10
+            f"{base}{seat_0_export['export_url']}", headers=auth(game[1]), timeout=10
         )
         assert downloaded.status_code == 401
 
         # A new version of the game is a new export.
         view = (
             session_from(SEAT_0)
-            .get(f"{base}/v1/games/{game_id}", headers=bearer(game[0]), timeout=10)
+            .get(f"{base}/v1/games/{game_id}", headers=auth(game[0]), timeout=10)
             .json()
         )
         mover = view["to_move"]
         seat_view = (
             session_from(SEAT_0)
-            .get(f"{base}/v1/games/{game_id}", headers=bearer(game[mover]), timeout=10)
+            .get(f"{base}/v1/games/{game_id}", headers=auth(game[mover]), timeout=10)
             .json()
         )
         acted = session_from(SEAT_0).post(
             f"{base}/v1/games/{game_id}/actions",
             json=seat_view["deal"]["legal_actions"][0],
-            headers=bearer(game[mover]),
+            headers=auth(game[mover]),
             timeout=10,
         )
         assert acted.status_code == 200, acted.text
@@ -262,7 +262,7 @@ def test_an_opponent_cannot_name_a_seats_export_job_from_the_game_alone(own_redi
         game_id = game["game_id"]
         view = (
             session_from(SEAT_0)
-            .get(f"{base}/v1/games/{game_id}", headers=bearer(game[0]), timeout=10)
+            .get(f"{base}/v1/games/{game_id}", headers=auth(game[0]), timeout=10)
             .json()
         )
         asked = request_export(session_from(SEAT_0), base, game_id, "json", game[0])

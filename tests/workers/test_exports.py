@@ -8,7 +8,8 @@ import hashlib
 import pytest
 
 from service.game.replay_export import events_from_export, parse, verify
-from tests.workers.helpers import auth, play_against_bot
+from tests.support.bot_games import play_against_bot
+from tests.support.http import auth
 
 
 @pytest.fixture(scope="module")

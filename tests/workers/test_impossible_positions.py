@@ -20,7 +20,7 @@ import requests
 from service.engine import Card, Rank, Suit, Variant
 from service.engine.knowledge import SeatView, seat_view
 from service.engine.position import position_from_view
-from tests.bots.helpers import random_states
+from tests.support.positions import random_states
 
 Position = dict[str, Any]
 

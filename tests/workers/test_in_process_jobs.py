@@ -27,9 +27,10 @@ from service.jobs.queues import queue
 from service.store.events import EventStore
 from service.web.app import create_app
 from service.web.services import services
-from tests.conftest import SECRET, WorkerProcess
-from tests.processes import alive, work_horses
-from tests.waiting import wait_until
+from tests.support.paths import SECRET
+from tests.support.processes import alive, work_horses
+from tests.support.servers import WorkerProcess
+from tests.support.waiting import wait_until
 from workers.worker import HARD_TIMEOUT_SLACK, RECOVERY_BOUND_SECONDS
 
 #: The hanging jobs' own timeout (seconds).

@@ -19,9 +19,9 @@ import requests
 from service.engine import DECK, Variant, new_game, start_deal, take_seat
 from service.engine.knowledge import seat_view
 from service.engine.position import position_from_view
-from tests.conftest import LiveServer, WorkerProcess
-from tests.hardening.hostile import session_from
-from tests.rawhttp import RawReply
+from tests.support.http import session_from
+from tests.support.rawhttp import RawReply
+from tests.support.servers import LiveServer, WorkerProcess
 
 HELD = 150
 #: The held waits ask for this long; the job ends well before (a worker starts).

@@ -19,9 +19,9 @@ from service.jobs.names import LEGACY_QUEUES
 from service.jobs.queues import queue as rq_queue
 from service.serve.worker_commands import run_command_workers
 from service.web.examples import POSITION
-from tests.conftest import LiveServer, WorkerProcess
-from tests.waiting import wait_until
-from tests.workers.helpers import auth
+from tests.support.http import auth
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
 
 #: The spec's example position (docs/workers.md's too): seat 0 leads the first trick.
 OPENING = POSITION

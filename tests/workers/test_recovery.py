@@ -23,9 +23,10 @@ from service.jobs.queues import bot_move_job_id, queue
 from service.store.events import EventStore
 from service.web.app import create_app
 from service.web.services import services
-from tests.conftest import SECRET, WorkerProcess
-from tests.processes import alive, work_horses
-from tests.waiting import wait_until
+from tests.support.paths import SECRET
+from tests.support.processes import alive, work_horses
+from tests.support.servers import WorkerProcess
+from tests.support.waiting import wait_until
 from workers.worker import RECOVERY_BOUND_SECONDS
 
 #: Long past the documented recovery bound: only a recovery that never comes fails here.

@@ -1,4 +1,5 @@
-"""Random positions for the bot tests: whole games of random legal play."""
+"""Random positions for the bot tests: whole games of random legal play, and the same
+position with the cards a seat cannot see shuffled."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from service.engine import (
     take_seat,
 )
 from service.engine.actions import Action
+from service.engine.knowledge import seat_view
 
 
 def patient_choice(rng: random.Random, legal: list[Action]) -> Action:
@@ -61,3 +63,15 @@ def sampled_states(seed: int, count: int, every: int = 3) -> list[GameState]:
                 states.append(state)
         game += 1
     return states[:count]
+
+
+def permuted(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """The same game with the cards hidden from ``seat`` shuffled among their places."""
+    deal = state.deal
+    view = seat_view(state, seat)
+    known = set(view.known_opponent_cards())
+    hidden_hand = [c for c in deal.hands[1 - seat] if c not in known]
+    hidden = hidden_hand + list(deal.talon)
+    rng.shuffle(hidden)
+    other = view.deal_with(hidden[: len(hidden_hand)], hidden[len(hidden_hand) :])
+    return state._replace(deal=other._replace(deck=deal.deck))

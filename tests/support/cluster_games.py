@@ -16,12 +16,12 @@ from typing import Any
 
 import requests
 
+from service.live.cluster import channel
+from service.store.events import keys
+from tests.support.http import auth
+
 #: Statuses after which a client sends the same request again (same key).
 RETRIED = (502, 503, 504)
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def send(
@@ -108,3 +108,10 @@ def play_one(
         game.acknowledged.append((seat, action))
         game.finished = answer.json().get("status") == "finished"
     return answer
+
+
+def shard_subscribers(topology, game_id: str) -> int:
+    """Subscribers of the game's shard channel on the primary that holds its slot."""
+    primary = topology.cluster.node_of(keys(game_id)["log"])
+    _channel, count = primary.client().execute_command("PUBSUB", "SHARDNUMSUB", channel(game_id))
+    return int(count)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 ARTIFACTS = REPO / "test-artifacts" / "ui"
 

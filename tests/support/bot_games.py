@@ -1,4 +1,4 @@
-"""Playing games over HTTP against bots: small helpers for the worker tests."""
+"""Games against a bot over HTTP through Flask's test client, a worker playing the bot."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import random
 import time
 from typing import Any
 
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.support.http import auth
 
 
 def create_bot_game(client, level: str, **options: Any) -> dict[str, Any]:
