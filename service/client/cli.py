@@ -148,6 +148,10 @@ class Game:
         while True:
             view = self.client.call("GET", f"/v1/games/{self.game_id}")
             self.pull(0)
+            if self.log_version > view["version"]:
+                # The other side moved between the two reads: the view is stale, and
+                # waiting for news after what was just told would wait for nothing.
+                continue
             if view["status"] == "finished":
                 self.say_all(finish_lines(view, self.names, self.game_id, self.client.url))
                 return 0
@@ -285,6 +289,25 @@ def parser(settings: ClientSettings) -> argparse.ArgumentParser:
     return main_parser
 
 
+def _tokens_taken_whole(argv: list[str]) -> list[str]:
+    """``--token VALUE`` as ``--token=VALUE``: seat tokens are URL-safe base64, so one in
+    64 begins with "-", and argparse would read such a token as another option."""
+    joined: list[str] = []
+    rest = iter(argv)
+    for word in rest:
+        if word == "--token":
+            value = next(rest, None)
+            joined.append(word if value is None else f"--token={value}")
+        else:
+            joined.append(word)
+    return joined
+
+
+def parse_arguments(argv: list[str], settings: ClientSettings) -> argparse.Namespace:
+    """The command line as the person meant it (a token may begin with "-")."""
+    return parser(settings).parse_args(_tokens_taken_whole(argv))
+
+
 def resumed(args: argparse.Namespace, settings: ClientSettings) -> tuple[str, str, str]:
     """The service, game and token ``play --resume`` takes up: the ones given, else the
     last game played here (at the service it was played on, unless --url says)."""
@@ -302,7 +325,7 @@ def resumed(args: argparse.Namespace, settings: ClientSettings) -> tuple[str, st
 
 def main(argv: list[str] | None = None) -> int:
     settings = ClientSettings.from_env()  # the one read of the environment
-    args = parser(settings).parse_args(argv)
+    args = parse_arguments(sys.argv[1:] if argv is None else argv, settings)
     out, inp = sys.stdout, sys.stdin
     try:
         if args.command == "play":
