@@ -17,6 +17,9 @@ plain Redis of their own (``QUEUE_REDIS_URL``).
 from __future__ import annotations
 
 import contextlib
+import select
+import sys
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -100,6 +103,53 @@ def _waiting_pool(pool_class: type[redis.ConnectionPool], timeout: float) -> typ
     return WaitingPool
 
 
+def _os_poll() -> Callable[[], Any] | None:
+    """The operating system's ``select.poll``, also in a process gevent has patched."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_object_patched("select", "poll"):
+        return monkey.get_original("select", "poll")
+    return getattr(select, "poll", None)
+
+
+#: Taken when this module is imported: before gevent patches ``select``, it is the
+#: OS's own; after, gevent keeps the original.
+_OS_POLL = _os_poll()
+
+
+class QuickCheckPool(redis.BlockingConnectionPool):
+    """A blocking pool whose check of an idle connection asks the OS, not gevent.
+
+    Before it hands out a pooled connection, redis-py checks that nothing is
+    waiting to be read on it (a reply left unread, or the end of a connection
+    the server closed) and connects it again if there is. With hiredis that
+    check is a ``poll`` of timeout 0, and under gevent's patch that ``poll``
+    arms a watcher and turns the hub once: about 18 µs of CPU on every Redis
+    call of every request, two on an action. A ``poll`` of timeout 0 never
+    waits, so it needs no hub: here the usual case (a connected hiredis
+    connection with nothing buffered, not TLS) is answered by the OS's
+    ``poll`` in about a microsecond, and anything it finds, or any other
+    case, goes to redis-py's own check as before.
+    """
+
+    def ensure_connection(self, connection: Any) -> None:
+        if not _idle(connection):
+            super().ensure_connection(connection)
+
+
+def _idle(connection: Any) -> bool:
+    """Whether ``connection`` is connected, has nothing buffered and nothing on its socket
+    (POLLHUP and POLLERR are reported whatever is asked for, so a closed one is not)."""
+    sock = getattr(connection, "_sock", None)
+    reader = getattr(getattr(connection, "_parser", None), "_reader", None)
+    if _OS_POLL is None or sock is None or reader is None or hasattr(sock, "pending"):
+        return False
+    if reader.has_data():
+        return False
+    poller = _OS_POLL()
+    poller.register(sock, select.POLLIN)
+    return not poller.poll(0)
+
+
 def primary_of(client: AnyRedis, key: str) -> redis.Redis:
     """A plain client of the node that holds ``key`` (the client itself when not a cluster).
 
@@ -127,6 +177,7 @@ __all__ = [
     "CLUSTER_SCHEMES",
     "AnyRedis",
     "QueuesNotConfigured",
+    "QuickCheckPool",
     "connect",
     "is_cluster",
     "primary_of",
