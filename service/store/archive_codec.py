@@ -22,8 +22,8 @@ Left out, and why:
 - the snapshots: a cache of folds over the events;
 - the idempotency hash (``sch:{id}:idem``): it expires ``IDEMPOTENCY_TTL``
   after the game's last keyed append, and until then a retried request is
-  answered from it. A game is archived once that hash is gone; from then on
-  Redis, too, answers every request without it;
+  answered from it. Redis keeps it when it forgets the game's log, until it
+  expires; from then on Redis, too, answers every request without it;
 - the analysis parts: a cache with its own TTL, and the same when analysed
   again (the search counts work, not time, and its seed comes from the game
   and the server's secret);
@@ -86,6 +86,8 @@ are read. Whatever is wrong with the bytes, ``decode`` raises
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 import zlib
@@ -113,6 +115,7 @@ from service.engine.events import (
     SeatTaken,
     TimeoutClaimed,
     apply_event,
+    event_to_dict,
 )
 from service.engine.game import legal_actions
 from service.engine.state import Dealing, GameState, Variant
@@ -231,6 +234,23 @@ class ArchivedGame:
 
 
 # -- encoding --------------------------------------------------------------------------
+
+
+def digest(game: ArchivedGame) -> bytes:
+    """SHA-256 of the game as the log holds it: its id, each event's JSON and time, the seats.
+
+    The archive keeps the digest of the game read from Redis; Redis lets the
+    game go only once the archived bytes decode to a game with the same one.
+    """
+    h = hashlib.sha256()
+    h.update(game.game_id.encode())
+    for event, time in zip(game.events, game.times, strict=True):
+        h.update(b"\x00e")
+        h.update(json.dumps(event_to_dict(event), sort_keys=True, separators=(",", ":")).encode())
+        h.update(b"\x00t" + ("" if time is None else str(time)).encode())
+    for name, value in game.seats:
+        h.update(b"\x00s" + name.encode() + b"\x00" + value.encode())
+    return h.digest()
 
 
 def encode(game: ArchivedGame) -> bytes:

@@ -1,0 +1,132 @@
+"""The archive of finished games: one row per game, its bytes in ``archive_codec``'s format.
+
+Redis holds the games being played and the last hour or so; a finished or
+aborted game then moves here, and Redis forgets it. Two back ends keep the
+same rows behind one interface (``Archive``):
+
+- PostgreSQL, the production store (``service.store.archive_postgres``);
+- SQLite in the data folder, the embedded default of the run command, so a
+  fresh machine serves replays with no database installed
+  (``service.store.archive_sqlite``).
+
+``open_archive(url)`` picks one by the URL's scheme. A row is written once:
+``put`` of a game already archived writes nothing and says so, and a second
+``put`` with other bytes for the same game is refused (``ArchiveConflict``), so
+an archiving job killed at any point and run again never doubles a game.
+
+Listing reads rows of one client app, newest first, by keyset: the last row
+of a page (``created_ms``, ``game_id``) is where the next starts, so a page
+costs the same however deep it is and a game archived meanwhile neither
+repeats nor hides another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class ArchiveConflict(Exception):
+    """The game is archived already, with other bytes than the ones offered."""
+
+    def __init__(self, game_id: str):
+        super().__init__(f"game {game_id} is archived already with other contents")
+        self.game_id = game_id
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveRecord:
+    """One archived game: what listing filters on, and the game itself.
+
+    ``data`` is ``archive_codec.encode`` of the game; ``digest`` the
+    ``archive_codec.digest`` of the game as the log held it, checked against
+    the decoded bytes before Redis lets the game go.
+    """
+
+    game_id: str
+    client_id: str | None
+    variant: str
+    status: str
+    created_ms: int
+    ended_ms: int
+    data: bytes
+    digest: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveQuery:
+    """Which of a client's archived games a listing or an export asks for.
+
+    Times are ms since the epoch of the game's creation: ``since`` inclusive,
+    ``until`` exclusive. None: any.
+    """
+
+    client_id: str
+    status: str | None = None
+    variant: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveKey:
+    """Where a listing stopped: the last row it gave, newest-first order."""
+
+    created_ms: int
+    game_id: str
+
+
+class Archive(Protocol):
+    """Finished games, kept for good."""
+
+    def put(self, record: ArchiveRecord) -> bool:
+        """Keep ``record``: True when written now, False when the same game with the same
+        digest was there already; ``ArchiveConflict`` when it was there with another."""
+        ...
+
+    def get(self, game_id: str) -> ArchiveRecord | None:
+        """The archived game, or None when it is not archived."""
+        ...
+
+    def page(
+        self, query: ArchiveQuery, after: ArchiveKey | None, count: int
+    ) -> list[ArchiveRecord]:
+        """Up to ``count`` of the query's games older than ``after`` (default: the
+        newest), newest first by (created_ms, game_id)."""
+        ...
+
+    def scan(self, query: ArchiveQuery, limit: int | None = None) -> Iterator[ArchiveRecord]:
+        """Every game of the query, newest first, read a page at a time (the export)."""
+        ...
+
+    def count(self) -> int:
+        """How many games the archive holds."""
+        ...
+
+    def close(self) -> None:
+        """Let go of connections and files."""
+        ...
+
+
+def open_archive(url: str) -> Archive:
+    """The archive at ``url``: ``postgresql://...`` or ``sqlite:///<path>``."""
+    if url.startswith(("postgresql://", "postgres://")):
+        from service.store.archive_postgres import PostgresArchive
+
+        return PostgresArchive(url)
+    if url.startswith("sqlite:///"):
+        from service.store.archive_sqlite import SqliteArchive
+
+        return SqliteArchive(url.removeprefix("sqlite:///"))
+    raise ValueError(f"not an archive URL (postgresql://... or sqlite:///path): {url!r}")
+
+
+__all__ = [
+    "Archive",
+    "ArchiveConflict",
+    "ArchiveKey",
+    "ArchiveQuery",
+    "ArchiveRecord",
+    "open_archive",
+]

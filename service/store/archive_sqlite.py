@@ -1,0 +1,175 @@
+"""The archive in one SQLite file: the run command's default, with no database to install.
+
+Several processes share the file (the API's workers read, the RQ workers
+write): it runs in WAL mode, so readers never wait for the writer, and each
+write is one short transaction. Within a process one connection serves every
+thread, one statement at a time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from service.store.archive import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
+from service.store.migrations import pending
+
+_COLUMNS = "game_id, client_id, variant, status, created_ms, ended_ms, data, digest"
+#: Rows one page of ``scan`` reads.
+SCAN_PAGE = 200
+#: Seconds a statement waits for another process's lock on the file.
+LOCK_TIMEOUT = 30.0
+
+
+class SqliteArchive:
+    """``service.store.archive.Archive`` in a SQLite file."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.path, timeout=LOCK_TIMEOUT, check_same_thread=False, isolation_level=None
+        )
+        self._wal()
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._migrate()
+
+    def _wal(self) -> None:
+        """Put the file in WAL mode (it stays so). Processes that open a new file at the
+        same instant race for the switch, and SQLite refuses the losers at once as
+        locked, without waiting as it does for other statements: the switch is
+        asked again for as long as the connection waits for a lock."""
+        deadline = time.monotonic() + LOCK_TIMEOUT
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (number INTEGER PRIMARY KEY)"
+                )
+                applied = {n for (n,) in self._db.execute("SELECT number FROM schema_migrations")}
+                for migration in pending("sqlite", applied):
+                    for statement in _statements(migration.sql):
+                        self._db.execute(statement)
+                    self._db.execute(
+                        "INSERT INTO schema_migrations (number) VALUES (?)", (migration.number,)
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def put(self, record: ArchiveRecord) -> bool:
+        with self._lock:
+            written = self._db.execute(
+                f"INSERT INTO games ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (game_id) DO NOTHING",
+                (
+                    record.game_id,
+                    record.client_id,
+                    record.variant,
+                    record.status,
+                    record.created_ms,
+                    record.ended_ms,
+                    record.data,
+                    record.digest,
+                ),
+            ).rowcount
+            if written:
+                return True
+            (digest,) = self._db.execute(
+                "SELECT digest FROM games WHERE game_id = ?", (record.game_id,)
+            ).fetchone()
+        if bytes(digest) != record.digest:
+            raise ArchiveConflict(record.game_id)
+        return False
+
+    def get(self, game_id: str) -> ArchiveRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,)
+            ).fetchone()
+        return None if row is None else _record(row)
+
+    def page(
+        self, query: ArchiveQuery, after: ArchiveKey | None, count: int
+    ) -> list[ArchiveRecord]:
+        where = ["client_id = ?"]
+        args: list[Any] = [query.client_id]
+        if query.status is not None:
+            where.append("status = ?")
+            args.append(query.status)
+        if query.variant is not None:
+            where.append("variant = ?")
+            args.append(query.variant)
+        if query.since_ms is not None:
+            where.append("created_ms >= ?")
+            args.append(query.since_ms)
+        if query.until_ms is not None:
+            where.append("created_ms < ?")
+            args.append(query.until_ms)
+        if after is not None:
+            where.append("(created_ms < ? OR (created_ms = ? AND game_id < ?))")
+            args += [after.created_ms, after.created_ms, after.game_id]
+        sql = (
+            f"SELECT {_COLUMNS} FROM games WHERE {' AND '.join(where)} "
+            "ORDER BY created_ms DESC, game_id DESC LIMIT ?"
+        )
+        with self._lock:
+            rows = self._db.execute(sql, (*args, count)).fetchall()
+        return [_record(row) for row in rows]
+
+    def scan(self, query: ArchiveQuery, limit: int | None = None) -> Iterator[ArchiveRecord]:
+        after: ArchiveKey | None = None
+        left = limit
+        while left is None or left > 0:
+            rows = self.page(query, after, SCAN_PAGE if left is None else min(SCAN_PAGE, left))
+            yield from rows
+            if len(rows) < SCAN_PAGE:
+                return
+            if left is not None:
+                left -= len(rows)
+            after = ArchiveKey(rows[-1].created_ms, rows[-1].game_id)
+
+    def count(self) -> int:
+        with self._lock:
+            (n,) = self._db.execute("SELECT count(*) FROM games").fetchone()
+        return int(n)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _record(row: tuple[Any, ...]) -> ArchiveRecord:
+    game_id, client_id, variant, status, created_ms, ended_ms, data, digest = row
+    return ArchiveRecord(
+        game_id,
+        client_id,
+        variant,
+        status,
+        int(created_ms),
+        int(ended_ms),
+        bytes(data),
+        bytes(digest),
+    )
+
+
+def _statements(sql: str) -> list[str]:
+    """The statements of a migration file (they hold no ``;`` inside a literal)."""
+    lines = [line for line in sql.splitlines() if not line.lstrip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
