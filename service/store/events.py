@@ -42,7 +42,7 @@ from redis.cluster import RedisCluster
 from service.engine.events import ActionTaken, Event, event_from_dict, event_to_dict
 from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
 from service.store.redis_clients import AnyRedis, primary_of, refresh
-from service.store.scripts import lua_script
+from service.store.scripts import Script, lua_script
 
 PREFIX = "sch"
 #: What a node answers for a slot it does not serve (now): the script did not run.
@@ -123,12 +123,12 @@ class EventStore:
         #: one Redis: a round trip less per action); None on a cluster, where the
         #: counter lives in another slot than the game and is counted after the append.
         self.action_counter = None if sharded else action_counter
-        self._append = client.register_script(
-            _APPEND.replace("__PUBLISH__", _SPUBLISH if sharded else _PUBLISH)
+        self._append = Script(
+            client, _APPEND.replace("__PUBLISH__", _SPUBLISH if sharded else _PUBLISH)
         )
-        self._touch = client.register_script(_TOUCH)
-        self._load = client.register_script(_LOAD)
-        self._clock = client.register_script(_CLOCK)
+        self._touch = Script(client, _TOUCH)
+        self._load = Script(client, _LOAD)
+        self._clock = Script(client, _CLOCK)
 
     # -- writing ---------------------------------------------------------
     def append(
