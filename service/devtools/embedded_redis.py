@@ -58,12 +58,24 @@ class EmbeddedRedis:
 
     ``persistent`` turns on the append-only file, so the data survives a
     restart of the process (the run command); tests keep nothing on disk.
+    ``maxmemory`` bounds the memory its data may take, in bytes (0: no bound,
+    Redis's own default). Past it, under ``noeviction``, Redis refuses every
+    command that would add data and keeps serving reads and deletions:
+    evicting keys would delete games.
     """
 
-    def __init__(self, folder: Path | str, *, persistent: bool = False, port: int = 0):
+    def __init__(
+        self,
+        folder: Path | str,
+        *,
+        persistent: bool = False,
+        port: int = 0,
+        maxmemory: int = 0,
+    ):
         self.folder = Path(folder).resolve()
         self.persistent = persistent
         self.port = port
+        self.maxmemory = maxmemory
         self.socket = self.folder / "redis.sock"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -82,6 +94,7 @@ class EmbeddedRedis:
             "--unixsocket", str(self.socket),
             "--unixsocketperm", "700",
             "--dir", str(self.folder),
+            "--maxmemory", str(self.maxmemory),
             "--maxmemory-policy", "noeviction",
             "--logfile", str(self.folder / "redis.log"),
             "--daemonize", "no",
