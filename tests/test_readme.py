@@ -36,6 +36,7 @@ def test_readme_shows_the_two_commands_of_a_fresh_machine():
     assert "apt-get" not in ci, "the test command installs what it needs, not .ci/run"
     script = (REPO / "scripts" / "test").read_text()
     assert "apt-get install" in script and "chromium" in script
+    assert "apt-get install -y -qq postgresql" in script
     assert "pip install --quiet -e '.[dev]'" in script and "-m pytest" in script
 
 

@@ -3,15 +3,20 @@
 - ``bot_move(game_id, version)``: a bot opponent's move in a game;
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
 - ``export_replay(game_id, viewer, format, export_id, version)``: a replay export;
-- ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts.
+- ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts;
+- ``archive_game(game_id)``: an ended game to the archive (``service.store.archiving``);
+- ``sweep()``: Redis forgets archived games past their grace, lost archiving is
+  done again, and now and then stray and abandoned games are found.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from typing import Any
 
+import redis
 from rq import get_current_job
 
 from service.analysis import review as analysis
@@ -19,20 +24,44 @@ from service.bots import get_bot
 from service.engine.actions import Action
 from service.engine.knowledge import SeatView
 from service.engine.position import view_from_position
+from service.game.problems import GameNotFound
 from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
+from service.jobs.queues import BOT_MOVE_TIMEOUT
 from service.store.analyses import AnalysisStore
+from service.store.archive_codec import ArchiveEncodeError
+from service.store.archiving import ArchiveMismatch
 from service.store.exports import StoredExport
+from service.store.full import when_there_is_room
 from workers.runtime import runtime
+
+log = logging.getLogger(__name__)
+
+#: The key that spaces the sweep's scans for stray and abandoned games.
+STRAY_SCAN_KEY = "sch:sweep:scanned"
+
+#: How long a bot's move waits for room in a full store, from its job's start (seconds):
+#: half its job's timeout, so that it fails by itself, never by the timeout's alarm.
+ROOM_WAIT_SECONDS = BOT_MOVE_TIMEOUT / 2
 
 
 def bot_move(game_id: str, version: int) -> dict[str, Any]:
-    """Play the bot's move at ``version``; a stale job (the game moved on) does nothing."""
+    """Play the bot's move at ``version``; a stale job (the game moved on) does nothing.
+
+    A full store (``service.store.full``) refuses the move's append, and writes
+    nothing: the job tries it again for ``ROOM_WAIT_SECONDS`` (the bot does not
+    think again), since no other move can be appended meanwhile either. Still
+    full then, the job fails; RQ cannot record that on a full Redis, so the job
+    stays started, and once there is room a worker finds it abandoned and runs
+    it again (and a view of the game asks for the move again).
+    """
     rt = runtime()
     started = time.monotonic()
     chosen: list[Action] = []
 
     def choose(view: SeatView, level: str) -> Action:
+        if chosen:  # tried again at the same version: the same view, the same move
+            return chosen[0]
         decision = get_bot(level).choose(
             view, seed=bot_seed(game_id, version, rt.games.secret), budget_ms=rt.bot_budget_ms
         )
@@ -42,7 +71,11 @@ def bot_move(game_id: str, version: int) -> dict[str, Any]:
         chosen.append(decision.action)
         return decision.action
 
-    acted = rt.games.play_bot(game_id, version, choose)
+    acted = when_there_is_room(
+        lambda: rt.games.play_bot(game_id, version, choose),
+        within=ROOM_WAIT_SECONDS - (time.monotonic() - started),
+        what=f"the bot's move in game {game_id} at version {version}",
+    )
     if acted is None:
         return {"game_id": game_id, "version": version, "played": None}
     return {
@@ -143,3 +176,52 @@ def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
         "decisions_analysed": total,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
     }
+
+
+def archive_game(game_id: str) -> dict[str, Any]:
+    """Move an ended game to the archive: write its row, check it, mark it for Redis
+    to forget after its grace period. Safe to run again at any point."""
+    archiver = runtime().archiver
+    if archiver is None:
+        return {"game_id": game_id, "archived": False, "reason": "no archive is configured"}
+    archived = archiver.archive_game(game_id)
+    if archived is None:
+        return {"game_id": game_id, "archived": False, "reason": "not in Redis"}
+    return {
+        "game_id": game_id,
+        "archived": True,
+        "written": archived.written,
+        "bytes": archived.size,
+    }
+
+
+def sweep() -> dict[str, Any]:
+    """One pass of the games' lifecycle (``service.store.archiving``).
+
+    Redis forgets the archived games whose grace is over; games noted as ended
+    whose job was lost are archived here. Once per ``STRAY_SCAN_SECONDS``, a
+    scan of every log finds ended games nobody noted (they are archived) and
+    games that stood still past ``ABANDONED_AFTER_SECONDS`` (they are ended by
+    the service's policy, ``GameService.abandon``, and so archived).
+    """
+    rt = runtime()
+    archiver = rt.archiver
+    if archiver is None:
+        return {"swept": False}
+    swept = archiver.sweep()
+    report: dict[str, Any] = {"released": swept.released, "archived": swept.archived}
+    scan_every = max(int(rt.stray_scan_seconds), 1)
+    if archiver.redis.set(STRAY_SCAN_KEY, 1, nx=True, ex=scan_every):
+        found = abandoned = 0
+        for game_id in archiver.strays():
+            try:
+                if rt.games.current(game_id).state.over:
+                    found += archiver.archive_game(game_id) is not None
+                elif rt.games.abandon(game_id, idle_seconds=rt.abandoned_after_seconds):
+                    abandoned += 1  # its ending's append asks for its archiving
+            except GameNotFound:  # forgotten meanwhile
+                continue
+            except (redis.RedisError, ArchiveMismatch, ArchiveEncodeError) as error:
+                log.warning("sweep: game %s left for the next scan: %s", game_id, error)
+        report.update(strays=found, abandoned=abandoned)
+    return report

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import redis
 
 from service.game.commands import GameService
-from service.ops.composition import build_services, secret_key
+from service.ops.composition import archive_from, build_services, secret_key
 from service.ops.settings import from_env, queue_redis_url, redis_url
+from service.store.archived_log import ArchivedLog
+from service.store.archiving import GameArchiver
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.redis_clients import QueuesNotConfigured, connect
@@ -23,8 +25,14 @@ from service.store.redis_clients import QueuesNotConfigured, connect
 @dataclass(frozen=True)
 class Runtime:
     games: GameService
-    store: EventStore
+    store: EventStore | ArchivedLog
     exports: ExportStore
+    #: Moves ended games to the archive (None: no archive is configured).
+    archiver: GameArchiver | None
+    #: Games standing still this long (s) are ended as abandoned by the sweep.
+    abandoned_after_seconds: float
+    #: Seconds between the sweep's scans for stray and abandoned games.
+    stray_scan_seconds: float
     #: Think time of bot opponents per move (ms); None: each level's default.
     bot_budget_ms: int | None
     #: A bot opponent's move takes at least this long (ms), so it feels like a player's.
@@ -45,11 +53,16 @@ def runtime() -> Runtime:
         secret_key(settings, warn=False),
         replica_acks=settings["REPLICA_ACKS"],
         replica_ack_timeout_ms=settings["REPLICA_ACK_TIMEOUT_MS"],
+        archive=archive_from(settings),
+        archive_grace_seconds=settings["ARCHIVE_GRACE_SECONDS"],
     )
     return Runtime(
         games=services.games,
         store=services.store,
         exports=services.exports,
+        archiver=services.archiver,
+        abandoned_after_seconds=settings["ABANDONED_AFTER_SECONDS"],
+        stray_scan_seconds=settings["STRAY_SCAN_SECONDS"],
         bot_budget_ms=settings["BOT_BUDGET_MS"] or None,
         bot_delay_ms=settings["BOT_DELAY_MS"],
     )

@@ -63,8 +63,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from service.jobs.names import DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
-from service.jobs.queues import PUBLIC_KINDS, job_kind, queue
+from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
+from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
 from service.ops.logs import configure_logging
 from service.ops.settings import from_env, queue_redis_url
@@ -80,8 +80,9 @@ MONITORING_INTERVAL = 2
 HEARTBEAT_SLACK = 3
 #: Seconds between maintenance passes (requeueing abandoned jobs), idle or not.
 MAINTENANCE_INTERVAL = 3
-#: Jobs of these queues run in the worker's own process (no work horse).
-IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS})
+#: Jobs of these queues run in the worker's own process (no work horse): short jobs,
+#: whose fork would cost more than their work.
+IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS, ARCHIVE})
 #: A job run in the worker's own process that outlives its timeout by this many
 #: seconds (the alarm could not interrupt it) ends the worker.
 HARD_TIMEOUT_SLACK = 10
@@ -234,6 +235,21 @@ class SchnapsenWorker(Worker):
         if self.horse_pid:
             super().kill_horse(sig)
 
+    #: Seconds between sweeps of the games' lifecycle (``workers.jobs.sweep``); set by
+    #: ``main`` from ``SWEEP_SECONDS``; None: this worker asks for none.
+    sweep_seconds: float | None = None
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's maintenance, then a sweep asked for when one is due: any worker of the
+        archive queue may ask, and one a ``sweep_seconds`` gets it (``enqueue_sweep``)."""
+        super().run_maintenance_tasks()
+        if self.sweep_seconds is None or ARCHIVE not in self.queue_names():
+            return
+        try:
+            enqueue_sweep(self.connection, self.sweep_seconds)
+        except redis.RedisError as error:  # the next pass asks again
+            log.warning("could not ask for a sweep: %s", error)
+
     @property
     def dequeue_timeout(self) -> int:
         """Block on the queues no longer than a maintenance interval, so an idle worker's
@@ -277,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         job_monitoring_interval=args.monitoring_interval,
         maintenance_interval=args.maintenance_interval,
     )
+    if settings["ARCHIVE_URL"]:
+        worker.sweep_seconds = settings["SWEEP_SECONDS"]
     worker.work(with_scheduler=True, burst=args.burst, logging_level=args.log_level.upper())
     return 0
 

@@ -33,7 +33,7 @@ from service.engine import (
     decide,
     legal_actions,
 )
-from service.engine.endings import abort, claim_timeout, resign
+from service.engine.endings import abort, claim_timeout, resign, untouched
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
@@ -77,6 +77,10 @@ Ending = Callable[[Current, int], Event]
 
 class NoBotMove(Exception):
     """The game as loaded has no bot to move: a late or repeated job plays nothing."""
+
+
+class NotAbandoned(Exception):
+    """The game as loaded is over, or has not stood still long enough to be ended."""
 
 
 class GameService(GameQueries):
@@ -139,7 +143,7 @@ class GameService(GameQueries):
             earlier = self.transaction.earlier(game_id, key, request_print)
             if earlier is not None:
                 return self._created_again(earlier)
-        decided = self._new_game(game_id, new)
+        decided = self._new_game(game_id, new, owner)
         if owner is not None:  # before the log: a game is never missing from the listing
             self.client_games.add(owner, game_id, int(time.time() * 1000))
         outcome = self.transaction.begin(
@@ -154,9 +158,12 @@ class GameService(GameQueries):
         token, invite = outcome.answer
         return Seated(outcome.current, 0, token, invite)
 
-    def _new_game(self, game_id: str, new: NewGame) -> Decided[tuple[str, str | None]]:
-        """The events of a new game (created, seated, dealt), its seats record, and
-        the creator's token and the invite (None against a bot)."""
+    def _new_game(
+        self, game_id: str, new: NewGame, owner: str | None
+    ) -> Decided[tuple[str, str | None]]:
+        """The events of a new game (created, seated, dealt), its seats record (with
+        the client app that owns it), and the creator's token and the invite (None
+        against a bot)."""
         first_dealer = (
             new.first_dealer if new.first_dealer is not None else dealing.first_dealer(new.seed)
         )
@@ -174,7 +181,9 @@ class GameService(GameQueries):
         token = self._seat_token(game_id, 0, nonce)
         creator = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
         if bot:
-            seats = Seats((creator, Seat(PlayerKind.BOT, new.opponent.level)), seed=new.seed)
+            seats = Seats(
+                (creator, Seat(PlayerKind.BOT, new.opponent.level)), seed=new.seed, owner=owner
+            )
             return Decided(tuple(events), (token, None), seats)
         invite_nonce = auth.new_nonce()
         invite = self._invite(game_id, invite_nonce)
@@ -183,6 +192,7 @@ class GameService(GameQueries):
             invite_hash=auth.fingerprint(invite),
             invite_nonce=invite_nonce,
             seed=new.seed,
+            owner=owner,
         )
         return Decided(tuple(events), (token, invite), seats)
 
@@ -432,6 +442,40 @@ class GameService(GameQueries):
                 )
             raise IllegalAction(error.code, error.message, extra=extra) from None
         return TimeoutClaimed(seat, waited)
+
+    def abandon(self, game_id: str, *, idle_seconds: float) -> Acted | None:
+        """End a game that has stood still for ``idle_seconds``, so that it can be archived.
+
+        The service's own policy for games walked away from (docs/deployment.md,
+        The archive), by the rules a player could have invoked: a game with an
+        empty seat, or with no action yet, is aborted for seat 0 (RX2); a running
+        game is won by the seat waiting for the other (RX3), as if it had
+        claimed the timeout. None when the game is over, or moved meanwhile.
+        """
+
+        def ended(current: Current) -> Decided[int]:
+            state = current.state
+            if state.over:
+                raise NotAbandoned()
+            clock = self.store.clock(current.game_id)
+            if clock.head != current.version:  # a move landed after the load: decide again
+                raise StaleVersionError(current.version, clock.head)
+            waited = clock.waited_ms
+            if waited is None or waited < idle_seconds * 1000:
+                raise NotAbandoned()
+            if not (state.seated[0] and state.seated[1]) or untouched(state):
+                return Decided((Aborted(0),), 0)
+            if state.to_move is None:
+                raise NotAbandoned()
+            waiting = 1 - state.to_move
+            return Decided((TimeoutClaimed(waiting, waited),), waiting)
+
+        try:
+            outcome = self.transaction.run(game_id, ended, admit=lambda _current: "")
+        except NotAbandoned:
+            return None
+        assert isinstance(outcome, Appended)  # no key: nothing to replay
+        return Acted(outcome.current, outcome.answer)
 
     # -- answers, decks and ids --------------------------------------------
     def _acted(self, outcome: Appended[int] | Replayed, token: str) -> Acted:

@@ -116,6 +116,7 @@ class ProblemCode(StrEnum):
     ANALYSIS_NOT_ALLOWED = "analysis_not_allowed", "Not your decisions", "During a game a seat reads only its own analysis; the opponent's decisions open when the game is over."
     DEAL_NOT_FINISHED = "deal_not_finished", "The deal is not over", "A deal being played is not analysed; ask again once it is finished."
     UNKNOWN_DEAL = "unknown_deal", "No such deal", "The game has not dealt a deal with this number."
+    ARCHIVE_UNAVAILABLE = "archive_unavailable", "No archive of finished games", "This server keeps no archive of finished games (SCHNAPSEN_ARCHIVE_URL is not set), so it has no export of a client's games; its operator can give it one."
 
     # -- request bodies --------------------------------------------------------
     MALFORMED_JSON = "malformed_json", "Malformed JSON", "The body is not valid UTF-8 JSON."
@@ -144,6 +145,7 @@ class ProblemCode(StrEnum):
     INTERNAL_ERROR = "internal_error", "Internal error", "The server failed; it has been logged. The answer never carries a traceback."
     SERVICE_UNAVAILABLE = "service_unavailable", "Service unavailable", "Retry after Retry-After."
     STORE_UNAVAILABLE = "store_unavailable", "Game store unavailable", "Redis did not answer in time; retry after Retry-After."
+    STORE_FULL = "store_full", "Game store full", "The game store reached its memory limit and takes no new writes: nothing of this request was written. Reading games still works; retry after Retry-After, once the operator has made room."
     NOT_READY = "not_ready", "Not ready", "A dependency is missing; missing names the failed checks."
     PROBLEM_NOT_FOUND = "problem_not_found", "No such problem type", "No problem of this service has this code."
     # fmt: on

@@ -57,6 +57,9 @@ class Seats:
     invite_nonce: str | None = None
     #: The creator's seed: every later deck of the game follows it.
     seed: int | None = None
+    #: The client app whose key created the game (None: an anonymous caller). Its
+    #: listing and its export show the game, from Redis or from the archive.
+    owner: str | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -104,6 +107,8 @@ class Seats:
             fields["invite_nonce"] = self.invite_nonce
         if self.seed is not None:
             fields["seed"] = str(self.seed)
+        if self.owner is not None:
+            fields["owner"] = self.owner
         return fields
 
     @classmethod
@@ -125,4 +130,5 @@ class Seats:
             invite_hash=fields.get("invite"),
             invite_nonce=fields.get("invite_nonce"),
             seed=None if seed is None else int(seed),
+            owner=fields.get("owner"),
         )

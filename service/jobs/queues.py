@@ -25,7 +25,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 from rq.worker import Worker
 
-from service.jobs.names import DECISIONS, EXPORTS, MOVES, QUEUES
+from service.jobs.names import ARCHIVE, DECISIONS, EXPORTS, MOVES, QUEUES
 from service.jobs.watch import JobWatcher
 
 #: Per kind of job: (queue, timeout s, retry policy, result TTL s).
@@ -34,6 +34,9 @@ DECISION_TIMEOUT = 30
 EXPORT_TIMEOUT = 60
 #: A whole game's analysis takes at most 30 s on one worker (benchmarks/analysis.py).
 ANALYSIS_TIMEOUT = 180
+#: Archiving one game reads it, writes a row and reads it back; a sweep does a batch.
+ARCHIVE_TIMEOUT = 30
+SWEEP_TIMEOUT = 300
 #: Finished results are kept this long (seconds) for GET /v1/jobs/{id}.
 RESULT_TTL = 3600
 FAILURE_TTL = 24 * 3600
@@ -68,6 +71,8 @@ def admit_all(_queue: str, _job_id: str) -> Iterator[None]:
     yield
 
 
+#: The same states as RQ writes them in a job's hash.
+_UNFINISHED_NAMES = frozenset(status.value for status in UNFINISHED)
 #: A job in one of these states has ended: a wait for it is over.
 ENDED = ("finished", "failed", "stopped", "canceled")
 #: Job id prefixes a client may look up.
@@ -95,6 +100,20 @@ def bot_move_job_id(game_id: str, version: int) -> str:
 _GIVEN_UP = frozenset({JobStatus.FAILED.value, JobStatus.STOPPED.value, JobStatus.CANCELED.value})
 
 
+def _free_for_another(connection: Redis, job_id: str, keep: Callable[[str], bool]) -> bool:
+    """Whether a job of this fixed id may be enqueued now: no job has the id, or its job's
+    status is not one to ``keep`` (then that job is deleted first). One read of the status."""
+    raw = connection.hget(Job.key_for(job_id), "status")
+    status = raw.decode() if isinstance(raw, bytes) else raw
+    if status is None:
+        return True
+    if keep(status):
+        return False
+    with contextlib.suppress(NoSuchJobError):  # another caller asked again first
+        Job.fetch(job_id, connection=connection, serializer=JSONSerializer).delete()
+    return True
+
+
 def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
     """Ask a worker to play the bot's move at ``version`` (at most once per version).
 
@@ -105,13 +124,8 @@ def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
     run is harmless: the move's append expects ``version``.
     """
     job_id = bot_move_job_id(game_id, version)
-    raw = connection.hget(Job.key_for(job_id), "status")
-    status = raw.decode() if isinstance(raw, bytes) else raw
-    if status is not None and status not in _GIVEN_UP:
+    if not _free_for_another(connection, job_id, keep=lambda status: status not in _GIVEN_UP):
         return job_id
-    if status is not None:
-        with contextlib.suppress(NoSuchJobError):  # another reader asked again first
-            Job.fetch(job_id, connection=connection, serializer=JSONSerializer).delete()
     queue(MOVES, connection).enqueue(
         "workers.jobs.bot_move",
         game_id,
@@ -122,6 +136,61 @@ def enqueue_bot_move(connection: Redis, game_id: str, version: int) -> str:
         result_ttl=RESULT_TTL,
         failure_ttl=FAILURE_TTL,
         description=f"bot move in game {game_id} at version {version}",
+    )
+    return job_id
+
+
+def archive_job_id(game_id: str) -> str:
+    """One archiving job per game: a second enqueue while it waits or runs is a no-op."""
+    return f"archive-{game_id}"
+
+
+def enqueue_archive(connection: Redis, game_id: str) -> str:
+    """Ask a worker to move an ended game to the archive (``workers.jobs.archive_game``).
+
+    A job of the game that waits or runs is left alone; one that ended is
+    replaced (archiving again is harmless: the archive writes a game once).
+    Retried with backoff: the archive's database may be away for a while, and
+    the sweep archives what every retry missed.
+    """
+    job_id = archive_job_id(game_id)
+    if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
+        return job_id
+    queue(ARCHIVE, connection).enqueue(
+        "workers.jobs.archive_game",
+        game_id,
+        job_id=job_id,
+        job_timeout=ARCHIVE_TIMEOUT,
+        retry=Retry(max=5, interval=[1, 5, 30, 120, 600]),
+        # Nobody reads it: a second, so Redis keeps nothing of a game once it is done. Not
+        # 0: RQ then deletes the job with every execution it lists, and one of a run
+        # killed minutes before is gone already, so the job failed after its work was
+        # done, again at each retry, and stayed a day among the failed.
+        result_ttl=1,
+        failure_ttl=FAILURE_TTL,
+        description=f"archive game {game_id}",
+    )
+    return job_id
+
+
+def enqueue_sweep(connection: Redis, interval_seconds: float) -> str | None:
+    """Ask for one sweep of the games' lifecycle (``workers.jobs.sweep``) per interval.
+
+    Every worker that serves the archive queue calls this on its maintenance
+    passes; the first in an interval enqueues (a key that expires with the
+    interval), the others do nothing. The job's id: None when another asked.
+    """
+    slot = int(time.time() // max(interval_seconds, 1))
+    if not connection.set("sch:sweep:asked", slot, nx=True, ex=max(int(interval_seconds), 1)):
+        return None
+    job_id = f"sweep-{slot}"
+    queue(ARCHIVE, connection).enqueue(
+        "workers.jobs.sweep",
+        job_id=job_id,
+        job_timeout=SWEEP_TIMEOUT,
+        result_ttl=0,  # one a minute: kept, their results would outweigh a few games
+        failure_ttl=FAILURE_TTL,
+        description="sweep: forget archived games, archive what lost jobs missed",
     )
     return job_id
 

@@ -14,15 +14,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from redis import Redis
 
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
 from service.game.transaction import KnownGames
+from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.dispatch import BotDispatcher
-from service.store.client_games import ClientGames
+from service.store.archive import Archive, open_archive
+from service.store.archived_log import ArchivedLog
+from service.store.archiving import GameArchiver
+from service.store.client_games import ClientGames, ClientGamesWithArchive
 from service.store.events import EventStore
 from service.store.exports import ExportStore
+from service.store.full import refused_for_memory
 from service.store.redis_clients import AnyRedis
 from service.store.stats import GameStats
 
@@ -34,15 +40,27 @@ class Services:
     """What serving games needs, wired once."""
 
     games: GameService
-    store: EventStore
+    #: The games' logs: Redis, and the archive behind it when there is one.
+    store: EventStore | ArchivedLog
     exports: ExportStore
     stats: GameStats
     dispatcher: BotDispatcher
+    #: Finished games kept for good, and what moves them there (None: no archive).
+    archive: Archive | None = None
+    archiver: GameArchiver | None = None
 
     def seen(self, current: Current) -> None:
-        """A read path saw the game: ask again for a due bot move, and count a finish."""
+        """A read path saw the game: ask again for a due bot move, and count a finish.
+
+        A full store refuses the ask (``service.store.full``); the read still
+        answers, and a read once there is room asks again.
+        """
         try:
             self.dispatcher.ensure_bot_moves(current)
+        except redis.exceptions.ResponseError as error:
+            if not refused_for_memory(error):
+                raise
+            log.warning("the store is full: no bot move asked for in game %s", current.game_id)
         finally:
             self.stats.observe(current)
 
@@ -56,6 +74,8 @@ def build_services(
     known: KnownGames | None = None,
     replica_acks: int = 0,
     replica_ack_timeout_ms: int = 500,
+    archive: Archive | None = None,
+    archive_grace_seconds: float = 3600.0,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 
@@ -63,27 +83,50 @@ def build_services(
     ``service.live.memory``: it keeps the new events before anything else of the
     request waits for I/O, so the waiters the append wakes in this process find
     them there). With ``replica_acks``, an append is acknowledged once that many
-    replicas have it.
+    replicas have it. With an ``archive``, a game that ends is moved there
+    (``service.store.archiving``) and its reads come from there once Redis has
+    forgotten it, ``archive_grace_seconds`` after its end.
     """
-    store = EventStore(
+    live = EventStore(
         log_client,
         replica_acks=replica_acks,
         replica_ack_timeout_ms=replica_ack_timeout_ms,
         action_counter=GameStats.ACTIONS,
     )
-    stats = GameStats(log_client, counts_actions=store.action_counter is None)
+    stats = GameStats(
+        log_client, counts_actions=live.action_counter is None, marks_finishes=archive is None
+    )
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
     listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
+    store: EventStore | ArchivedLog = live
+    listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
+    archiver = None
+    if archive is not None:
+        listing = ClientGamesWithArchive(listing, archive)
+        store = ArchivedLog(live, archive)
+        archiver = GameArchiver(
+            log_client, archive, grace_seconds=archive_grace_seconds, on_written=stats.count_finish
+        )
+        # ...and once a game has ended, its move to the archive.
+        listeners = (*listeners, ArchiveWhenEnded(queue_client, archiver.note_ended))
     games = GameService(
         store,
         secret,
-        listing=ClientGames(log_client),
+        listing=listing,
         bot_levels=LEVELS,
         listeners=listeners,
         known=known,
     )
-    return Services(games, store, ExportStore(log_client), stats, dispatcher)
+    return Services(
+        games, store, ExportStore(log_client), stats, dispatcher, archive=archive, archiver=archiver
+    )
+
+
+def archive_from(settings: Mapping[str, Any]) -> Archive | None:
+    """The archive ``ARCHIVE_URL`` names, opened; None when it names none."""
+    url = settings["ARCHIVE_URL"]
+    return open_archive(url) if url else None
 
 
 def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
@@ -100,4 +143,4 @@ def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
     return secret.encode()
 
 
-__all__ = ["Services", "build_services", "secret_key"]
+__all__ = ["Services", "archive_from", "build_services", "secret_key"]

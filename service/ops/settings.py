@@ -11,6 +11,7 @@ the tests point the app at their own Redis.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -20,6 +21,11 @@ from service.store.redis_clients import is_cluster
 
 #: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+#: The embedded Redis's memory limit when none is set: a quarter of the machine's
+#: memory, at most this many bytes.
+EMBEDDED_REDIS_MAXMEMORY_CAP = 1024**3
+#: The units a memory size may name, as Redis's own configuration does (binary ones).
+_MEMORY_UNITS = {"": 1, "b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 
 DEFAULTS: dict[str, Any] = {
     # Where the event logs live; required (the run command starts an embedded Redis).
@@ -114,6 +120,23 @@ DEFAULTS: dict[str, Any] = {
     # Where the run command keeps its embedded Redis's data and the secret key;
     # schnapsen-admin finds that Redis's socket there when REDIS_URL is not set.
     "DATA_DIR": "var",
+    # The memory the run command's embedded Redis may take, in bytes or with a unit
+    # (512mb, 2gb); past it Redis refuses writes (503 store_full) and evicts nothing.
+    # Unset: a quarter of the machine's memory, at most 1 GiB (redis_maxmemory); 0: no limit.
+    "REDIS_MAXMEMORY": None,
+    # Where finished games are kept for good: postgresql://... (production) or
+    # sqlite:///<path>. The run command's default: sqlite in DATA_DIR. Unset elsewhere:
+    # no archive, and every game stays in Redis (docs/deployment.md, The archive).
+    "ARCHIVE_URL": None,
+    # Seconds an archived game stays in Redis after it ended, before Redis forgets it.
+    "ARCHIVE_GRACE_SECONDS": 3600.0,
+    # Seconds a game may stand still before the sweep ends it as abandoned (aborted
+    # when nobody moved yet, else lost on time by the seat to move) and archives it.
+    "ABANDONED_AFTER_SECONDS": 7 * 86400.0,
+    # Seconds between sweeps (forget archived games past their grace, archive games
+    # whose job was lost), and between the scans for stray and abandoned games.
+    "SWEEP_SECONDS": 60.0,
+    "STRAY_SCAN_SECONDS": 3600.0,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -164,6 +187,12 @@ ENVIRONMENT = {
     "TURN_TIMEOUT_SECONDS": "SCHNAPSEN_TURN_TIMEOUT_SECONDS",
     "REDIS_POOL_SIZE": "SCHNAPSEN_REDIS_POOL_SIZE",
     "DATA_DIR": "SCHNAPSEN_DATA_DIR",
+    "REDIS_MAXMEMORY": "SCHNAPSEN_REDIS_MAXMEMORY",
+    "ARCHIVE_URL": "SCHNAPSEN_ARCHIVE_URL",
+    "ARCHIVE_GRACE_SECONDS": "SCHNAPSEN_ARCHIVE_GRACE_SECONDS",
+    "ABANDONED_AFTER_SECONDS": "SCHNAPSEN_ABANDONED_AFTER_SECONDS",
+    "SWEEP_SECONDS": "SCHNAPSEN_SWEEP_SECONDS",
+    "STRAY_SCAN_SECONDS": "SCHNAPSEN_STRAY_SCAN_SECONDS",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",
@@ -222,3 +251,28 @@ def queue_redis_url(settings: Mapping[str, Any]) -> str | None:
     if is_cluster(redis_url(settings)):
         return None
     return redis_url(settings)
+
+
+def redis_maxmemory(settings: Mapping[str, Any]) -> int:
+    """The bytes the run command's embedded Redis may hold (0: no limit).
+
+    ``REDIS_MAXMEMORY`` when set ("1073741824", "512mb", "2gb"), else a quarter
+    of the machine's memory, at most ``EMBEDDED_REDIS_MAXMEMORY_CAP``: the data
+    of a local run never grows until the kernel kills Redis, which would lose
+    what its append-only file had not written yet. Raises ``ValueError`` for a
+    value that is no size.
+    """
+    raw = settings["REDIS_MAXMEMORY"]
+    if raw is None:
+        return min(machine_memory() // 4, EMBEDDED_REDIS_MAXMEMORY_CAP)
+    match = re.fullmatch(r"\s*(\d+)\s*([kmg]?b)?\s*", str(raw).lower())
+    if match is None:
+        raise ValueError(
+            f"SCHNAPSEN_REDIS_MAXMEMORY is {raw!r}: give bytes, or a number with kb, mb or gb"
+        )
+    return int(match.group(1)) * _MEMORY_UNITS[match.group(2) or ""]
+
+
+def machine_memory() -> int:
+    """The machine's physical memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

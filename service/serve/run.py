@@ -2,10 +2,12 @@
 
 Starts the API under gunicorn at http://127.0.0.1:8000 and RQ workers
 beside it: ``--workers`` for every queue (bot moves first, then the
-bot-move service and hints, then exports) and one for bot opponents' moves
-alone. With ``REDIS_URL`` set it uses that Redis; without, it starts an
+bot-move service and hints, then exports, then the archive's jobs) and one for
+bot opponents' moves alone. Finished games move to the archive
+(``SCHNAPSEN_ARCHIVE_URL``; without it, a SQLite file in ``--data-dir``). With ``REDIS_URL`` set it uses that Redis; without, it starts an
 embedded real Redis whose data (append-only file) lives in ``--data-dir``
-and survives a restart. A worker or gunicorn that
+and survives a restart, within ``SCHNAPSEN_REDIS_MAXMEMORY`` (past it, writes
+answer 503 ``store_full``; nothing is evicted). A worker or gunicorn that
 dies is started again (a line on stderr says which, and its exit code);
 Ctrl-C or SIGTERM stops every process it started.
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from service.client.addresses import visit_url
 from service.devtools.embedded_redis import EmbeddedRedis
+from service.ops.settings import from_env, redis_maxmemory
 from service.serve.gunicorn_workers import gunicorn_command
 from service.serve.supervisor import Supervisor
 from service.serve.worker_commands import run_command_workers
@@ -67,10 +70,24 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ)
     embedded = None
     if not env.get("REDIS_URL"):
-        embedded = EmbeddedRedis(args.data_dir / "redis", persistent=True).start()
+        try:
+            maxmemory = redis_maxmemory(from_env(env))
+        except ValueError as error:
+            parser.error(str(error))
+        embedded = EmbeddedRedis(
+            args.data_dir / "redis", persistent=True, maxmemory=maxmemory
+        ).start()
         env["REDIS_URL"] = embedded.url
-        print(f"embedded Redis at {embedded.url} (data in {args.data_dir / 'redis'})", flush=True)
+        print(
+            f"embedded Redis at {embedded.url} (data in {args.data_dir / 'redis'}, "
+            f"{_memory_limit(maxmemory)})",
+            flush=True,
+        )
     env.setdefault("SCHNAPSEN_SECRET_KEY", _secret_key(args.data_dir))
+    if not env.get("SCHNAPSEN_ARCHIVE_URL"):  # the embedded archive: no database to install
+        archive = (args.data_dir / "archive.sqlite3").resolve()
+        env["SCHNAPSEN_ARCHIVE_URL"] = f"sqlite:///{archive}"
+        print(f"archive of finished games in {archive} (SQLite)", flush=True)
 
     supervisor = Supervisor(env, prog="schnapsen-serve")
     supervisor.add("gunicorn", _gunicorn_command(args))
@@ -113,6 +130,13 @@ def _gunicorn_command(args: argparse.Namespace) -> list[str]:
     return gunicorn_command(
         f"{args.host}:{args.port}", workers=args.web_workers, connections=args.web_connections
     )
+
+
+def _memory_limit(maxmemory: int) -> str:
+    """How the start banner names the embedded Redis's memory limit."""
+    if maxmemory == 0:
+        return "no memory limit"
+    return f"at most {maxmemory / 1024**2:.0f} MiB, then 503 store_full"
 
 
 def _secret_key(data_dir: Path) -> str:

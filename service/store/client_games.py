@@ -17,6 +17,7 @@ from __future__ import annotations
 import redis
 
 from service.game.log import Listed
+from service.store.archive import Archive, ArchiveKey, ArchiveQuery
 
 
 def index_key(client_id: str) -> str:
@@ -56,3 +57,35 @@ class ClientGames:
                     continue  # shown on an earlier page
                 found.append(Listed(game_id, int(score)))
         return found[:count]
+
+
+class ClientGamesWithArchive:
+    """A client's games from its Redis index and from the archive, as one listing.
+
+    Redis lists a game from its creation until Redis forgets it (its grace
+    period after it was archived, ``service.store.archiving``); the archive
+    lists it from its end on. Both are in the same order, newest first by
+    (creation time, id), and a page asks each for the games after the same
+    cursor, so merging the two pages (a game in both is shown once) gives the
+    next games of the whole listing: keyset paging across both places.
+    """
+
+    def __init__(self, live: ClientGames, archive: Archive):
+        self.live = live
+        self.archive = archive
+
+    def add(self, client_id: str, game_id: str, created_ms: int) -> None:
+        self.live.add(client_id, game_id, created_ms)
+
+    def page(self, client_id: str, after: Listed | None, count: int) -> list[Listed]:
+        live = self.live.page(client_id, after, count)
+        key = None if after is None else ArchiveKey(after.created_ms, after.game_id)
+        archived = [
+            Listed(record.game_id, record.created_ms)
+            for record in self.archive.page(ArchiveQuery(client_id), key, count)
+        ]
+        merged = {listed.game_id: listed for listed in (*live, *archived)}
+        newest_first = sorted(
+            merged.values(), key=lambda g: (g.created_ms, g.game_id), reverse=True
+        )
+        return newest_first[:count]

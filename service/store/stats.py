@@ -26,9 +26,12 @@ class GameStats:
     action appended (idempotent replays append nothing and count nothing);
     ``finished`` counts a game once, the first time a finished state is seen
     (after an append or on a read), through a marker key kept ``MARK_TTL``
-    seconds. Active = created - finished: an estimate (a game whose finish
-    nobody sees again counts as active). A counter that cannot be written is
-    a warning, never a failed command.
+    seconds. With an archive, a finish is counted instead when the game is
+    first marked archived, its row written and checked (``count_finish``,
+    once a game, and no marker key left behind in Redis; a worker killed
+    between the mark and the count loses that one count). Active = created - finished: an estimate (a
+    game whose finish nobody sees again counts as active). A counter that
+    cannot be written is a warning, never a failed command.
     """
 
     CREATED = "sch:stats:games_created"
@@ -37,8 +40,12 @@ class GameStats:
     MARK = "sch:stats:finished:{}"
     MARK_TTL = 30 * 24 * 3600
 
-    def __init__(self, client: redis.Redis, *, counts_actions: bool = True):
+    def __init__(
+        self, client: redis.Redis, *, counts_actions: bool = True, marks_finishes: bool = True
+    ):
         self.client = client
+        #: False when the archive counts each finish once, as it writes the game's row.
+        self.marks_finishes = marks_finishes
         #: False when the log counts appended actions in its append script itself
         #: (``EventStore.action_counter``), in the same step as the append.
         self.counts_actions = counts_actions
@@ -53,13 +60,20 @@ class GameStats:
 
     def observe(self, current: Current) -> None:
         """Count the game's finish if it is finished and its finish was not counted yet."""
-        if current.state.status is not GameStatus.FINISHED:
+        if not self.marks_finishes or current.state.status is not GameStatus.FINISHED:
             return
         try:
             if self.client.set(self.MARK.format(current.game_id), 1, nx=True, ex=self.MARK_TTL):
                 self.client.incr(self.FINISHED)
         except redis.RedisError:
             log.warning("could not count the finish of game %s", current.game_id)
+
+    def count_finish(self) -> None:
+        """One more finished game (the archive wrote its row: once a game)."""
+        try:
+            self.client.incr(self.FINISHED)
+        except redis.RedisError:
+            log.warning("could not count a finished game")
 
     def counts(self, client: redis.Redis | None = None) -> tuple[int, int, int]:
         """Games created, games finished, actions appended."""

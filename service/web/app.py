@@ -27,13 +27,19 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import build_services, secret_key
+from service.ops.composition import archive_from, build_services, secret_key
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 from service.store.answers import StoredAnswers
 from service.store.clients import ClientRegistry
-from service.store.redis_clients import AnyRedis, QueuesNotConfigured, connect, is_cluster
+from service.store.redis_clients import (
+    AnyRedis,
+    QueuesNotConfigured,
+    QuickCheckPool,
+    connect,
+    is_cluster,
+)
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
 from service.web.cors import init_cors
@@ -140,6 +146,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         known=memory,
         replica_acks=app.config["REPLICA_ACKS"],
         replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
+        archive=archive_from(app.config),
+        archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
     )
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
@@ -173,7 +181,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             "type": "http",
             "scheme": "bearer",
             "description": "A client app's key (schnapsen-admin clients create), as "
-            "'Authorization: Bearer <key>' on POST /v1/games and POST /v1/bot/moves",
+            "'Authorization: Bearer <key>' on POST /v1/games, GET /v1/games, "
+            "GET /v1/games/export and POST /v1/bot/moves",
         },
     )
     api.spec.components.security_scheme(
@@ -205,6 +214,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             job_watcher=_job_watcher(queue_url, timeout),
             seen=services.seen,
             exports=services.exports,
+            archive=services.archive,
             clients=ClientRegistry(client),
             waiting=WaitingAdmission.from_settings(app.config),
             watcher=_watcher(log_url, timeout),
@@ -265,7 +275,8 @@ def _redis(url: str, socket_timeout: float, pool_size: int) -> AnyRedis:
     At most ``pool_size`` connections per process: under gevent thousands of
     requests may run at once, and they share the pool (waiting for a free
     connection at most ``POOL_WAIT_FACTOR`` times ``socket_timeout``) instead of
-    opening a connection each.
+    opening a connection each; the pool checks an idle connection with the OS's
+    own ``poll`` rather than gevent's (``QuickCheckPool``).
     One retry, at once and only for a lost connection (a Redis restart leaves
     pooled connections dead); never for a timeout, which would double the wait.
     On a Redis Cluster the pool is per node, and the cluster client tries a
@@ -273,7 +284,7 @@ def _redis(url: str, socket_timeout: float, pool_size: int) -> AnyRedis:
     (a failover takes ``cluster-node-timeout`` and an election).
     """
     options: dict[str, Any] = {
-        "connection_pool_class": redis.BlockingConnectionPool,
+        "connection_pool_class": QuickCheckPool,
         "max_connections": pool_size,
         # A busy process's requests queue for a connection a little longer than a call lasts.
         "timeout": POOL_WAIT_FACTOR * socket_timeout,

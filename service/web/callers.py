@@ -4,16 +4,16 @@
 are scoped to, the way payment APIs scope them to an account:
 
 - a request with a valid client key (``X-Client-Key: <key>`` on any request, or
-  ``Authorization: Bearer <key>`` on ``POST /v1/games``, ``GET /v1/games`` and
-  ``POST /v1/bot/moves``,
-  where no seat token is sent) is that client app, wherever it comes from;
+  ``Authorization: Bearer <key>`` on ``POST /v1/games``, ``GET /v1/games``,
+  ``GET /v1/games/export`` and ``POST /v1/bot/moves``, where no seat token is
+  sent) is that client app, wherever it comes from;
 - any other request is anonymous and is its client address (the peer address,
   or the address the trusted proxies in front report, see ``SCHNAPSEN_PROXY_HOPS``).
   A made-up bearer token counts as its address, never as a fresh client.
 
 A revoked key answers 401 at once. With ``SCHNAPSEN_ANONYMOUS_CLIENTS=0`` the
-two key endpoints refuse anonymous callers (401); seats always act with their
-own tokens.
+key endpoints refuse anonymous callers (401); seats always act with their own
+tokens.
 
 The ``Authorization`` header is read once a request, and its token hashed at
 most once (``seat_token``, ``token_print``): the rate limits, the idempotency
@@ -33,7 +33,14 @@ from service.store.clients import ClientApp
 from service.web.services import services
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
-KEY_ENDPOINTS = frozenset({("POST", "/v1/games"), ("GET", "/v1/games"), ("POST", "/v1/bot/moves")})
+KEY_ENDPOINTS = frozenset(
+    {
+        ("POST", "/v1/games"),
+        ("GET", "/v1/games"),
+        ("GET", "/v1/games/export"),
+        ("POST", "/v1/bot/moves"),
+    }
+)
 _CLIENT_KEY_HEADER = "X-Client-Key"
 
 
@@ -96,6 +103,20 @@ def token_print() -> str | None:
         token = bearer().token
         here.token_print = None if token is None else auth.fingerprint(token)
     return here.token_print
+
+
+def client_app(needs: str) -> ClientApp:
+    """The caller's client app, for the requests that read a client's own games;
+    401 ``client_key_required`` for an anonymous caller. ``needs``: what the
+    request does, as the refusal words it ("listing your games")."""
+    client = current_caller().client
+    if client is None:
+        raise Unauthorized(
+            f"{needs} needs your client key, as 'X-Client-Key: <key>' or "
+            "'Authorization: Bearer <key>'",
+            code=ProblemCode.CLIENT_KEY_REQUIRED,
+        )
+    return client
 
 
 def current_caller() -> Caller:

@@ -2,7 +2,8 @@
 
 Every 4xx and 5xx of the service goes through ``problem_response``: refused
 commands (``service.game.problems.Problem``, answered with the status of
-``service.web.statuses``), an unreachable Redis (503 ``store_unavailable``),
+``service.web.statuses``), an unreachable Redis (503 ``store_unavailable``), a
+full one that refuses a write (503 ``store_full``: nothing was written),
 Werkzeug's HTTP errors (404, 405 with ``Allow``, 413, malformed JSON), request
 validation (422) and unhandled exceptions (500, logged, never with a traceback
 in the body).
@@ -23,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 from schemas.problems import ProblemSchema
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
+from service.store.full import refused_for_memory
 from service.web.statuses import status_of
 
 PROBLEM_JSON = "application/problem+json"
@@ -168,6 +170,7 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(Problem, handle_problem)
     for unreachable in _REDIS_UNREACHABLE:
         app.register_error_handler(unreachable, _store_unavailable)
+    app.register_error_handler(redis.exceptions.ResponseError, _store_full)
     app.after_request(errors_are_problems)
 
 
@@ -190,6 +193,30 @@ def _store_unavailable(error: Exception) -> Response:
             "the game store is unreachable right now; try again shortly",
             code=ProblemCode.STORE_UNAVAILABLE,
             headers={"Retry-After": "2"},
+        )
+    )
+
+
+#: How long a client waits before it writes again to a full store (seconds): making room
+#: takes an operator, not a moment.
+STORE_FULL_RETRY_AFTER = 30
+
+
+def _store_full(error: redis.exceptions.ResponseError) -> Response:
+    """A write Redis refused because it is full: 503, nothing of the request written.
+
+    Any other refusal by Redis is a failure of the server: raised again, it is
+    answered as every unhandled error is (500, logged).
+    """
+    if not refused_for_memory(error):
+        raise error
+    log.warning("redis is full: %s", error)
+    return handle_problem(
+        Problem(
+            "the game store is full and takes no new writes; nothing of this request was "
+            "written. Reading games still works; try again later",
+            code=ProblemCode.STORE_FULL,
+            headers={"Retry-After": str(STORE_FULL_RETRY_AFTER)},
         )
     )
 

@@ -29,6 +29,7 @@ from service.engine.events import (
 from service.engine.observation import observe
 from service.engine.replays import replay_record, visible_events
 from service.game.replay_export import build
+from service.web.render import replay_body
 
 GAME_ID = "g_6f1d2c3b4a5e"
 TOKEN = "st_kZ3v9...seat-token"
@@ -123,6 +124,16 @@ EXPORT_JOB = {
 
 #: The caller's view after a game ended by a seat's decision (RX1-RX3).
 RESIGNED = view([*_PLAYED, Resigned(0)])
+#: A line of a client's export (GET /v1/games/export): that resigned game, as anyone sees it.
+GAME_EXPORT_LINE = {
+    "game_id": GAME_ID,
+    "created_at": "2026-12-01T12:00:00.000Z",
+    "ended_at": "2026-12-01T12:03:41.250Z",
+    "variant": "head",
+    "status": "finished",
+    "replay": replay_body(GAME_ID, [*_PLAYED, Resigned(0)], _PLAYERS, None),
+}
+GAME_EXPORT = json.dumps(GAME_EXPORT_LINE, separators=(",", ":")) + "\n"
 ABORTED = view([*_EVENTS, Aborted(0)])
 TIMED_OUT = view([*_PLAYED, TimeoutClaimed(0, 86_400_000)])
 GAME_LIST = {

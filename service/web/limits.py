@@ -1,8 +1,13 @@
 """Rate limits per caller (client key or address) and per seat token; caps on games
 created and on bot-move and hint requests (see ``service.web.callers`` for who a caller is).
 
-Fixed windows counted in Redis (one Lua call per check: INCR, and EXPIRE on
-the first hit), so every API process shares the counts. Answers carry the
+Fixed windows counted in Redis (INCR, and EXPIRE on the first hit), so every
+API process shares the counts. A request's counters (its caller's, its seat
+token's, ...) are counted in one Lua call on one Redis; on a Redis Cluster
+they live in different slots, so each is its own call. A full Redis
+(``service.store.full``) refuses the INCR: the request is then judged as if
+it were counted, and is not, so a caller past its limit stays refused and
+reads go on while the store takes no writes. Answers carry the
 IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers):
 ``RateLimit-Policy: "token";q=300;w=60`` and ``RateLimit: "token";r=12;t=41``;
 a refusal is 429 problem+json with ``Retry-After``.
@@ -12,22 +17,37 @@ A limit of 0 turns that limit off.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 from flask import Flask, Response, g, request
+from redis.cluster import RedisCluster
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
+from service.store.scripts import Script
 from service.web.callers import KEY_ENDPOINTS, Caller, current_caller, token_print
 
 _HIT = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('TTL', KEYS[1])
-return {count, ttl}
+local counted = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.pcall('INCR', key)
+  if type(count) == 'table' then
+    -- Refused: a full Redis takes no writes (any other error is raised as it is).
+    if not string.find(count.err, 'OOM', 1, true) then return count end
+    local ttl = redis.call('TTL', key)
+    if ttl < 0 then ttl = tonumber(ARGV[i]) end
+    counted[2 * i - 1] = tonumber(redis.call('GET', key) or '0') + 1
+    counted[2 * i] = ttl
+  else
+    if count == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+    counted[2 * i - 1] = count
+    counted[2 * i] = redis.call('TTL', key)
+  end
+end
+return counted
 """
 
 
@@ -59,13 +79,27 @@ class Usage:
 
 
 class RateLimiter:
-    def __init__(self, client: redis.Redis):
-        self._hit = client.register_script(_HIT)
+    def __init__(self, client: redis.Redis | RedisCluster):
+        self._hit = Script(client, _HIT)
+        #: On a cluster a script's keys must share a slot; a request's counters do not.
+        self._one_call = not isinstance(client, RedisCluster)
 
     def hit(self, policy: Policy, who: str) -> Usage:
-        key = f"sch:rl:{policy.name}:{who}"
-        count, ttl = self._hit(keys=[key], args=[policy.window])
-        return Usage(policy, policy.quota - int(count), max(int(ttl), 0))
+        (usage,) = self.hit_all([(policy, who)])
+        return usage
+
+    def hit_all(self, checks: Sequence[tuple[Policy, str]]) -> list[Usage]:
+        """Count one request against each (policy, who), in one round trip where it can."""
+        if not self._one_call and len(checks) > 1:
+            return [usage for check in checks for usage in self.hit_all([check])]
+        counted = self._hit(
+            keys=[f"sch:rl:{policy.name}:{who}" for policy, who in checks],
+            args=[policy.window for policy, _who in checks],
+        )
+        return [
+            Usage(policy, policy.quota - int(counted[2 * i]), max(int(counted[2 * i + 1]), 0))
+            for i, (policy, _who) in enumerate(checks)
+        ]
 
 
 def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
@@ -128,22 +162,22 @@ def install(app: Flask, client: redis.Redis) -> None:
     def _check_limits() -> None:
         if not request.path.startswith("/v1/"):
             return
-        usages = []
-        for kind, who in checks_for(current_caller(), tokens=tokens):
-            policy = limits[kind]
-            if policy.quota <= 0:
-                continue
-            usage = limiter.hit(policy, who)
-            usages.append(usage)
+        checks = [
+            (limits[kind], who)
+            for kind, who in checks_for(current_caller(), tokens=tokens)
+            if limits[kind].quota > 0
+        ]
+        usages = limiter.hit_all(checks) if checks else []
+        g.rate_limits = usages
+        for usage in usages:
+            policy = usage.policy
             if usage.exceeded:
-                g.rate_limits = usages
                 raise Problem(
                     f"more than {policy.quota} {policy.what} in {policy.window} s for this "
                     f"{policy.who}; retry in {usage.reset} s",
                     code=policy.code,
                     headers={"Retry-After": str(max(usage.reset, 1))},
                 )
-        g.rate_limits = usages
 
     @app.after_request
     def _label(response: Response) -> Response:

@@ -10,11 +10,15 @@ renderer builds, it does not look anything up.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Sequence
 from typing import Any
 
 from flask import Request, Response, jsonify
 
+from service.engine import Event
 from service.engine.observation import observe
+from service.engine.replays import replay_record
 from service.game.commands import Current, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
@@ -32,6 +36,32 @@ def game_view(current: Current, seat: int | None, *, invite: str | None) -> dict
     body["players"] = current.players
     body["invite"] = invite
     return body
+
+
+def replay_body(
+    game_id: str,
+    events: Sequence[Event],
+    players: list[dict[str, Any]],
+    seat: int | None,
+    *,
+    at: int | None = None,
+) -> dict[str, Any]:
+    """The replay of a game's ``events`` (or their first ``at``) as ``seat`` may see it.
+
+    One builder for every answer that holds a replay (``GET .../replay``, a
+    client's export of its archived games), so a game's replay reads the same
+    wherever the game is read from; ``players``: ``Current.players``, or
+    ``Seats.players`` of an archived game's seats record.
+    """
+    record = replay_record(events, seat, at=at)
+    record["state"].update(game_id=game_id, version=record["version"], players=players)
+    return {"game_id": game_id, **record}
+
+
+def utc_time(ms: int) -> str:
+    """A time in ms since the epoch as the answers write it: UTC, ISO 8601, ms, ``Z``."""
+    whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000))
+    return f"{whole}.{ms % 1000:03d}Z"
 
 
 def view_answer(view: dict[str, Any]) -> Response:

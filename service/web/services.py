@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.live.memory import GameMemory
     from service.live.watcher import LogWatcher, OneRead
     from service.store.answers import StoredAnswers
+    from service.store.archive import Archive
+    from service.store.archived_log import ArchivedLog
     from service.store.clients import ClientRegistry
     from service.store.events import EventStore, ExportStore
     from service.store.redis_clients import AnyRedis
@@ -38,9 +40,11 @@ class Services:
 
     #: The command service: create, join, act, read (``service.game.commands``).
     games: GameService
-    #: The event log under it.
-    store: EventStore
+    #: The event log under it (and the archive behind it, when there is one).
+    store: EventStore | ArchivedLog
     exports: ExportStore
+    #: Finished games kept for good: listings and exports of a client's games read it.
+    archive: Archive | None
     #: First answers of keyed requests that start a job (``service.web.idempotency``).
     answers: StoredAnswers
     #: The log's Redis, with a request's budget (rate limits share it).

@@ -143,14 +143,15 @@ STREAM_DATA = {
 def register_components(spec: APISpec) -> None:
     """Add the shared components to ``spec``: the hand-written ones (Card, Seat,
     Action, ...), the Problem body, the unions (jobs on `kind`, events and stream
-    events on `type`, replay steps on `kind`) and the SSE payloads.
+    events on `type`, replay steps on `kind`), the SSE payloads and a line of a
+    client's export of its games.
 
     The document's root says ``security: []``: an operation without its own
     ``security`` needs no credentials (public, or optional: see
     ``service.web.operations``)."""
     from schemas.bots import JOB_KINDS, ReplayExportSchema
     from schemas.events import EVENT_COMPONENTS, EVENT_TYPES, STREAM_EVENT_TYPES
-    from schemas.games import StreamEndSchema
+    from schemas.games import GameExportLineSchema, StreamEndSchema
     from schemas.problems import ProblemSchema
     from schemas.replay_steps import STEP_KINDS
 
@@ -194,3 +195,4 @@ def register_components(spec: APISpec) -> None:
                               "`kind`: deal, trick, result, now, game"),
     )  # fmt: skip
     spec.components.schema("ReplayExport", schema=ReplayExportSchema)
+    spec.components.schema("GameExportLine", schema=GameExportLineSchema)

@@ -99,6 +99,7 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.ANALYSIS_NOT_ALLOWED: 403,
     C.DEAL_NOT_FINISHED: 409,
     C.UNKNOWN_DEAL: 422,
+    C.ARCHIVE_UNAVAILABLE: 503,
     # -- request bodies ----------------------------------------------------
     C.MALFORMED_JSON: 400,
     C.MALFORMED_BODY: 400,
@@ -125,6 +126,7 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.INTERNAL_ERROR: 500,
     C.SERVICE_UNAVAILABLE: 503,
     C.STORE_UNAVAILABLE: 503,
+    C.STORE_FULL: 503,
     C.NOT_READY: 503,
     C.PROBLEM_NOT_FOUND: 404,
 })  # fmt: skip

@@ -125,9 +125,13 @@ def test_the_worker_scales(compose):
 
 
 def test_every_variable_the_services_get_is_documented(compose):
+    """The service's own containers (built from this repository) get only documented
+    settings; an image of another project (postgres) takes that project's variables."""
     configuration = (REPO / "docs" / "configuration.md").read_text()
     settings_section = configuration.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
-    for name, service in compose["services"].items():
+    own = {name: service for name, service in compose["services"].items() if "build" in service}
+    assert set(own) >= {"api", "worker", "mover"}
+    for name, service in own.items():
         for variable in service.get("environment", {}):
             assert f"`{variable}`" in settings_section, (
                 f"{name}: {variable} is not in docs/configuration.md"
@@ -208,3 +212,21 @@ def test_the_build_context_sends_only_what_the_image_copies():
     for source in re.findall(r"^COPY (?!--from=)(\S+(?: \S+)*) \S+$", dockerfile, re.M):
         copied.update(item.rstrip("/") for item in source.split())
     assert copied == kept  # ... but what the Dockerfile copies
+
+
+def test_the_archive_runs_on_a_durable_healthchecked_postgres(compose):
+    """Finished games leave Redis for PostgreSQL: the app waits for it and is told where."""
+    services = compose["services"]
+    postgres = services["postgres"]
+    assert postgres["image"].startswith("postgres:")
+    volume = next(v for v in postgres["volumes"] if v.endswith(":/var/lib/postgresql/data"))
+    assert volume.split(":")[0] in compose["volumes"], "the data must be a named volume"
+    assert "pg_isready" in postgres["healthcheck"]["test"]
+    for name in ("api", "worker", "mover"):
+        service = services[name]
+        assert service["depends_on"]["postgres"]["condition"] == "service_healthy", name
+        url = service["environment"]["SCHNAPSEN_ARCHIVE_URL"]
+        assert url.startswith("postgresql://schnapsen:") and url.endswith(
+            "@postgres:5432/schnapsen"
+        )
+        assert postgres["environment"]["POSTGRES_DB"] == "schnapsen"

@@ -69,8 +69,13 @@ def test_readyz_is_503_naming_the_workers_when_none_runs(lone_app):
     assert response.mimetype == PROBLEM_JSON
     body = response.get_json()
     assert body["checks"]["redis"] == "ok" and body["checks"]["queue_redis"] == "ok"
-    assert body["missing"] == ["workers:moves", "workers:decisions", "workers:exports"]
-    assert body["checks"]["workers"] == {"moves": 0, "decisions": 0, "exports": 0}
+    assert body["missing"] == [
+        "workers:moves",
+        "workers:decisions",
+        "workers:exports",
+        "workers:archive",
+    ]
+    assert body["checks"]["workers"] == {"moves": 0, "decisions": 0, "exports": 0, "archive": 0}
     assert "workers:moves" in body["detail"]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from service.ops import settings
 from tests.support.paths import REPO
 
@@ -85,3 +87,24 @@ def test_the_new_settings_are_parsed_from_the_environment():
     assert defaults["CORS_ORIGINS"] == ""
     assert defaults["READINESS_TIMEOUT_SECONDS"] == 1.0
     assert defaults["METRICS_MULTIPROC_DIR"] is None
+
+
+def test_the_embedded_redis_memory_limit_is_read_in_bytes_or_with_a_unit():
+    def limit(raw: str) -> int:
+        return settings.redis_maxmemory(settings.from_env({"SCHNAPSEN_REDIS_MAXMEMORY": raw}))
+
+    assert limit("1073741824") == 1024**3
+    assert limit("512mb") == 512 * 1024**2
+    assert limit("2GB") == 2 * 1024**3
+    assert limit("64 kb") == 64 * 1024
+    assert limit("0") == 0, "0: no limit, as Redis has it"
+    for wrong in ("lots", "-1", "1.5gb", "2tb", "mb"):
+        with pytest.raises(ValueError, match="SCHNAPSEN_REDIS_MAXMEMORY"):
+            limit(wrong)
+
+
+def test_the_embedded_redis_takes_a_quarter_of_the_machine_at_most_a_gib_by_default():
+    default = settings.redis_maxmemory(settings.from_env({}))
+    quarter = settings.machine_memory() // 4
+    assert default == min(quarter, settings.EMBEDDED_REDIS_MAXMEMORY_CAP) > 0
+    assert default <= 1024**3

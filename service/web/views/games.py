@@ -33,7 +33,7 @@ from schemas.games import (
 from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
-from service.engine.replays import replay_record, visible_events
+from service.engine.replays import visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
@@ -43,7 +43,7 @@ from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
-from service.web.callers import current_caller, seat_token
+from service.web.callers import client_app, current_caller, seat_token
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
     ANYONE,
@@ -62,7 +62,9 @@ from service.web.render import (
     game_view,
     if_match_version,
     not_modified,
+    replay_body,
     seated_body,
+    utc_time,
     view_answer,
 )
 from service.web.services import games, services
@@ -165,13 +167,7 @@ def list_games(query: dict[str, Any]):
     it is null. With `status`, a page may hold fewer than `limit` games
     and still have a next cursor (statuses are read from the games' logs).
     """
-    caller = current_caller()
-    if caller.client is None:
-        raise Unauthorized(
-            "listing your games needs your client key, as 'X-Client-Key: <key>' or "
-            "'Authorization: Bearer <key>'",
-            code=ProblemCode.CLIENT_KEY_REQUIRED,
-        )
+    client = client_app("listing your games")
     after = None
     if "cursor" in query:
         try:
@@ -182,7 +178,7 @@ def list_games(query: dict[str, Any]):
                 code=ProblemCode.INVALID_CURSOR,
             ) from None
     page = games().list_games(
-        caller.client.id, status=query.get("status"), after=after, limit=query["limit"]
+        client.id, status=query.get("status"), after=after, limit=query["limit"]
     )
     return {
         "games": [_summary(listed.created_ms, current) for listed, current in page.games],
@@ -193,10 +189,9 @@ def list_games(query: dict[str, Any]):
 def _summary(created_ms: int, current: Current) -> dict[str, Any]:
     """A game in a listing: public facts only (no token, no invite, no card)."""
     state = current.state
-    created = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created_ms / 1000))
     return {
         "game_id": current.game_id,
-        "created_at": f"{created}.{created_ms % 1000:03d}Z",
+        "created_at": utc_time(created_ms),
         "version": current.version,
         "status": state.status.value,
         "variant": state.variant.value,
@@ -477,11 +472,7 @@ def replay(query: dict[str, Any], game_id: str):
             f"version {at} does not exist yet; the game is at version {len(log)}",
             code=ProblemCode.VERSION_OUT_OF_RANGE,
         )
-    record = replay_record(log, seat, at=at)
-    version = record["version"]
-    state_body = record["state"]
-    state_body.update(game_id=game_id, version=version, players=current.players)
-    return {"game_id": game_id, **record}
+    return replay_body(game_id, log, current.players, seat, at=at)
 
 
 def _take_waiting_slot(game_id: str) -> Callable[[], None]:

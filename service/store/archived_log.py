@@ -1,0 +1,173 @@
+"""Games' logs from Redis, and from the archive once Redis has forgotten them.
+
+Every read path (views, replays at any version, the event feed, exports, the
+analysis, the bots' input) reads a game through ``GameLog``. This log asks
+Redis first, as before; only when Redis holds no log for the game does it look
+in the archive (``service.store.archive``), decode the game
+(``archive_codec``) and answer from it what Redis answered: the same events at
+the same versions, the same seats record, the same turn clock. So a game reads
+the same before and after it moved, and nothing above the store knows where
+it came from.
+
+An archived game has ended: every command on it is refused by the rules before
+anything is appended. Should an append reach an archived game anyway, Redis's
+empty log refuses it as stale (it is not at the expected version), and the
+next load finds the game over; a create whose id is an archived game's (a
+keyed create retried after its key was forgotten: the id comes from the key)
+is refused as stale too, and the create takes a new id. A keyed request
+retried within its day is answered from the idempotency record, which Redis
+keeps after the log has gone.
+
+Decoded games are kept in a small per-process cache: an archived game never
+changes, and decoding replays its actions through the engine (a few ms).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from service.engine import Event
+from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
+from service.store.archive import Archive
+from service.store.archive_codec import ArchivedGame, decode
+from service.store.events import EventStore
+
+#: Decoded archived games one process keeps (a game of a few KiB decoded).
+CACHED_GAMES = 256
+
+
+class ArchivedLog:
+    """``GameLog`` over the Redis ``EventStore`` and, behind it, the ``Archive``."""
+
+    def __init__(self, live: EventStore, archive: Archive, *, cached: int = CACHED_GAMES):
+        self.live = live
+        self.archive = archive
+        #: The log's Redis, as ``EventStore.redis`` (other stores share the client).
+        self.redis = live.redis
+        self._cached = cached
+        self._games: OrderedDict[str, ArchivedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- the archive's side ----------------------------------------------
+    def archived(self, game_id: str) -> ArchivedGame | None:
+        """The game from the archive, decoded (cached), or None when it is not there."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+                return game
+        record = self.archive.get(game_id)
+        if record is None:
+            return None
+        game = decode(record.data)  # a damaged row raises ArchiveDecodeError: a server fault
+        with self._lock:
+            self._games[game_id] = game
+            while len(self._games) > self._cached:
+                self._games.popitem(last=False)
+        return game
+
+    # -- GameLog ---------------------------------------------------------
+    def load(
+        self,
+        game_id: str,
+        version: int | None = None,
+        *,
+        snapshots: bool = True,
+        idempotency_key: str | None = None,
+        held: int | None = None,
+    ) -> Loaded:
+        loaded = self.live.load(
+            game_id,
+            version,
+            snapshots=snapshots,
+            idempotency_key=idempotency_key,
+            held=held,
+        )
+        if loaded.head > 0:
+            return loaded
+        game = self.archived(game_id)
+        if game is None:
+            return loaded
+        # Redis keeps a game's idempotency record for its day after the log has gone.
+        duplicate = (
+            None if idempotency_key is None else self.live.duplicate(game_id, idempotency_key)
+        )
+        head = game.version
+        until = head if version is None else max(0, min(version, head))
+        if held is not None and held == head and version is None:
+            return Loaded(head, head, None, [], {}, duplicate, held=True)
+        return Loaded(
+            head=head,
+            snapshot_version=0,
+            snapshot=None,
+            events=list(game.events[:until]),
+            seats=game.seat_fields,
+            duplicate=duplicate,
+        )
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        seats: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        snapshot: dict[str, Any] | None = None,
+        deal_start: bool = False,
+    ) -> int | Duplicate:
+        if expected_version == 0 and idempotency_key is not None:
+            # A keyed create's id comes from its key: once Redis forgot both the game
+            # and the key, the id is the archived game's still, and taken.
+            game = self.archived(game_id)
+            if game is not None:
+                raise StaleVersionError(0, game.version)
+        return self.live.append(
+            game_id,
+            expected_version,
+            events,
+            seats=seats,
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            snapshot=snapshot,
+            deal_start=deal_start,
+        )
+
+    def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
+        return self.live.duplicate(game_id, idempotency_key)
+
+    def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
+        found = self.live.events(game_id, after, until)
+        if found or (until is not None and until <= after):
+            return found
+        if self.live.head(game_id) > 0:  # Redis holds the game: nothing after ``after``
+            return found
+        game = self.archived(game_id)
+        if game is None:
+            return found
+        return list(game.events[after:until])
+
+    def head(self, game_id: str) -> int:
+        head = self.live.head(game_id)
+        if head > 0:
+            return head
+        game = self.archived(game_id)
+        return 0 if game is None else game.version
+
+    def clock(self, game_id: str) -> TurnClock:
+        clock = self.live.clock(game_id)
+        if clock.head > 0:
+            return clock
+        game = self.archived(game_id)
+        if game is None:
+            return clock
+        last = game.times[-1] if game.times else None
+        return TurnClock(game.version, last, max(clock.now_ms, int(time.time() * 1000)))
+
+
+__all__ = ["CACHED_GAMES", "ArchivedLog"]
