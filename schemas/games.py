@@ -132,6 +132,12 @@ class CreateGameSchema(Schema):
         },
     )
     first_dealer = _seat(metadata=_doc("Seat of the first dealer; random unless given or seeded"))
+    rated = fields.Boolean(
+        load_default=False,
+        metadata=_doc("Its end changes the players' Glicko-2 ratings: created with a player's "
+                      "token; against a person, a player of the same app joins; against a bot, "
+                      "the bot stands at its level's fixed rating"),
+    )  # fmt: skip
 
     @validates_schema
     def _deck_is_a_deck(self, data, **kwargs):
@@ -412,12 +418,16 @@ class DealViewSchema(Schema):
     result = fields.Nested(DealResultSchema, allow_none=True)
 
 
-@answer("level")
+@answer("level", "player_id")
 class PlayerSchema(Schema):
     seat = _seat()
     type = fields.String(validate=validate.OneOf(["human", "bot"]))
     level = LevelField(metadata=_doc("A bot's level"))
     joined = fields.Boolean()
+    player_id = fields.String(
+        metadata=_doc("The player of the game's client app at this seat (GET /v1/players/{id} "
+                      "with a credential of that app); absent for an anonymous seat")
+    )  # fmt: skip
 
 
 @answer()

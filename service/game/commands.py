@@ -11,6 +11,7 @@ is left here is who may ask, and what the engine decides.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import secrets
 import time
@@ -21,6 +22,7 @@ from service.engine import (
     Aborted,
     Action,
     Card,
+    Dealing,
     DealStarted,
     Event,
     GameCreated,
@@ -30,6 +32,7 @@ from service.engine import (
     Resigned,
     SeatTaken,
     TimeoutClaimed,
+    Variant,
     decide,
     legal_actions,
 )
@@ -42,6 +45,7 @@ from service.game.log import GameListing, GameLog, StaleVersionError
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
     Conflict,
+    Forbidden,
     IllegalAction,
     InvalidRequest,
     Unauthorized,
@@ -114,8 +118,12 @@ class GameService(GameQueries):
         idempotency_key: str | None = None,
         scope: str = "",
         owner: str | None = None,
+        player: str | None = None,
     ) -> Seated:
         """Create a game with its creator at seat 0 and deal the first deal.
+
+        ``player``: the creator is this player of the ``owner`` app, who sits at
+        seat 0 (a rated game needs one: its end changes players' ratings).
 
         ``scope`` names the caller (its client app, or its address): an
         Idempotency-Key is remembered per scope, so a retry answers the first
@@ -123,7 +131,12 @@ class GameService(GameQueries):
         new request that learns nothing about the first. ``owner``, the id of
         the calling client app, lists the game in that app's games.
         """
-        request_print = _fingerprint({"create": _new_game_json(new)})
+        request_print = _fingerprint({"create": _new_game_json(new), "player": player})
+        if new.rated and player is None:
+            raise Forbidden(
+                "a rated game is created by a player: send the player's token",
+                code=ProblemCode.PLAYER_REQUIRED,
+            )
         if new.opponent.kind == "bot" and new.opponent.level not in self.bot_levels:
             levels = ", ".join(sorted(self.bot_levels)) or "none yet"
             raise InvalidRequest(
@@ -143,7 +156,7 @@ class GameService(GameQueries):
             earlier = self.transaction.earlier(game_id, key, request_print)
             if earlier is not None:
                 return self._created_again(earlier)
-        decided = self._new_game(game_id, new, owner)
+        decided = self._new_game(game_id, new, owner, player)
         if owner is not None:  # before the log: a game is never missing from the listing
             self.client_games.add(owner, game_id, int(time.time() * 1000))
         outcome = self.transaction.begin(
@@ -152,14 +165,14 @@ class GameService(GameQueries):
         if outcome is None:
             # The id's log is taken: the key's game has forgotten the key
             # (IDEMPOTENCY_TTL has passed), so the key is new again, and so is its game.
-            return self.create(new, scope=scope, owner=owner)
+            return self.create(new, scope=scope, owner=owner, player=player)
         if isinstance(outcome, Replayed):  # the same key's create landed first
             return self._created_again(outcome)
         token, invite = outcome.answer
         return Seated(outcome.current, 0, token, invite)
 
     def _new_game(
-        self, game_id: str, new: NewGame, owner: str | None
+        self, game_id: str, new: NewGame, owner: str | None, player: str | None = None
     ) -> Decided[tuple[str, str | None]]:
         """The events of a new game (created, seated, dealt), its seats record (with
         the client app that owns it), and the creator's token and the invite (None
@@ -179,10 +192,15 @@ class GameService(GameQueries):
         events.append(DealStarted(1, first_dealer, tuple(deck), _nonce()))
         nonce = auth.new_nonce()
         token = self._seat_token(game_id, 0, nonce)
-        creator = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
+        creator = Seat(
+            PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce, player=player
+        )
         if bot:
             seats = Seats(
-                (creator, Seat(PlayerKind.BOT, new.opponent.level)), seed=new.seed, owner=owner
+                (creator, Seat(PlayerKind.BOT, new.opponent.level)),
+                seed=new.seed,
+                owner=owner,
+                rated=new.rated,
             )
             return Decided(tuple(events), (token, None), seats)
         invite_nonce = auth.new_nonce()
@@ -193,24 +211,64 @@ class GameService(GameQueries):
             invite_nonce=invite_nonce,
             seed=new.seed,
             owner=owner,
+            rated=new.rated,
         )
         return Decided(tuple(events), (token, invite), seats)
 
+    def create_paired(
+        self, game_id: str, owner: str, players: tuple[str, str], variant: Variant, rated: bool
+    ) -> Current:
+        """The game of two paired seeks, made once whoever asks first (both seekers'
+        waits may): its id is the pairing's, and its seat tokens derive from the id
+        alone (``paired_token``), so whoever made it, each seeker learns its token."""
+        first_dealer = dealing.first_dealer(None)
+        events: tuple[Event, ...] = (
+            GameCreated(variant, first_dealer, Dealing.RANDOM),
+            SeatTaken(0, PlayerKind.HUMAN.value),
+            SeatTaken(1, PlayerKind.HUMAN.value),
+            DealStarted(1, first_dealer, tuple(self._deck(None, 1)), _nonce()),
+        )
+        seats = []
+        for seat, player in enumerate(players):
+            nonce = self._paired_nonce(game_id, seat)
+            token = self._seat_token(game_id, seat, nonce)
+            seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
+        record = Seats((seats[0], seats[1]), owner=owner, rated=rated)
+        self.client_games.add(owner, game_id, int(time.time() * 1000))
+        outcome = self.transaction.begin(game_id, Decided(events, None, record))
+        if outcome is None:  # made already, by the other seeker's wait
+            return self.current(game_id)
+        return outcome.current
+
+    def paired_token(self, game_id: str, seat: int) -> str:
+        """A paired game's seat token (see ``create_paired``)."""
+        return self._seat_token(game_id, seat, self._paired_nonce(game_id, seat))
+
+    def _paired_nonce(self, game_id: str, seat: int) -> str:
+        return hmac.new(self.secret, f"paired|{game_id}|{seat}".encode(), "sha256").hexdigest()[:32]
+
     def join(
-        self, game_id: str, invite: str, *, idempotency_key: str | None = None, scope: str = ""
+        self,
+        game_id: str,
+        invite: str,
+        *,
+        idempotency_key: str | None = None,
+        scope: str = "",
+        player: tuple[str, str] | None = None,
     ) -> Seated:
         """Take seat 1 of a game with its invite; a second join is refused (``seat_taken``).
 
         Idempotency-Keys are per ``scope`` (the caller), as for ``create``: a
         stranger who saw the invite and guesses the joiner's key is refused.
         """
-        request_print = _fingerprint({"join": invite})
+        request_print = _fingerprint({"join": invite, "player": player})
 
         def admit(current: Current) -> str:
             if not auth.matches(invite, current.seats.invite_hash):
                 raise Unauthorized(
                     "this invite does not open seat 1 of this game", code=ProblemCode.INVALID_INVITE
                 )
+            _admit_player(current.seats, player)
             return request_print
 
         def take_seat_1(current: Current) -> Decided[str]:
@@ -220,7 +278,12 @@ class GameService(GameQueries):
                 raise Conflict("seat 1 of this game is already taken", code=ProblemCode.SEAT_TAKEN)
             nonce = auth.new_nonce()
             token = self._seat_token(game_id, 1, nonce)
-            joiner = Seat(PlayerKind.HUMAN, token_hash=auth.fingerprint(token), nonce=nonce)
+            joiner = Seat(
+                PlayerKind.HUMAN,
+                token_hash=auth.fingerprint(token),
+                nonce=nonce,
+                player=None if player is None else player[1],
+            )
             seats = current.seats.with_seat(1, joiner)
             return Decided((SeatTaken(1, PlayerKind.HUMAN.value),), token, seats)
 
@@ -510,6 +573,25 @@ class GameService(GameQueries):
         assert nonce is not None  # a seat that was taken keeps what its token came from
         token = self._seat_token(current.game_id, seat, nonce)
         return Seated(current, seat, token, None, replayed=True)
+
+
+def _admit_player(seats: Seats, player: tuple[str, str] | None) -> None:
+    """A player (app, player id) may join only a game of its own app, and not against
+    itself; a rated game seats players only."""
+    if player is None:
+        if seats.rated:
+            raise Forbidden(
+                "a rated game seats players only: join with your player token",
+                code=ProblemCode.PLAYER_REQUIRED,
+            )
+        return
+    app, player_id = player
+    if seats.owner != app:
+        raise Forbidden(
+            "this invite is not for a game of your app", code=ProblemCode.GAME_OF_ANOTHER_APP
+        )
+    if seats[0].player == player_id:
+        raise Conflict("you sit at seat 0 of this game already", code=ProblemCode.SEAT_TAKEN)
 
 
 def _check_ending(decide_ending: Callable[[], GameState]) -> None:

@@ -95,5 +95,9 @@ class IdempotencyKeyReused(Problem):
     code, title = ProblemCode.IDEMPOTENCY_KEY_REUSED, "Idempotency key reused"
 
 
+class Forbidden(Problem):
+    code, title = ProblemCode.FORBIDDEN, "Forbidden"
+
+
 class Conflict(Problem):
     code, title = ProblemCode.CONFLICT, "Conflict"

@@ -36,6 +36,8 @@ class Seat:
     token_hash: str | None = None
     #: What the token is derived from, so a replayed answer can give it again.
     nonce: str | None = None
+    #: The player of the owner's client app who sits here (``pl_...``); None: anonymous.
+    player: str | None = None
 
     @property
     def bot(self) -> bool:
@@ -60,6 +62,8 @@ class Seats:
     #: The client app whose key created the game (None: an anonymous caller). Its
     #: listing and its export show the game, from Redis or from the archive.
     owner: str | None = None
+    #: Whether the game's end changes its players' ratings (``service.game.ratings``).
+    rated: bool = False
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -68,6 +72,11 @@ class Seats:
         """The record with ``seat`` as ``taken``."""
         seats = (taken, self.seats[1]) if seat == 0 else (self.seats[0], taken)
         return replace(self, seats=seats)
+
+    @property
+    def player_ids(self) -> tuple[str | None, str | None]:
+        """The players of the owner's app at seats 0 and 1 (None: anonymous, or a bot)."""
+        return (self.seats[0].player, self.seats[1].player)
 
     @property
     def against_bot(self) -> bool:
@@ -87,7 +96,10 @@ class Seats:
             if seat.bot:
                 players.append({"seat": number, "type": "bot", "level": seat.level, "joined": True})
             else:
-                players.append({"seat": number, "type": "human", "joined": seat.joined})
+                player: dict[str, Any] = {"seat": number, "type": "human", "joined": seat.joined}
+                if seat.player is not None:
+                    player["player_id"] = seat.player
+                players.append(player)
         return players
 
     def encode(self) -> dict[str, str]:
@@ -101,6 +113,8 @@ class Seats:
                 fields[f"token:{number}"] = seat.token_hash
             if seat.nonce is not None:
                 fields[f"nonce:{number}"] = seat.nonce
+            if seat.player is not None:
+                fields[f"pid:{number}"] = seat.player
         if self.invite_hash is not None:
             fields["invite"] = self.invite_hash
         if self.invite_nonce is not None:
@@ -109,6 +123,8 @@ class Seats:
             fields["seed"] = str(self.seed)
         if self.owner is not None:
             fields["owner"] = self.owner
+        if self.rated:
+            fields["rated"] = "1"
         return fields
 
     @classmethod
@@ -122,7 +138,7 @@ class Seats:
             if player.startswith(_BOT_PREFIX):
                 level = player.removeprefix(_BOT_PREFIX)
                 return Seat(PlayerKind.BOT, level, token_hash, nonce)
-            return Seat(PlayerKind.HUMAN, None, token_hash, nonce)
+            return Seat(PlayerKind.HUMAN, None, token_hash, nonce, fields.get(f"pid:{number}"))
 
         seed = fields.get("seed")
         return cls(
@@ -131,4 +147,5 @@ class Seats:
             invite_nonce=fields.get("invite_nonce"),
             seed=None if seed is None else int(seed),
             owner=fields.get("owner"),
+            rated=fields.get("rated") == "1",
         )

@@ -29,6 +29,8 @@ class NewGame:
     seed: int | None = None
     deck: tuple[Card, ...] | None = None
     first_dealer: int | None = None
+    #: Whether its end changes the players' ratings: players only (``service.game.ratings``).
+    rated: bool = False
 
     @property
     def dealing(self) -> Dealing:

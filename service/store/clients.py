@@ -91,6 +91,14 @@ class ClientRegistry:
         self.redis.hset(record_key, mapping={"revoked": 1, "revoked_at": round(time.time(), 3)})
         return _app(self.redis.hgetall(record_key))
 
+    def get(self, client_id: str) -> ClientApp | None:
+        """The client app with this id (revoked ones too); None if there is none."""
+        fingerprint = self.redis.hget(f"{_TAG}:ids", client_id)
+        if fingerprint is None:
+            return None
+        record = self.redis.hgetall(_record_key(fingerprint.decode()))
+        return _app(record) if record else None
+
     def identify(self, key: str) -> ClientApp | None:
         """The client app a presented key belongs to (revoked ones too); None if unknown."""
         record = self.redis.hgetall(_record_key(_fingerprint(key)))

@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from flask import current_app, g, request
 
 from service.game import auth
+from service.game.players import Player
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
 from service.store.clients import ClientApp
+from service.store.players import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
 from service.web.services import services
 
 #: The endpoints where a bearer token is a client key rather than a seat's token.
@@ -46,14 +48,20 @@ _CLIENT_KEY_HEADER = "X-Client-Key"
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """A request's caller: a client app, or an anonymous client address."""
+    """A request's caller: a client app (itself, or one of its players), or an anonymous
+    client address."""
 
     address: str
     client: ClientApp | None = None
+    #: The app's player whose token the request carries (``service.store.players``).
+    player: Player | None = None
 
     @property
     def scope(self) -> str:
-        """The caller's name for idempotency records and limits."""
+        """The caller's name for idempotency records and limits (a player's own, within
+        its app: two players' same key are two requests)."""
+        if self.player is not None:
+            return f"player:{self.player.app}:{self.player.id}"
         return f"client:{self.client.id}" if self.client else f"address:{self.address}"
 
 
@@ -105,6 +113,44 @@ def token_print() -> str | None:
     return here.token_print
 
 
+def current_player(*, required: bool = False) -> Player | None:
+    """The player whose token (``spt_...``) is the request's bearer token, identified once;
+    None for any other bearer (or none) unless ``required`` (then 401). An unknown or
+    replaced player token answers 401, and so does one whose app's key was revoked."""
+    here = g._get_current_object()
+    if "player" not in here:
+        token = bearer().token
+        player = None
+        if token is not None and token.startswith(PLAYER_TOKEN_PREFIX):
+            player = services().players.identify(token)
+            if player is None:
+                raise Unauthorized(
+                    "this player token is not known (or a newer one replaced it)",
+                    code=ProblemCode.INVALID_PLAYER_TOKEN,
+                )
+            app = services().clients.get(player.app)
+            if app is None or app.revoked:
+                raise Unauthorized(
+                    "the key of this player's app was revoked", code=ProblemCode.CLIENT_KEY_REVOKED
+                )
+        here.player = player
+    if here.player is None and required:
+        raise Unauthorized(
+            "send the player's token as 'Authorization: Bearer <token>'",
+            code=ProblemCode.PLAYER_TOKEN_REQUIRED,
+        )
+    return here.player
+
+
+def player_or_client(needs: str) -> tuple[str, Player | None]:
+    """The client app of the caller, by a player token or the app's own key, and the
+    player when it is one; 401 for anybody else. ``needs`` words what the request does."""
+    player = current_player()
+    if player is not None:
+        return player.app, player
+    return client_app(needs).id, None
+
+
 def client_app(needs: str) -> ClientApp:
     """The caller's client app, for the requests that read a client's own games;
     401 ``client_key_required`` for an anonymous caller. ``needs``: what the
@@ -134,6 +180,9 @@ def _identify() -> Caller:
     explicit = key is not None
     if key is None and on_key_endpoint:
         key = seat_token()
+        player = current_player() if key else None
+        if player is not None:  # a player's request is its app's, for limits and listings
+            return Caller(address, services().clients.get(player.app), player)
     if key:
         registry = services().clients
         app = registry.identify(key) if len(key) <= 512 else None

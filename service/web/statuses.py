@@ -100,6 +100,18 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.DEAL_NOT_FINISHED: 409,
     C.UNKNOWN_DEAL: 422,
     C.ARCHIVE_UNAVAILABLE: 503,
+    # -- players, seeks and ratings ----------------------------------------
+    C.PLAYER_TOKEN_REQUIRED: 401,
+    C.INVALID_PLAYER_TOKEN: 401,
+    C.PLAYER_REQUIRED: 403,
+    C.PLAYER_NOT_FOUND: 404,
+    C.GAME_OF_ANOTHER_APP: 403,
+    C.TOO_MANY_PLAYERS: 409,
+    C.INVALID_NAME: 422,
+    C.SEEK_NOT_FOUND: 404,
+    C.SEEK_EXISTS: 409,
+    C.SEEK_PAIRED: 409,
+    C.TOO_MANY_SEEKS: 503,
     # -- request bodies ----------------------------------------------------
     C.MALFORMED_JSON: 400,
     C.MALFORMED_BODY: 400,

@@ -43,7 +43,7 @@ from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
-from service.web.callers import client_app, current_caller, seat_token
+from service.web.callers import client_app, current_caller, current_player, seat_token
 from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
 from service.web.operations import (
     ANYONE,
@@ -138,14 +138,21 @@ def create_game(body: dict[str, Any]):
         seed=body.get("seed"),
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
+        rated=body.get("rated", False),
     )
     caller = current_caller()
+    player = caller.player
     seated = games().create(
         new,
         idempotency_key=caller_key(),
         scope=caller.scope,
         owner=caller.client.id if caller.client else None,
+        player=player.id if player else None,
     )
+    if player is not None:
+        services().players.played(
+            player.app, [player.id], seated.current.game_id, int(time.time() * 1000)
+        )
     headers = {
         "Location": f"/v1/games/{seated.current.game_id}",
         "ETag": etag(seated.current.version),
@@ -226,13 +233,21 @@ def get_game(game_id: str):
 @operation(blp, "joinGame", security=ANYONE, problems=BODY + GAME + (409,))
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def join_game(body: dict[str, Any], game_id: str):
-    """Take seat 1 with the invite. A second join is refused (409)."""
+    """Take seat 1 with the invite. A second join is refused (409).
+
+    With a player's token (`Authorization: Bearer spt_...`) the player of the
+    game's app takes the seat; a rated game seats players only.
+    """
+    player = current_player()
     seated = games().join(
         game_id,
         body["invite"],
         idempotency_key=caller_key(),
         scope=current_caller().scope,
+        player=(player.app, player.id) if player else None,
     )
+    if player is not None:
+        services().players.played(player.app, [player.id], game_id, int(time.time() * 1000))
     headers = {"ETag": etag(seated.current.version)}
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"

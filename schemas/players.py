@@ -1,0 +1,161 @@
+"""Requests and answers of players, ratings, leaderboards and seeks."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from schemas.components import ChoiceField
+from schemas.games import answer
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+class RegisterPlayerSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    app_player_id = fields.String(
+        required=True,
+        validate=validate.Regexp(r"^[A-Za-z0-9._:@-]{1,64}$"),
+        metadata=_doc("Your backend's own id for the player: registering it again renames the "
+                      "player and replaces its token"),
+    )  # fmt: skip
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata=_doc("The display name: 1-32 characters, no control characters, no markup "
+                      "(the only personal data kept)"),
+    )  # fmt: skip
+
+
+@answer()
+class RatingSchema(Schema):
+    rating = fields.Float(metadata=_doc("Glicko-2 rating, on the Glicko scale (1500 at first)"))
+    deviation = fields.Float(metadata=_doc("Rating deviation (350 at first)"))
+    volatility = fields.Float()
+    games = fields.Integer(metadata=_doc("Rated games played"))
+
+
+@answer()
+class PlayerViewSchema(Schema):
+    player_id = fields.String()
+    name = fields.String()
+    rating = fields.Nested(RatingSchema)
+
+
+@answer()
+class OwnPlayerSchema(PlayerViewSchema):
+    app_player_id = fields.String(metadata=_doc("Your backend's own id for the player"))
+    created = fields.Float(metadata=_doc("When the player was registered (s since the epoch)"))
+
+
+@answer()
+class RegisteredPlayerSchema(Schema):
+    player = fields.Nested(OwnPlayerSchema)
+    token = fields.String(
+        metadata=_doc("The player's token (`spt_...`): hand it to the player's devices; shown "
+                      "once, never stored")
+    )  # fmt: skip
+
+
+class PageQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100_000))
+
+
+class GamesQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    before = fields.Integer(
+        validate=validate.Range(min=0), metadata=_doc("`next_before` of the page before")
+    )
+
+
+@answer()
+class LeaderboardRowSchema(Schema):
+    rank = fields.Integer()
+    player = fields.Nested(PlayerViewSchema)
+
+
+@answer()
+class LeaderboardSchema(Schema):
+    players = fields.List(fields.Nested(LeaderboardRowSchema))
+
+
+@answer()
+class RatingChangeSchema(Schema):
+    game_id = fields.String()
+    at = fields.Integer(metadata=_doc("When the rating changed (ms since the epoch)"))
+    opponent = fields.String(metadata=_doc("The opponent's player id, or `bot:<level>`"))
+    score = fields.Float(metadata=_doc("1 won, 0 lost"))
+    rating_before = fields.Float()
+    rating = fields.Float()
+    deviation = fields.Float()
+    volatility = fields.Float()
+
+
+@answer()
+class RatingHistorySchema(Schema):
+    changes = fields.List(fields.Nested(RatingChangeSchema), metadata=_doc("Newest first"))
+
+
+@answer()
+class PlayerGameSchema(Schema):
+    game_id = fields.String()
+    started = fields.Integer(metadata=_doc("ms since the epoch"))
+
+
+@answer("next_before")
+class PlayerGamesSchema(Schema):
+    games = fields.List(fields.Nested(PlayerGameSchema), metadata=_doc("Newest first"))
+    next_before = fields.Integer(allow_none=True)
+
+
+class SeekRequestSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    variant = ChoiceField("Variant", load_default="head")
+    rated = fields.Boolean(load_default=False)
+    min_rating = fields.Float(
+        validate=validate.Range(min=0, max=4000),
+        metadata=_doc("The lowest opponent rating accepted (never widened)"),
+    )
+    max_rating = fields.Float(
+        validate=validate.Range(min=0, max=4000),
+        metadata=_doc("The highest opponent rating accepted (never widened)"),
+    )
+
+
+class SeekWaitQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=30),
+        metadata=_doc("Seconds to wait for a pairing (at most 30); each wait keeps the seek "
+                      "alive"),
+    )  # fmt: skip
+
+
+@answer("game_id", "seat", "token")
+class SeekSchema(Schema):
+    seek_id = fields.String()
+    status = fields.String(
+        validate=validate.OneOf(["waiting", "paired", "cancelled", "expired"]),
+        metadata=_doc("waiting; paired (game_id, seat and token say where to play); cancelled; "
+                      "expired: nobody waited on it for SCHNAPSEN_SEEK_ALIVE_SECONDS"),
+    )  # fmt: skip
+    variant = fields.String()
+    rated = fields.Boolean()
+    game_id = fields.String(allow_none=True)
+    seat = fields.Integer(allow_none=True)
+    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))

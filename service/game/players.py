@@ -1,0 +1,94 @@
+"""Players of a client app: who they are to the service, and the one rule for their names.
+
+A client app registers the people who play through it: its own id for each
+(``app_player_id``, whatever its backend uses, kept only to find the player
+again) and a display name, which is the only personal data kept. The service
+gives each player an id of its own (``pl_`` and 16 hex digits) and a player
+token (``spt_``) the app hands to the player's devices.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+#: How long a display name may be, in characters (after Unicode NFC normalisation).
+NAME_MIN, NAME_MAX = 1, 32
+#: How long an app's own id for a player may be: ASCII letters, digits and ``._:@-``.
+APP_PLAYER_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
+#: Unicode categories a name may hold: letters, marks, numbers, punctuation of words,
+#: symbols other than the markup-prone ones below, and the plain space.
+_ALLOWED_CATEGORIES = (
+    "L",
+    "M",
+    "N",
+    "Pc",
+    "Pd",
+    "Ps",
+    "Pe",
+    "Pi",
+    "Pf",
+    "Po",
+    "Sm",
+    "Sc",
+    "Sk",
+    "So",
+)
+#: Characters that make markup in the places names are shown (HTML, Markdown links).
+_MARKUP = frozenset('<>&"`[]{}\\')
+
+
+class InvalidName(ValueError):
+    """A display name the service does not keep; the message says which rule it breaks."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """A player's Glicko-2 rating as the service shows it, and the rated games behind it."""
+
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player of a client app (never its token)."""
+
+    id: str
+    app: str
+    app_player_id: str
+    name: str
+    created: float
+    rated: Rated
+
+
+def display_name(text: str) -> str:
+    """The name as kept (NFC, no leading or trailing space); ``InvalidName`` if it breaks a
+    rule: 1-32 characters, single spaces between words, no control or format characters
+    (no bidirectional overrides, no zero-width joiners), no markup characters."""
+    if not isinstance(text, str):
+        raise InvalidName("a display name is a string")
+    name = unicodedata.normalize("NFC", text).strip(" ")
+    if not NAME_MIN <= len(name) <= NAME_MAX:
+        raise InvalidName(f"a display name has {NAME_MIN} to {NAME_MAX} characters")
+    if "  " in name:
+        raise InvalidName("a display name has single spaces between its words")
+    for char in name:
+        if char in _MARKUP:
+            raise InvalidName(f"a display name may not hold {char!r} (markup)")
+        if char != " " and not unicodedata.category(char).startswith(_ALLOWED_CATEGORIES):
+            raise InvalidName(
+                f"a display name may not hold U+{ord(char):04X} "
+                f"({unicodedata.category(char)}: no control, format or separator characters)"
+            )
+    return name
+
+
+def app_player_id(text: str) -> str:
+    """The app's own id for a player, checked: 1-64 of ASCII letters, digits and ``._:@-``."""
+    if not isinstance(text, str) or not APP_PLAYER_ID.fullmatch(text):
+        raise InvalidName("app_player_id is 1-64 ASCII letters, digits or ._:@-")
+    return text

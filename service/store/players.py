@@ -1,0 +1,228 @@
+"""The players of each client app in Redis: records, tokens, ratings and game lists.
+
+Every key of one app's players carries the app's hash tag (``{client:<id>}``,
+the slot of its games index), so registering a player and writing a rated
+game's two new ratings are each one script in one slot. Only the token
+lookup lives elsewhere (``{players}``): a token names its app and player, and
+the player's record must still hold that token's hash, so a token replaced by
+a new registration stops working at once.
+
+Redis keys:
+
+- ``sch:{client:<app>}:players``             hash: app_player_id -> player id
+- ``sch:{client:<app>}:player:<id>``         hash: the record (name, rating, token hash)
+- ``sch:{client:<app>}:board``               sorted set: rated players by rating
+- ``sch:{client:<app>}:ratings:<id>``        list: the player's rating history, newest
+  first, capped at ``HISTORY_CAP``
+- ``sch:{client:<app>}:played:<id>``         sorted set: the player's games by start (ms),
+  capped at ``GAMES_CAP`` (the newest)
+- ``sch:{client:<app>}:rated:<game>``        a game's ratings were written (kept
+  ``RATED_MARK_SECONDS``)
+- ``sch:{players}:token:<sha256>``            ``<app> <player id>``
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from service.game.players import Player, Rated
+from service.store.scripts import Script, lua_script
+
+#: A player token's prefix: recognisable in a leak, and told apart from a client key.
+TOKEN_PREFIX = "spt_"
+#: How many entries of rating history, and how many games, a player keeps in Redis.
+HISTORY_CAP = 200
+GAMES_CAP = 500
+#: How long a rated game's mark stays: far past any retry of its rating job.
+RATED_MARK_SECONDS = 30 * 24 * 3600
+
+
+class PlayersFull(Exception):
+    """The app has as many players as it may register (``PLAYERS_PER_CLIENT``)."""
+
+
+class UnknownPlayer(LookupError):
+    """No player of this app has that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's new rating after one rated game, as the history keeps it."""
+
+    player: str
+    games_before: int
+    rated: Rated
+    entry: dict[str, object]
+
+
+def _tag(app: str) -> str:
+    return f"sch:{{client:{app}}}"
+
+
+def _fingerprint(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _token_key(fingerprint: str) -> str:
+    return f"sch:{{players}}:token:{fingerprint}"
+
+
+class PlayerStore:
+    """Players of client apps: register, identify a token, read, rate, list their games."""
+
+    def __init__(self, client: redis.Redis, *, players_per_client: int = 1_000_000):
+        self.redis = client
+        self.players_per_client = players_per_client
+        self._register = Script(client, lua_script("player_register"))
+        self._rate = Script(client, lua_script("rate_game"))
+
+    # -- registering and identifying -----------------------------------------------
+    def register(self, app: str, app_player_id: str, name: str) -> tuple[Player, str]:
+        """The app's player with that id (new, or renamed) and a new token for it; the
+        player's token before, if any, stops working. Raises ``PlayersFull``."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        fingerprint = _fingerprint(token)
+        new_id = "pl_" + secrets.token_hex(8)
+        player_id, replaced = self._register(
+            keys=[f"{_tag(app)}:players"],
+            args=[
+                f"{_tag(app)}:player:",
+                app_player_id,
+                new_id,
+                name,
+                round(time.time(), 3),
+                fingerprint,
+                self.players_per_client,
+            ],
+        )
+        if not player_id:
+            raise PlayersFull(app)
+        player_id = player_id.decode()
+        # The record holds the token's hash first: a lookup key without it is refused.
+        self.redis.set(_token_key(fingerprint), f"{app} {player_id}")
+        if replaced:
+            self.redis.delete(_token_key(replaced.decode()))
+        return self.get(app, player_id), token
+
+    def identify(self, token: str) -> Player | None:
+        """The player a token belongs to, or None (unknown, or replaced since)."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 128:
+            return None
+        fingerprint = _fingerprint(token)
+        found = self.redis.get(_token_key(fingerprint))
+        if found is None:
+            return None
+        app, _, player_id = found.decode().partition(" ")
+        record = self.redis.hgetall(f"{_tag(app)}:player:{player_id}")
+        if not record or record.get(b"token", b"").decode() != fingerprint:
+            return None
+        return _player(app, record)
+
+    # -- reading -------------------------------------------------------------------
+    def get(self, app: str, player_id: str) -> Player:
+        record = self.redis.hgetall(f"{_tag(app)}:player:{player_id}")
+        if not record:
+            raise UnknownPlayer(player_id)
+        return _player(app, record)
+
+    def names(self, app: str, player_ids: Iterable[str]) -> dict[str, str]:
+        """The display names of the app's players among ``player_ids`` (unknown ones left out)."""
+        wanted = [pid for pid in dict.fromkeys(player_ids) if pid]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in wanted:
+                pipe.hget(f"{_tag(app)}:player:{player_id}", "name")
+            found = pipe.execute()
+        return {pid: name.decode() for pid, name in zip(wanted, found, strict=True) if name}
+
+    def leaderboard(self, app: str, offset: int, count: int) -> list[tuple[int, Player]]:
+        """The app's rated players by rating, best first: (rank, player) from ``offset``."""
+        ids = self.redis.zrevrange(f"{_tag(app)}:board", offset, offset + count - 1)
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in ids:
+                pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
+            records = pipe.execute()
+        return [
+            (offset + rank + 1, _player(app, record))
+            for rank, record in enumerate(records)
+            if record
+        ]
+
+    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
+        """The player's last ``count`` rating changes, newest first."""
+        entries = self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, count - 1)
+        return [json.loads(entry) for entry in entries]
+
+    # -- games ---------------------------------------------------------------------
+    def played(self, app: str, player_ids: Iterable[str], game_id: str, started_ms: int) -> None:
+        """Add a game to each player's list, keeping the newest ``GAMES_CAP``."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                key = f"{_tag(app)}:played:{player_id}"
+                pipe.zadd(key, {game_id: started_ms}, nx=True)
+                pipe.zremrangebyrank(key, 0, -GAMES_CAP - 1)
+            pipe.execute()
+
+    def games(self, app: str, player_id: str, before_ms: int | None, count: int) -> list[str]:
+        """The player's games, newest first, started before ``before_ms`` (default: any)."""
+        top = f"({before_ms}" if before_ms is not None else "+inf"
+        found = self.redis.zrevrangebyscore(
+            f"{_tag(app)}:played:{player_id}", top, "-inf", start=0, num=count
+        )
+        return [game_id.decode() for game_id in found]
+
+    def started(self, app: str, player_id: str, game_ids: Sequence[str]) -> dict[str, int]:
+        """When each of the player's listed games started (ms)."""
+        if not game_ids:
+            return {}
+        scores = self.redis.zmscore(f"{_tag(app)}:played:{player_id}", list(game_ids))
+        return {gid: int(score or 0) for gid, score in zip(game_ids, scores, strict=True)}
+
+    # -- ratings -------------------------------------------------------------------
+    def rated(self, app: str, game_id: str) -> bool:
+        """Whether the game's ratings were written."""
+        return bool(self.redis.exists(f"{_tag(app)}:rated:{game_id}"))
+
+    def write_ratings(self, app: str, game_id: str, changes: Sequence[RatingChange]) -> int:
+        """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
+        rating moved since it was read (read again and compute again)."""
+        args: list[object] = [
+            f"{_tag(app)}:player:",
+            f"{_tag(app)}:board",
+            f"{_tag(app)}:ratings:",
+            HISTORY_CAP,
+            RATED_MARK_SECONDS,
+        ]
+        for change in changes:
+            args += [
+                change.player,
+                change.games_before,
+                repr(change.rated.rating),
+                repr(change.rated.deviation),
+                repr(change.rated.volatility),
+                json.dumps(change.entry, separators=(",", ":")),
+            ]
+        return int(self._rate(keys=[f"{_tag(app)}:rated:{game_id}"], args=args))
+
+
+def _player(app: str, record: dict[bytes, bytes]) -> Player:
+    text = {key.decode(): value.decode() for key, value in record.items()}
+    return Player(
+        id=text["id"],
+        app=app,
+        app_player_id=text["app_player_id"],
+        name=text.get("name", ""),
+        created=float(text["created"]),
+        rated=Rated(
+            rating=float(text["rating"]),
+            deviation=float(text["deviation"]),
+            volatility=float(text["volatility"]),
+            games=int(text["games"]),
+        ),
+    )

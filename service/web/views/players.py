@@ -1,0 +1,150 @@
+"""Players of client apps: registration, their own record, games and ratings, and the
+app's leaderboard (``service.store.players``; docs/api.md, "Players")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from schemas.players import (
+    GamesQuerySchema,
+    LeaderboardSchema,
+    OwnPlayerSchema,
+    PageQuerySchema,
+    PlayerGamesSchema,
+    PlayerViewSchema,
+    RatingHistorySchema,
+    RegisteredPlayerSchema,
+    RegisterPlayerSchema,
+)
+from service.game.players import InvalidName, Player, display_name
+from service.game.problem_codes import ProblemCode
+from service.game.problems import Problem
+from service.store.players import PlayersFull, UnknownPlayer
+from service.web import examples
+from service.web.callers import client_app, current_player, player_or_client
+from service.web.operations import BODY, CLIENT_KEY, V1, operation
+from service.web.services import services
+
+blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
+
+#: A player's token, or its app's key: the reads of an app's players.
+PLAYER_OR_APP = [{"bearerAuth": []}, {"clientKey": []}, {"clientKeyHeader": []}]
+#: A player's token only.
+PLAYER = [{"bearerAuth": []}]
+_NOT_FOUND = V1 + (404,)
+
+
+def player_view(player: Player) -> dict[str, Any]:
+    """What any caller of the player's app may see of a player."""
+    rated = player.rated
+    return {
+        "player_id": player.id,
+        "name": player.name,
+        "rating": {
+            "rating": round(rated.rating, 2),
+            "deviation": round(rated.deviation, 2),
+            "volatility": round(rated.volatility, 6),
+            "games": rated.games,
+        },
+    }
+
+
+def own_view(player: Player) -> dict[str, Any]:
+    """What the player and its app see: the app's own id for it too."""
+    return {**player_view(player), "app_player_id": player.app_player_id, "created": player.created}
+
+
+def _player(app: str, player_id: str) -> Player:
+    """A player of ``app``; 404 for any other id (another app's players do not exist here)."""
+    try:
+        return services().players.get(app, player_id)
+    except UnknownPlayer:
+        raise Problem(
+            f"your app has no player {player_id!r}", code=ProblemCode.PLAYER_NOT_FOUND
+        ) from None
+
+
+@blp.route("/players", methods=["POST"])
+@blp.arguments(RegisterPlayerSchema, example=examples.REGISTER_PLAYER)
+@blp.response(201, RegisteredPlayerSchema, example=examples.REGISTERED_PLAYER)
+@operation(blp, "registerPlayer", security=CLIENT_KEY, problems=BODY + (409,))
+def register_player(body: dict[str, Any]):
+    """Register a player of your app (from your backend, with your client key).
+
+    Answers the player and its token (`spt_...`), which your app hands to
+    the player's devices: it creates, joins and seeks games as that player,
+    with no other credential. Registering the same `app_player_id` again
+    renames the player and gives it a new token; the old token stops working.
+    """
+    app = client_app("registering a player")
+    try:
+        name = display_name(body["name"])
+    except InvalidName as error:
+        raise Problem(str(error), code=ProblemCode.INVALID_NAME) from None
+    try:
+        player, token = services().players.register(app.id, body["app_player_id"], name)
+    except PlayersFull:
+        raise Problem(
+            "your app has registered as many players as it may",
+            code=ProblemCode.TOO_MANY_PLAYERS,
+        ) from None
+    return {"player": own_view(player), "token": token}, 201
+
+
+@blp.route("/players/me", methods=["GET"])
+@blp.response(200, OwnPlayerSchema, example=examples.OWN_PLAYER)
+@operation(blp, "getOwnPlayer", security=PLAYER, problems=V1)
+def get_own_player():
+    """The player whose token this is: name and rating."""
+    player = current_player(required=True)
+    return own_view(player)
+
+
+@blp.route("/players/<player_id>", methods=["GET"])
+@blp.response(200, PlayerViewSchema, example=examples.PLAYER_VIEW)
+@operation(blp, "getPlayer", security=PLAYER_OR_APP, problems=_NOT_FOUND)
+def get_player(player_id: str):
+    """A player of the caller's app (by a player's token or the app's key): name and rating."""
+    app, _player_self = player_or_client("reading a player")
+    return player_view(_player(app, player_id))
+
+
+@blp.route("/players/<player_id>/ratings", methods=["GET"])
+@blp.arguments(PageQuerySchema, location="query")
+@blp.response(200, RatingHistorySchema, example=examples.RATING_HISTORY)
+@operation(blp, "getRatingHistory", security=PLAYER_OR_APP, problems=_NOT_FOUND + (422,))
+def rating_history(query: dict[str, Any], player_id: str):
+    """A player's rating changes, newest first (the last 200 are kept)."""
+    app, _player_self = player_or_client("reading a player's ratings")
+    player = _player(app, player_id)
+    changes = services().players.history(app, player.id, query["offset"] + query["limit"])
+    return {"changes": changes[query["offset"] :]}
+
+
+@blp.route("/players/me/games", methods=["GET"])
+@blp.arguments(GamesQuerySchema, location="query")
+@blp.response(200, PlayerGamesSchema, example=examples.PLAYER_GAMES)
+@operation(blp, "listOwnGames", security=PLAYER, problems=V1 + (422,))
+def own_games(query: dict[str, Any]):
+    """The player's games, newest first (the last 500 are listed), a page at a time."""
+    player = current_player(required=True)
+    store = services().players
+    ids = store.games(player.app, player.id, query.get("before"), query["limit"] + 1)
+    more = len(ids) > query["limit"]
+    ids = ids[: query["limit"]]
+    started = store.started(player.app, player.id, ids)
+    games = [{"game_id": game_id, "started": started[game_id]} for game_id in ids]
+    return {"games": games, "next_before": games[-1]["started"] if more and games else None}
+
+
+@blp.route("/leaderboard", methods=["GET"])
+@blp.arguments(PageQuerySchema, location="query")
+@blp.response(200, LeaderboardSchema, example=examples.LEADERBOARD)
+@operation(blp, "getLeaderboard", security=PLAYER_OR_APP, problems=V1 + (422,))
+def leaderboard(query: dict[str, Any]):
+    """The caller's app's rated players by rating, best first."""
+    app, _player_self = player_or_client("reading the leaderboard")
+    rows = services().players.leaderboard(app, query["offset"], query["limit"])
+    return {"players": [{"rank": rank, "player": player_view(p)} for rank, p in rows]}
