@@ -1,0 +1,180 @@
+"""Seeks: players of one client app waiting to be paired, in one Redis slot per app.
+
+A seek is a player's wish to play now (a variant, rated or casual, and
+optionally the ratings it accepts). It lives while somebody waits on it: each
+wait keeps it alive ``alive_seconds`` longer, and a seek nobody waits on ends
+by itself (expired). Pairing is one script (``lua/seek.lua``) over the app's
+pool, so two seeks are paired once, never one twice, never a player with
+itself, and a cancelled seek never; on Redis Cluster every key of the pool
+carries the app's hash tag, so the script runs in one slot.
+
+Who is paired with whom (the rule docs/api.md states): among the waiting seeks
+of the same kind (variant, rated or casual, clock), the one whose rating is
+closest, if each side's window holds the other: a window starts at
+``window_start`` rating points and widens by ``window_widening`` a second of
+the seek's waiting, up to ``window_widest``; a seek's own rating range, when
+given, is never widened. Ties go to the seek that waited longer.
+
+Redis keys (tag ``{client:<app>}``):
+
+- ``sch:{client:<app>}:pool``              sorted set: waiting seek id -> rating
+- ``sch:{client:<app>}:seek:<id>``         hash: the seek (kept ``record_seconds``)
+- ``sch:{client:<app>}:seeking:<player>``  the player's one waiting seek
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+import redis
+
+from service.store.scripts import Script, lua_script
+
+
+class SeekStatus(StrEnum):
+    """Where a seek stands: waiting, or ended one of three ways."""
+
+    WAITING = "waiting"
+    PAIRED = "paired"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class SeekExists(Exception):
+    """The player already waits on a seek (its id is the argument)."""
+
+
+class SeeksFull(Exception):
+    """The app's pool holds as many waiting seeks as it may."""
+
+
+class UnknownSeek(LookupError):
+    """No seek of this app has that id (or it was forgotten)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeekRules:
+    """How seeks pair and how long they live (the settings name them)."""
+
+    alive_seconds: float = 20.0
+    window_start: float = 100.0
+    window_widening: float = 25.0
+    window_widest: float = 600.0
+    pool_cap: int = 10_000
+    neighbours: int = 16
+    record_seconds: int = 3600
+
+
+@dataclass(frozen=True, slots=True)
+class SeekState:
+    """A seek as the pool holds it: its status and, once paired, the game and seat."""
+
+    id: str
+    status: SeekStatus
+    game_id: str | None = None
+    seat: int | None = None
+    partner: str | None = None
+
+
+def _key_prefix(app: str) -> str:
+    return f"sch:{{client:{app}}}:"
+
+
+class SeekPool:
+    """The seeks of every app: create (and pair at once), wait (and pair), cancel, read."""
+
+    def __init__(self, client: redis.Redis, secret: bytes, rules: SeekRules = SeekRules()):
+        self.redis = client
+        self.rules = rules
+        self._secret = secret
+        self._script = Script(client, lua_script("seek"))
+
+    def game_id_for(self, app: str, seek_id: str) -> str:
+        """The id of the game a pairing made on ``seek_id``'s turn creates: derived, so the
+        game is made once whoever creates it (16 hex digits, like any game id)."""
+        return hmac.new(
+            self._secret, f"pairing|{app}|{seek_id}".encode(), hashlib.sha256
+        ).hexdigest()[:16]
+
+    def create(
+        self,
+        app: str,
+        player: str,
+        rating: float,
+        kind: str,
+        low: float | None,
+        high: float | None,
+    ) -> SeekState:
+        """A new waiting seek, paired at once when a partner waits. Raises ``SeekExists``
+        (the player's waiting seek) and ``SeeksFull``."""
+        seek_id = "sk_" + secrets.token_hex(8)
+        extra = [player, repr(float(rating)), kind, _bound(low), _bound(high)]
+        state = self._run(app, "create", seek_id, extra)
+        if state.status == "exists":
+            raise SeekExists(state.id)
+        if state.status == "full":
+            raise SeeksFull(app)
+        return state
+
+    def wait(self, app: str, seek_id: str) -> SeekState:
+        """Keep a waiting seek alive and try to pair it again (its window has widened)."""
+        return self._run(app, "wait", seek_id)
+
+    def cancel(self, app: str, seek_id: str) -> SeekState:
+        """End a waiting seek; a paired one stays paired (the answer says so)."""
+        return self._run(app, "cancel", seek_id)
+
+    def owner(self, app: str, seek_id: str) -> str | None:
+        """The player whose seek this is; None for no such seek."""
+        found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "player")
+        return found.decode() if found else None
+
+    def partner_player(self, app: str, seek_id: str) -> str | None:
+        found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "player")
+        return found.decode() if found else None
+
+    def kind(self, app: str, seek_id: str) -> str | None:
+        found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "kind")
+        return found.decode() if found else None
+
+    def _run(self, app: str, op: str, seek_id: str, extra: list[str] | None = None) -> SeekState:
+        rules = self.rules
+        game_id = self.game_id_for(app, seek_id)
+        args = [
+            _key_prefix(app),
+            op,
+            seek_id,
+            int(time.time() * 1000),
+            int(rules.alive_seconds * 1000),
+            game_id,
+            int(game_id[-1], 16) % 2,  # which seat the older seek takes: the game's coin
+            rules.window_start,
+            rules.window_widening,
+            rules.window_widest,
+            rules.pool_cap,
+            rules.neighbours,
+            rules.record_seconds,
+            *(extra or []),
+        ]
+        status, found_id, game, seat, partner = self._script(
+            keys=[f"{_key_prefix(app)}pool"], args=args
+        )
+        status = status.decode()
+        if status == "gone":
+            raise UnknownSeek(seek_id)
+        return SeekState(
+            id=found_id.decode(),
+            status=SeekStatus(status) if status in SeekStatus._value2member_map_ else status,  # type: ignore[arg-type]
+            game_id=game.decode() if game else None,
+            seat=int(seat) if seat else None,
+            partner=partner.decode() if partner else None,
+        )
+
+
+def _bound(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
