@@ -4,6 +4,7 @@
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
 - ``export_replay(game_id, viewer, format, export_id, version)``: a replay export;
 - ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts;
+- ``rate_game(game_id)``: a rated game's new ratings (``service.store.ratings``);
 - ``archive_game(game_id)``: an ended game to the archive (``service.store.archiving``);
 - ``sweep()``: Redis forgets archived games past their grace, lost archiving is
   done again, and now and then stray and abandoned games are found.
@@ -178,9 +179,24 @@ def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
     }
 
 
+def rate_game(game_id: str) -> dict[str, Any]:
+    """Write a rated game's new ratings (``service.store.ratings``): once a game, however
+    often this runs."""
+    rt = runtime()
+    try:
+        current = rt.games.current(game_id)
+    except GameNotFound:
+        return {"game_id": game_id, "rated": None, "reason": "no such game"}
+    return {"game_id": game_id, "rated": rt.ratings.rate(current)}
+
+
 def archive_game(game_id: str) -> dict[str, Any]:
     """Move an ended game to the archive: write its row, check it, mark it for Redis
-    to forget after its grace period. Safe to run again at any point."""
+    to forget after its grace period. Safe to run again at any point.
+
+    A rated game is rated first (written once a game), so a lost rating job is
+    made good by the archiving the sweep never lets a game miss."""
+    rate_game(game_id)
     archiver = runtime().archiver
     if archiver is None:
         return {"game_id": game_id, "archived": False, "reason": "no archive is configured"}

@@ -19,6 +19,7 @@ from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
 from service.store.events import EventStore
 from service.store.exports import ExportStore
+from service.store.ratings import RatedGames
 from service.store.redis_clients import QueuesNotConfigured, connect
 
 
@@ -37,6 +38,8 @@ class Runtime:
     bot_budget_ms: int | None
     #: A bot opponent's move takes at least this long (ms), so it feels like a player's.
     bot_delay_ms: int
+    #: Writes the ratings of ended rated games, once a game.
+    ratings: RatedGames
 
 
 @functools.cache
@@ -55,6 +58,7 @@ def runtime() -> Runtime:
         replica_ack_timeout_ms=settings["REPLICA_ACK_TIMEOUT_MS"],
         archive=archive_from(settings),
         archive_grace_seconds=settings["ARCHIVE_GRACE_SECONDS"],
+        players_per_client=settings["PLAYERS_PER_CLIENT"],
     )
     return Runtime(
         games=services.games,
@@ -65,6 +69,7 @@ def runtime() -> Runtime:
         stray_scan_seconds=settings["STRAY_SCAN_SECONDS"],
         bot_budget_ms=settings["BOT_BUDGET_MS"] or None,
         bot_delay_ms=settings["BOT_DELAY_MS"],
+        ratings=services.ratings,
     )
 
 

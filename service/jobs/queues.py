@@ -173,6 +173,34 @@ def enqueue_archive(connection: Redis, game_id: str) -> str:
     return job_id
 
 
+def rating_job_id(game_id: str) -> str:
+    """One rating job per game: a second enqueue while it waits or runs is a no-op."""
+    return f"rate-{game_id}"
+
+
+def enqueue_rating(connection: Redis, game_id: str) -> str:
+    """Ask a worker to write a rated game's new ratings (``workers.jobs.rate_game``).
+
+    On the archive's queue, never the moves'. Running it again is harmless
+    (the ratings are written once a game, ``service.store.ratings``), and the
+    game's archiving job rates it too, so a lost job loses no rating.
+    """
+    job_id = rating_job_id(game_id)
+    if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
+        return job_id
+    queue(ARCHIVE, connection).enqueue(
+        "workers.jobs.rate_game",
+        game_id,
+        job_id=job_id,
+        job_timeout=ARCHIVE_TIMEOUT,
+        retry=Retry(max=5, interval=[1, 5, 30, 120, 600]),
+        result_ttl=1,
+        failure_ttl=FAILURE_TTL,
+        description=f"rate game {game_id}",
+    )
+    return job_id
+
+
 def enqueue_sweep(connection: Redis, interval_seconds: float) -> str | None:
     """Ask for one sweep of the games' lifecycle (``workers.jobs.sweep``) per interval.
 

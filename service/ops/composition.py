@@ -17,11 +17,13 @@ from typing import Any
 import redis
 from redis import Redis
 
+from service.bots.catalog import CATALOG
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
 from service.game.transaction import KnownGames
 from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.dispatch import BotDispatcher
+from service.jobs.ratings import RateWhenEnded
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
@@ -29,6 +31,8 @@ from service.store.client_games import ClientGames, ClientGamesWithArchive
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.full import refused_for_memory
+from service.store.players import PlayerStore
+from service.store.ratings import RatedGames
 from service.store.redis_clients import AnyRedis
 from service.store.stats import GameStats
 
@@ -48,6 +52,9 @@ class Services:
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
+    #: The players of client apps, and the ratings their rated games write.
+    players: PlayerStore | None = None
+    ratings: RatedGames | None = None
 
     def seen(self, current: Current) -> None:
         """A read path saw the game: ask again for a due bot move, and count a finish.
@@ -76,6 +83,7 @@ def build_services(
     replica_ack_timeout_ms: int = 500,
     archive: Archive | None = None,
     archive_grace_seconds: float = 3600.0,
+    players_per_client: int = 1_000_000,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 
@@ -98,7 +106,8 @@ def build_services(
     )
     dispatcher = BotDispatcher(queue_client)
     # After an append: the next bot move if a bot is to move, then the counters.
-    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
+    # ...and the ratings of a rated game that ended.
+    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats, RateWhenEnded(queue_client))
     store: EventStore | ArchivedLog = live
     listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
     archiver = None
@@ -118,9 +127,23 @@ def build_services(
         listeners=listeners,
         known=known,
     )
+    players = PlayerStore(log_client, players_per_client=players_per_client)
     return Services(
-        games, store, ExportStore(log_client), stats, dispatcher, archive=archive, archiver=archiver
+        games,
+        store,
+        ExportStore(log_client),
+        stats,
+        dispatcher,
+        archive=archive,
+        archiver=archiver,
+        players=players,
+        ratings=RatedGames(players, bot_ratings()),
     )
+
+
+def bot_ratings() -> dict[str, float]:
+    """Each bot level's ladder Elo (``random`` at 0), the fixed rating of a rated bot game."""
+    return {info.name: info.strength.elo if info.strength else 0.0 for info in CATALOG}
 
 
 def archive_from(settings: Mapping[str, Any]) -> Archive | None:

@@ -137,6 +137,16 @@ DEFAULTS: dict[str, Any] = {
     # whose job was lost), and between the scans for stray and abandoned games.
     "SWEEP_SECONDS": 60.0,
     "STRAY_SCAN_SECONDS": 3600.0,
+    # How many players a client app may register (POST /v1/players).
+    "PLAYERS_PER_CLIENT": 1_000_000,
+    # Seeks: seconds one lives after its last wait; the rating window's start, its
+    # widening per second of waiting and its widest (rating points); waiting seeks
+    # per client app.
+    "SEEK_ALIVE_SECONDS": 20.0,
+    "SEEK_WINDOW_START": 100.0,
+    "SEEK_WINDOW_WIDENING": 25.0,
+    "SEEK_WINDOW_WIDEST": 600.0,
+    "SEEKS_PER_CLIENT": 10_000,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -193,6 +203,12 @@ ENVIRONMENT = {
     "ABANDONED_AFTER_SECONDS": "SCHNAPSEN_ABANDONED_AFTER_SECONDS",
     "SWEEP_SECONDS": "SCHNAPSEN_SWEEP_SECONDS",
     "STRAY_SCAN_SECONDS": "SCHNAPSEN_STRAY_SCAN_SECONDS",
+    "PLAYERS_PER_CLIENT": "SCHNAPSEN_PLAYERS_PER_CLIENT",
+    "SEEK_ALIVE_SECONDS": "SCHNAPSEN_SEEK_ALIVE_SECONDS",
+    "SEEK_WINDOW_START": "SCHNAPSEN_SEEK_WINDOW_START",
+    "SEEK_WINDOW_WIDENING": "SCHNAPSEN_SEEK_WINDOW_WIDENING",
+    "SEEK_WINDOW_WIDEST": "SCHNAPSEN_SEEK_WINDOW_WIDEST",
+    "SEEKS_PER_CLIENT": "SCHNAPSEN_SEEKS_PER_CLIENT",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

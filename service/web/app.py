@@ -40,6 +40,7 @@ from service.store.redis_clients import (
     connect,
     is_cluster,
 )
+from service.store.seeks import SeekPool, SeekRules
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
 from service.web.cors import init_cors
@@ -55,7 +56,9 @@ from service.web.views import (
     games,
     meta,
     pages,
+    players,
     problem_pages,
+    seeks,
 )
 from service.web.waiting import WaitingAdmission
 
@@ -138,16 +141,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Games at recent versions: the feed's readers share them, and this process's
     # appends fill it, so a waiter woken by one reads nothing (service.live.memory).
     memory = GameMemory()
+    secret = secret_key(app.config)
     services = build_services(
         client,
         queue_client,
-        secret_key(app.config),
+        secret,
         also=[memory],
         known=memory,
         replica_acks=app.config["REPLICA_ACKS"],
         replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
         archive=archive_from(app.config),
         archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
+        players_per_client=app.config["PLAYERS_PER_CLIENT"],
     )
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
@@ -198,6 +203,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
     api.register_blueprint(analysis.blp)
+    api.register_blueprint(players.blp)
+    api.register_blueprint(seeks.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
@@ -216,6 +223,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             exports=services.exports,
             archive=services.archive,
             clients=ClientRegistry(client),
+            players=services.players,
+            seeks=SeekPool(
+                client,
+                secret,
+                SeekRules(
+                    alive_seconds=app.config["SEEK_ALIVE_SECONDS"],
+                    window_start=app.config["SEEK_WINDOW_START"],
+                    window_widening=app.config["SEEK_WINDOW_WIDENING"],
+                    window_widest=app.config["SEEK_WINDOW_WIDEST"],
+                    pool_cap=app.config["SEEKS_PER_CLIENT"],
+                ),
+            ),
             waiting=WaitingAdmission.from_settings(app.config),
             watcher=_watcher(log_url, timeout),
             memory=memory,

@@ -199,3 +199,50 @@ ANALYSIS_JOB = {
     "progress": 0.25,
     "analysis_url": f"/v1/games/{GAME_ID}/analysis",
 }
+
+
+# -- players, ratings and seeks ------------------------------------------------------------
+_RATING = {"rating": 1662.31, "deviation": 84.07, "volatility": 0.059998, "games": 23}
+PLAYER_VIEW = {"player_id": "pl_3f9c2a1b7d4e5f60", "name": "Anna", "rating": _RATING}
+OWN_PLAYER = {**PLAYER_VIEW, "app_player_id": "user-8812", "created": 1796511600.123}
+REGISTER_PLAYER = {"app_player_id": "user-8812", "name": "Anna"}
+REGISTERED_PLAYER = {
+    "player": OWN_PLAYER,
+    "token": "spt_Vt2w0cWq3nUxzQ0Hq2b5oYx1u9mR7kLa4eJd8sTfGhI",
+}
+RATING_HISTORY = {
+    "changes": [
+        {
+            "game_id": "9f2c4e1a7b3d5c60",
+            "at": 1796511900123,
+            "opponent": "pl_0a1b2c3d4e5f6071",
+            "score": 1.0,
+            "rating_before": 1648.02,
+            "rating": 1662.31,
+            "deviation": 84.07,
+            "volatility": 0.059998,
+        }
+    ]
+}
+PLAYER_GAMES = {
+    "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123}],
+    "next_before": None,
+}
+LEADERBOARD = {"players": [{"rank": 1, "player": PLAYER_VIEW}]}
+SEEK = {"variant": "head", "rated": True, "min_rating": 1400}
+SEEK_WAITING = {
+    "seek_id": "sk_5e1d2c3b4a596877",
+    "status": "waiting",
+    "variant": "head",
+    "rated": True,
+    "game_id": None,
+    "seat": None,
+    "token": None,
+}
+SEEK_PAIRED = {
+    **SEEK_WAITING,
+    "status": "paired",
+    "game_id": "c0ffee0123456789",
+    "seat": 1,
+    "token": "u3Xb1mR7kLa4eJd8sTfGhIVt2w0cWq3nUxzQ0Hq2b5o",
+}

@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.store.archived_log import ArchivedLog
     from service.store.clients import ClientRegistry
     from service.store.events import EventStore, ExportStore
+    from service.store.players import PlayerStore
     from service.store.redis_clients import AnyRedis
+    from service.store.seeks import SeekPool
     from service.web.waiting import WaitingAdmission
 
 #: The key of the container in ``app.extensions``: named here and nowhere else.
@@ -56,6 +58,9 @@ class Services:
     #: What a read path calls with the game it loaded (``service.ops.composition``).
     seen: Callable[[Current], None]
     clients: ClientRegistry
+    #: The players of client apps, and the seeks they wait on (matchmaking).
+    players: PlayerStore
+    seeks: SeekPool
     #: The waiting slots of this process and each caller's and game's share of them.
     waiting: WaitingAdmission
     #: The one subscription of this process that wakes its waiters (``service.live.watcher``).
