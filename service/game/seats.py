@@ -1,5 +1,6 @@
 """A game's seats record: who sits where, the hashes of their tokens, the nonces their
-secrets are derived from, the invite, and the seed of a seeded game.
+secrets are derived from, the invite, the seed of a seeded game, and the game a rematch
+was made from.
 
 The log keeps it as one flat hash of strings beside the events (``GameLog``:
 ``seats`` of ``load`` and ``append``). This module is its only reader and
@@ -60,6 +61,9 @@ class Seats:
     #: The client app whose key created the game (None: an anonymous caller). Its
     #: listing and its export show the game, from Redis or from the archive.
     owner: str | None = None
+    #: The finished game this one is the rematch of (None: a game of its own). The old
+    #: game finds its rematch by the id derived from its own (``service.game.rematch``).
+    rematch_of: str | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -68,6 +72,22 @@ class Seats:
         """The record with ``seat`` as ``taken``."""
         seats = (taken, self.seats[1]) if seat == 0 else (self.seats[0], taken)
         return replace(self, seats=seats)
+
+    def for_rematch(self, of: str) -> Seats:
+        """The record of the rematch of game ``of``: everything this one says of its
+        seats and settings, but its secrets (tokens, nonces, the invite) and its seed.
+
+        Copied by ``replace``, so a field added to the record later is carried over
+        too; the secrets belong to one game (a rematch draws its own), and a seed
+        would deal the rematch the decks its creator already knows.
+        """
+        seats = (
+            replace(self.seats[0], token_hash=None, nonce=None),
+            replace(self.seats[1], token_hash=None, nonce=None),
+        )
+        return replace(
+            self, seats=seats, invite_hash=None, invite_nonce=None, seed=None, rematch_of=of
+        )
 
     @property
     def against_bot(self) -> bool:
@@ -109,6 +129,8 @@ class Seats:
             fields["seed"] = str(self.seed)
         if self.owner is not None:
             fields["owner"] = self.owner
+        if self.rematch_of is not None:
+            fields["rematch_of"] = self.rematch_of
         return fields
 
     @classmethod
@@ -131,4 +153,5 @@ class Seats:
             invite_nonce=fields.get("invite_nonce"),
             seed=None if seed is None else int(seed),
             owner=fields.get("owner"),
+            rematch_of=fields.get("rematch_of"),
         )
