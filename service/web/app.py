@@ -56,6 +56,7 @@ from service.web.views import (
     meta,
     pages,
     problem_pages,
+    rematch,
 )
 from service.web.waiting import WaitingAdmission
 
@@ -195,6 +196,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         },
     )
     api.register_blueprint(games.blp)
+    api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
     api.register_blueprint(analysis.blp)
@@ -207,6 +209,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app,
         Services(
             games=services.games,
+            rematches=services.rematches,
             store=services.store,
             answers=StoredAnswers(client),
             redis=client,
