@@ -57,6 +57,12 @@ class GameLeftStore(Exception):
     """The game's log is no longer in the live store (it moved to the archive)."""
 
 
+class RematchClosed(Problem):
+    """The game has left the live store for the archive: it takes no offer or answer now."""
+
+    code, title = ProblemCode.REMATCH_CLOSED, "The rematch window has closed"
+
+
 class RematchOffers(Protocol):
     """The rematch offer of each finished game, beside its log (``service.store.rematches``)."""
 
@@ -145,10 +151,9 @@ class RematchService:
                 except OfferMoved:
                     continue
                 except GameLeftStore:
-                    raise Problem(
+                    raise RematchClosed(
                         "this game has moved to the archive: its rematch window has closed; "
-                        "create a new game instead",
-                        code=ProblemCode.REMATCH_CLOSED,
+                        "create a new game instead"
                     ) from None
             return self._answer(current, seat, after)
         raise Conflict("the rematch offer changed too often; try again", code=ProblemCode.BUSY)
@@ -241,6 +246,7 @@ __all__ = [
     "GameLeftStore",
     "OfferMoved",
     "Rematch",
+    "RematchClosed",
     "RematchOffers",
     "RematchService",
 ]
