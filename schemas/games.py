@@ -478,12 +478,41 @@ class ReplayStateSchema(GameStateSchema):
 
 
 @answer()
+class RematchSchema(Schema):
+    """A finished game's rematch offer, as both seats and spectators see it."""
+
+    offered_by = _seat(
+        allow_none=True,
+        metadata=_doc("The seat that offered; null once the offer's record has expired"),
+    )
+    status = fields.String(
+        validate=validate.OneOf(["offered", "accepted", "declined"]),
+        metadata=_doc(
+            "offered: the other seat may accept or decline; accepted: the new game is "
+            "`game_id`; declined: over, either seat may offer again"
+        ),
+    )
+    game_id = fields.String(
+        allow_none=True, metadata=_doc("The new game, once accepted; else null")
+    )
+
+
+@answer()
 class GameViewSchema(ReplayStateSchema):
     """The caller's view of a game now: its state and, for seat 0, the invite."""
 
     invite = fields.String(
         allow_none=True,
         metadata=_doc("Seat 0 only, until seat 1 joins: the invite to pass on; else null"),
+    )
+    rematch = fields.Nested(
+        RematchSchema,
+        allow_none=True,
+        metadata=_doc("A finished game's rematch offer; null while none was made"),
+    )
+    rematch_of = fields.String(
+        allow_none=True,
+        metadata=_doc("The finished game this game is the rematch of; else null"),
     )
 
 
@@ -521,6 +550,48 @@ class SeatedSchema(Schema):
     version = fields.Integer()
     dealing = _dealing()
     game = fields.Nested(GameViewSchema, metadata=_doc("The caller's view of the new game"))
+
+
+@answer()
+class RematchSeatedSchema(SeatedSchema):
+    """An accepted rematch: the new game, with the caller's seat (the same as in the old
+    game) and its token for it, and the offer that made it."""
+
+    rematch = fields.Nested(RematchSchema, metadata=_doc("The old game's offer, accepted"))
+
+
+@answer()
+class RematchStatusSchema(Schema):
+    """A seat's look at its game's rematch: the offer, and once accepted the new game with
+    the caller's token for it (the seat is the same in both games)."""
+
+    seat = _seat(metadata=_doc("The caller's seat, in the old game and the new"))
+    offered_by = _seat(allow_none=True, metadata=_doc("The seat that offered; else null"))
+    status = fields.String(
+        validate=validate.OneOf(["none", "offered", "accepted", "declined"]),
+        metadata=_doc("none: no offer yet; else as in the game's view, member `rematch`"),
+    )
+    game_id = fields.String(
+        allow_none=True, metadata=_doc("The new game, once accepted; else null")
+    )
+    token = fields.String(
+        allow_none=True,
+        metadata=_doc("Once accepted: the caller's token for the new game; else null"),
+    )
+
+
+class RematchQuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(min=0, max=DEFAULTS["LONG_POLL_MAX_SECONDS"]),
+        metadata=_doc(
+            "Long-poll: while the status is `none` or `offered`, wait up to this many "
+            "seconds for it to change (the server's cap, SCHNAPSEN_LONG_POLL_MAX_SECONDS)"
+        ),
+    )
 
 
 class EventSchema(Schema):

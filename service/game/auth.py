@@ -31,6 +31,18 @@ def derive_game_id(server_secret: bytes, scoped_key: str) -> str:
     return hmac.new(server_secret, f"create|{scoped_key}".encode(), hashlib.sha256).hexdigest()[:16]
 
 
+def seat_token(server_secret: bytes, game_id: str, seat: int, nonce: str) -> str:
+    """The token of ``seat`` of a game, from the nonce its seats record keeps."""
+    return derive_secret(server_secret, game_id, f"seat:{seat}", nonce)
+
+
+def derive_rematch_id(server_secret: bytes, game_id: str) -> str:
+    """The id of the rematch of ``game_id``: one per game, known before it exists, so
+    the rematch's first append (onto an empty log) is the whole claim, and two accepts
+    make one game. Nobody without the server's secret can derive it."""
+    return hmac.new(server_secret, f"rematch|{game_id}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
 def fingerprint(secret: str) -> str:
     """What is stored in place of a token or invite."""
     return hashlib.sha256(secret.encode()).hexdigest()

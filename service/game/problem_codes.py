@@ -89,6 +89,13 @@ class ProblemCode(StrEnum):
     BUSY = "busy", "The game changed too often", "Others kept appending while this request decided; retry."
     INVALID_CURSOR = "invalid_cursor", "Not a cursor of this listing", "Pass the next_cursor of the previous page of GET /v1/games?client=me as it was."
 
+    # -- rematches (service.game.rematch) --------------------------------------
+    GAME_NOT_FINISHED = "game_not_finished", "The game is not finished", "A rematch is offered, accepted or declined once the game is over; this one is still waiting or being played."
+    REMATCH_NOT_ALLOWED = "rematch_not_allowed", "An aborted game has no rematch", "The game was called off before its first action (RX2): nothing was played to play again. Create a new game instead."
+    OWN_REMATCH_OFFER = "own_rematch_offer", "Your own offer", "The other seat accepts or declines a rematch offer, not the seat that made it; wait for the answer with GET /v1/games/{id}/rematch?wait=S."
+    NO_REMATCH_OFFER = "no_rematch_offer", "No open rematch offer", "There is no offer of the other seat to answer: none was made, it was declined, or it was accepted already (read the game's view, member rematch)."
+    REMATCH_CLOSED = "rematch_closed", "The rematch window has closed", "A finished game takes rematch offers and answers while the service keeps it live (SCHNAPSEN_ARCHIVE_GRACE_SECONDS after its end); this game has moved to the archive since. Create a new game instead."
+
     # -- idempotency -----------------------------------------------------------
     INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key", "Malformed Idempotency-Key", "1 to 255 visible ASCII characters."
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused", "Idempotency key reused", "This key was used with a different request by the same caller."

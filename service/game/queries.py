@@ -118,7 +118,7 @@ class GameQueries:
         raise Unauthorized("this token belongs to no seat of this game")
 
     def _seat_token(self, game_id: str, seat: int, nonce: str) -> str:
-        return auth.derive_secret(self.secret, game_id, f"seat:{seat}", nonce)
+        return auth.seat_token(self.secret, game_id, seat, nonce)
 
     def _invite(self, game_id: str, nonce: str) -> str:
         return auth.derive_secret(self.secret, game_id, "invite", nonce)

@@ -1,5 +1,6 @@
 """A game's seats record: who sits where, the hashes of their tokens, the nonces their
-secrets are derived from, the invite, and the seed of a seeded game.
+secrets are derived from, the invite, the seed of a seeded game, and the game a rematch
+was made from.
 
 The log keeps it as one flat hash of strings beside the events (``GameLog``:
 ``seats`` of ``load`` and ``append``). This module is its only reader and
@@ -64,6 +65,9 @@ class Seats:
     owner: str | None = None
     #: Whether the game's end changes its players' ratings (``service.game.ratings``).
     rated: bool = False
+    #: The finished game this one is the rematch of (None: a game of its own). The old
+    #: game finds its rematch by the id derived from its own (``service.game.rematch``).
+    rematch_of: str | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -72,6 +76,22 @@ class Seats:
         """The record with ``seat`` as ``taken``."""
         seats = (taken, self.seats[1]) if seat == 0 else (self.seats[0], taken)
         return replace(self, seats=seats)
+
+    def for_rematch(self, of: str) -> Seats:
+        """The record of the rematch of game ``of``: everything this one says of its
+        seats and settings, but its secrets (tokens, nonces, the invite) and its seed.
+
+        Copied by ``replace``, so a field added to the record later is carried over
+        too; the secrets belong to one game (a rematch draws its own), and a seed
+        would deal the rematch the decks its creator already knows.
+        """
+        seats = (
+            replace(self.seats[0], token_hash=None, nonce=None),
+            replace(self.seats[1], token_hash=None, nonce=None),
+        )
+        return replace(
+            self, seats=seats, invite_hash=None, invite_nonce=None, seed=None, rematch_of=of
+        )
 
     @property
     def player_ids(self) -> tuple[str | None, str | None]:
@@ -125,6 +145,8 @@ class Seats:
             fields["owner"] = self.owner
         if self.rated:
             fields["rated"] = "1"
+        if self.rematch_of is not None:
+            fields["rematch_of"] = self.rematch_of
         return fields
 
     @classmethod
@@ -148,4 +170,5 @@ class Seats:
             seed=None if seed is None else int(seed),
             owner=fields.get("owner"),
             rated=fields.get("rated") == "1",
+            rematch_of=fields.get("rematch_of"),
         )

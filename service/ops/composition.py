@@ -20,6 +20,7 @@ from redis import Redis
 from service.bots.catalog import CATALOG
 from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
+from service.game.rematch_service import RematchService
 from service.game.transaction import KnownGames
 from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.dispatch import BotDispatcher
@@ -34,6 +35,7 @@ from service.store.full import refused_for_memory
 from service.store.players import PlayerStore
 from service.store.ratings import RatedGames
 from service.store.redis_clients import AnyRedis
+from service.store.rematches import RematchOffers
 from service.store.stats import GameStats
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ class Services:
     exports: ExportStore
     stats: GameStats
     dispatcher: BotDispatcher
+    #: Rematch offers of finished games, and the rematches they make.
+    rematches: RematchService
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
@@ -128,12 +132,15 @@ def build_services(
         known=known,
     )
     players = PlayerStore(log_client, players_per_client=players_per_client)
+    # An offer lives about as long as its game stays in Redis (the archive's grace).
+    offers = RematchOffers(log_client, ttl_seconds=archive_grace_seconds)
     return Services(
         games,
         store,
         ExportStore(log_client),
         stats,
         dispatcher,
+        RematchService(games, offers),
         archive=archive,
         archiver=archiver,
         players=players,

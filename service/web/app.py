@@ -58,6 +58,7 @@ from service.web.views import (
     pages,
     players,
     problem_pages,
+    rematch,
     seeks,
 )
 from service.web.waiting import WaitingAdmission
@@ -200,6 +201,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         },
     )
     api.register_blueprint(games.blp)
+    api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
     api.register_blueprint(analysis.blp)
@@ -214,6 +216,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app,
         Services(
             games=services.games,
+            rematches=services.rematches,
             store=services.store,
             answers=StoredAnswers(client),
             redis=client,

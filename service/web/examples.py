@@ -63,7 +63,7 @@ def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
     body = observe(replay(events), seat)
     # Against a bot nobody is invited: the invite is null.
     return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
-            "invite": None}  # fmt: skip
+            "invite": None, "rematch": None, "rematch_of": None}  # fmt: skip
 
 
 CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}
@@ -85,6 +85,18 @@ SEATED = {
     "dealing": "random",
     "game": GAME_VIEW,
 }
+REMATCH_ID = "9c0e4f2a71b3d58e"
+REMATCH_OFFERED = {"offered_by": 0, "status": "offered", "game_id": None}
+REMATCH_DECLINED = {"offered_by": 0, "status": "declined", "game_id": None}
+REMATCH_ACCEPTED = {"offered_by": 0, "status": "accepted", "game_id": REMATCH_ID}
+#: Seat 0's answer against the bot, which accepts at once: its seat in the new game.
+REMATCH_SEATED = {
+    **SEATED,
+    "game_id": REMATCH_ID,
+    "game": {**GAME_VIEW, "game_id": REMATCH_ID, "rematch_of": GAME_ID},
+    "rematch": REMATCH_ACCEPTED,
+}
+REMATCH_STATUS = {"seat": 0, **REMATCH_ACCEPTED, "token": TOKEN}
 EVENTS = {
     "game_id": GAME_ID,
     "version": len(_PLAYED),

@@ -22,20 +22,61 @@ from service.engine.replays import replay_record
 from service.game.commands import Current, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
+from service.game.rematch_service import Rematch
 
 _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
 
 
-def game_view(current: Current, seat: int | None, *, invite: str | None) -> dict[str, Any]:
+def game_view(
+    current: Current,
+    seat: int | None,
+    *,
+    invite: str | None,
+    rematch: Rematch | None = None,
+) -> dict[str, Any]:
     """The contract's view of a game for ``seat`` (``None``: a spectator); ``invite``: what
-    ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty)."""
+    ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty);
+    ``rematch``: what ``RematchService.shown`` finds of a finished game's offer."""
     body = observe(current.state, seat)
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
     body["invite"] = invite
+    body["rematch"] = None if rematch is None else rematch_body(rematch)
+    body["rematch_of"] = current.seats.rematch_of
     return body
+
+
+def rematch_body(rematch: Rematch) -> dict[str, Any] | None:
+    """A game's rematch offer as its view shows it (``RematchSchema``); None: no offer."""
+    offer = rematch.offer
+    if offer is None:
+        return None
+    return {
+        "offered_by": offer.offered_by,
+        "status": offer.status.value,
+        "game_id": rematch.rematch_id,
+    }
+
+
+def rematch_status_body(rematch: Rematch) -> dict[str, Any]:
+    """A seat's look at its game's rematch (``RematchStatusSchema``)."""
+    offer = rematch.offer
+    seated = rematch.seated
+    return {
+        "seat": rematch.seat,
+        "offered_by": None if offer is None else offer.offered_by,
+        "status": "none" if offer is None else offer.status.value,
+        "game_id": rematch.rematch_id,
+        "token": None if seated is None else seated.token,
+    }
+
+
+def rematch_seated_body(rematch: Rematch) -> dict[str, Any]:
+    """An accepted rematch: the new game as the caller takes its seat there."""
+    assert rematch.seated is not None
+    return {**seated_body(rematch.seated, invite=None), "rematch": rematch_body(rematch)}
 
 
 def replay_body(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from redis import Redis
 
     from service.game.commands import Current, GameService
+    from service.game.rematch_service import RematchService
     from service.jobs.watch import JobWatcher
     from service.live.memory import GameMemory
     from service.live.watcher import LogWatcher, OneRead
@@ -42,6 +43,8 @@ class Services:
 
     #: The command service: create, join, act, read (``service.game.commands``).
     games: GameService
+    #: Rematch offers of finished games, and the rematches they make.
+    rematches: RematchService
     #: The event log under it (and the archive behind it, when there is one).
     store: EventStore | ArchivedLog
     exports: ExportStore

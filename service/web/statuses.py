@@ -74,6 +74,12 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.BOT_TURN_NOT_CLAIMABLE: 409,
     C.BUSY: 409,
     C.INVALID_CURSOR: 400,
+    # -- rematches ---------------------------------------------------------
+    C.GAME_NOT_FINISHED: 409,
+    C.REMATCH_NOT_ALLOWED: 409,
+    C.OWN_REMATCH_OFFER: 409,
+    C.NO_REMATCH_OFFER: 409,
+    C.REMATCH_CLOSED: 410,
     # -- idempotency -------------------------------------------------------
     C.INVALID_IDEMPOTENCY_KEY: 400,
     C.IDEMPOTENCY_KEY_REUSED: 422,

@@ -107,15 +107,20 @@ def test_the_answers_name_the_unions():
     assert component("StreamActionTakenEvent")["properties"]["view"]["$ref"].endswith("GameView")
 
 
-def test_a_replay_state_is_a_view_without_the_invite():
+#: What only the live view carries: the standing invite, and the rematch links.
+LIVE_VIEW_FIELDS = {"invite", "rematch", "rematch_of"}
+
+
+def test_a_replay_state_is_a_view_without_the_invite_and_the_rematch_links():
     state = component("Replay")["properties"]["state"]
     assert state["$ref"] == ref("ReplayState")["$ref"]
-    assert "invite" not in component("ReplayState")["properties"]
-    assert "invite" in component("GameView")["required"]
+    for name in LIVE_VIEW_FIELDS:
+        assert name not in component("ReplayState")["properties"]
+        assert name in component("GameView")["required"]
     assert component("ReplayExport")["properties"]["state"]["$ref"] == ref("GameState")["$ref"]
-    assert set(component("ReplayState")["required"]) == set(component("GameView")["required"]) - {
-        "invite"
-    }
+    assert set(component("ReplayState")["required"]) == (
+        set(component("GameView")["required"]) - LIVE_VIEW_FIELDS
+    )
 
 
 def test_every_closed_set_of_strings_is_an_enum():

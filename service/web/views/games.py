@@ -37,6 +37,7 @@ from service.engine.replays import visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
+from service.game.rematch_service import Rematch
 from service.live.feed import FeedReads
 from service.live.memory import GameMemory
 from service.live.watcher import END_EVENT, Waited, client_gone
@@ -112,8 +113,19 @@ def settings() -> dict[str, Any]:
 
 
 def _view(current: Current, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see."""
-    return game_view(current, seat, invite=games().invite_for(current, seat))
+    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see
+    and a finished game's rematch offer."""
+    return _view_with(current, seat, _rematch(current, seat))
+
+
+def _view_with(current: Current, seat: int | None, rematch: Rematch | None) -> dict[str, Any]:
+    invite = games().invite_for(current, seat)
+    return game_view(current, seat, invite=invite, rematch=rematch)
+
+
+def _rematch(current: Current, seat: int | None) -> Rematch | None:
+    """A finished game's rematch offer (a game being played has none: nothing is read)."""
+    return services().rematches.shown(current, seat) if current.state.over else None
 
 
 def _seated(seated: Seated) -> dict[str, Any]:
@@ -222,9 +234,11 @@ def get_game(game_id: str):
     current = service.current(game_id)
     seat = service.seat_for(current, seat_token())
     services().seen(current)
-    if not_modified(request, current.version):
+    # A rematch offer changes no version: a view that shows one is never "not modified".
+    rematch = _rematch(current, seat)
+    if rematch is None and not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
-    return view_answer(_view(current, seat)), 200, {"ETag": etag(current.version)}
+    return view_answer(_view_with(current, seat, rematch)), 200, {"ETag": etag(current.version)}
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
