@@ -1,5 +1,5 @@
 """A game's seats record: who sits where, the hashes of their tokens, the nonces their
-secrets are derived from, the invite, and the seed of a seeded game.
+secrets are derived from, the invite, the seed of a seeded game, and its time control.
 
 The log keeps it as one flat hash of strings beside the events (``GameLog``:
 ``seats`` of ``load`` and ``append``). This module is its only reader and
@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
+
+from service.game.clock import TimeControl
 
 #: How the record names a bot seat's player: ``bot:<level>``.
 _BOT_PREFIX = "bot:"
@@ -60,6 +62,8 @@ class Seats:
     #: The client app whose key created the game (None: an anonymous caller). Its
     #: listing and its export show the game, from Redis or from the archive.
     owner: str | None = None
+    #: The game's time control (None: no clock, as every game before clocks).
+    clock: TimeControl | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -109,6 +113,8 @@ class Seats:
             fields["seed"] = str(self.seed)
         if self.owner is not None:
             fields["owner"] = self.owner
+        if self.clock is not None:
+            fields["clock"] = self.clock.encode()
         return fields
 
     @classmethod
@@ -125,10 +131,12 @@ class Seats:
             return Seat(PlayerKind.HUMAN, None, token_hash, nonce)
 
         seed = fields.get("seed")
+        clock = fields.get("clock")
         return cls(
             (seat(0), seat(1)),
             invite_hash=fields.get("invite"),
             invite_nonce=fields.get("invite_nonce"),
             seed=None if seed is None else int(seed),
             owner=fields.get("owner"),
+            clock=None if clock is None else TimeControl.decode(clock),
         )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.engine import Card, Dealing, GameState, Variant
+from service.game.clock import TimeControl
 from service.game.log import Listed
 from service.game.seats import Seats
 
@@ -29,6 +30,8 @@ class NewGame:
     seed: int | None = None
     deck: tuple[Card, ...] | None = None
     first_dealer: int | None = None
+    #: The time control the server keeps (None: no clock).
+    clock: TimeControl | None = None
 
     @property
     def dealing(self) -> Dealing:
