@@ -21,6 +21,7 @@ from service.game.bot_levels import LEVELS
 from service.game.commands import AppendListener, Current, GameService
 from service.game.transaction import KnownGames
 from service.jobs.archiving import ArchiveWhenEnded
+from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
@@ -45,6 +46,8 @@ class Services:
     exports: ExportStore
     stats: GameStats
     dispatcher: BotDispatcher
+    #: Schedules a clocked game's deadlines (None in services built before clocks).
+    clocks: ClockKeeper | None = None
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
@@ -57,6 +60,9 @@ class Services:
         """
         try:
             self.dispatcher.ensure_bot_moves(current)
+            if self.clocks is not None and current.seats.clock is not None:
+                reading = self.games.clock_reading(current)
+                self.clocks.ensure(current, None if reading is None else reading.deadline_ms)
         except redis.exceptions.ResponseError as error:
             if not refused_for_memory(error):
                 raise
@@ -97,8 +103,10 @@ def build_services(
         log_client, counts_actions=live.action_counter is None, marks_finishes=archive is None
     )
     dispatcher = BotDispatcher(queue_client)
-    # After an append: the next bot move if a bot is to move, then the counters.
-    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats)
+    clocks = ClockKeeper(queue_client)
+    # After an append: the next bot move if a bot is to move, the deadline of a clocked
+    # person's move, then the counters.
+    listeners: tuple[AppendListener, ...] = (*also, dispatcher, clocks, stats)
     store: EventStore | ArchivedLog = live
     listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
     archiver = None
@@ -119,7 +127,14 @@ def build_services(
         known=known,
     )
     return Services(
-        games, store, ExportStore(log_client), stats, dispatcher, archive=archive, archiver=archiver
+        games,
+        store,
+        ExportStore(log_client),
+        stats,
+        dispatcher,
+        clocks=clocks,
+        archive=archive,
+        archiver=archiver,
     )
 
 

@@ -19,6 +19,7 @@ from flask import Request, Response, jsonify
 from service.engine import Event
 from service.engine.observation import observe
 from service.engine.replays import replay_record
+from service.game.clock import ClockReading
 from service.game.commands import Current, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
@@ -27,14 +28,24 @@ _ETAG = re.compile(r'^(?:W/)?"?(\d{1,18})"?$')
 _STRONG_ETAG = re.compile(r'"([0-9]{1,18})"')
 
 
-def game_view(current: Current, seat: int | None, *, invite: str | None) -> dict[str, Any]:
+def game_view(
+    current: Current,
+    seat: int | None,
+    *,
+    invite: str | None,
+    clock: ClockReading | None = None,
+) -> dict[str, Any]:
     """The contract's view of a game for ``seat`` (``None``: a spectator); ``invite``: what
-    ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty)."""
+    ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty);
+    ``clock``: ``GameService.clock_reading`` of a clocked game (a game without a clock
+    has no ``clock`` field, as before clocks)."""
     body = observe(current.state, seat)
     body["game_id"] = current.game_id
     body["version"] = current.version
     body["players"] = current.players
     body["invite"] = invite
+    if clock is not None:
+        body["clock"] = clock.to_dict()
     return body
 
 
@@ -71,8 +82,10 @@ def view_answer(view: dict[str, Any]) -> Response:
     return jsonify(view)
 
 
-def seated_body(seated: Seated, *, invite: str | None) -> dict[str, Any]:
-    """A created or joined seat; ``invite``: as for ``game_view``."""
+def seated_body(
+    seated: Seated, *, invite: str | None, clock: ClockReading | None = None
+) -> dict[str, Any]:
+    """A created or joined seat; ``invite`` and ``clock``: as for ``game_view``."""
     return {
         "game_id": seated.current.game_id,
         "seat": seated.seat,
@@ -80,7 +93,7 @@ def seated_body(seated: Seated, *, invite: str | None) -> dict[str, Any]:
         "invite": seated.invite,
         "version": seated.current.version,
         "dealing": seated.current.state.dealing.value,
-        "game": game_view(seated.current, seated.seat, invite=invite),
+        "game": game_view(seated.current, seated.seat, invite=invite, clock=clock),
     }
 
 
