@@ -101,6 +101,14 @@ class ActionTakenEventSchema(Schema):
     to_move = _to_move()
 
 
+@answer("marriage_points", "took", "trick", "turn_up_drawn", "drew", "deal_result", "game_winner")
+class ClockMovedEventSchema(ActionTakenEventSchema):
+    """A seat's clock ran out and a bot played its action: counted as the seat's action."""
+
+    type = _type("clock_moved")
+    level = LevelField(metadata=_doc("The level of the bot that played on time"))
+
+
 def _ending(name: str, what: str) -> type[Schema]:
     """The schema of an event by which a seat ended the game (RX1-RX3)."""
     body = {
@@ -129,6 +137,7 @@ EVENT_TYPES: dict[str, type[Schema]] = {
     "seat_taken": SeatTakenEventSchema,
     "deal_started": DealStartedEventSchema,
     "action_taken": ActionTakenEventSchema,
+    "clock_moved": ClockMovedEventSchema,
     "resigned": ResignedEventSchema,
     "aborted": AbortedEventSchema,
     "timeout_claimed": TimeoutClaimedEventSchema,

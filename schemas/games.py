@@ -24,6 +24,15 @@ from schemas.components import (
     SuitField,
 )
 from service.engine.outcomes import DealEndReason
+from service.game.clock import (
+    DEFAULT_BOT_LEVEL,
+    DEFAULT_BOT_MOVES_LIMIT,
+    MAX_BOT_MOVES_LIMIT,
+    MAX_SECONDS_PER_MOVE,
+    MIN_BOT_MOVES_LIMIT,
+    MIN_SECONDS_PER_MOVE,
+    OnTimeout,
+)
 from service.ops.settings import DEFAULTS
 
 __all__ = ["ACTION_TYPES", "CARD_CODES", "MAX_VERSION", "SUIT_CODES"]
@@ -106,6 +115,39 @@ class OpponentSchema(Schema):
             raise ValidationError("only a bot has a level", "level")
 
 
+class ClockSchema(Schema):
+    """A time control the server keeps (docs/api.md, Clocks)."""
+
+    class Meta:
+        unknown = RAISE
+
+    seconds_per_move = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(min=MIN_SECONDS_PER_MOVE, max=MAX_SECONDS_PER_MOVE),
+        metadata=_doc("A person's time for each move, from the turn's start"),
+    )
+    on_timeout = fields.String(
+        load_default=OnTimeout.BOT.value,
+        validate=validate.OneOf([choice.value for choice in OnTimeout]),
+        metadata=_doc(
+            "'bot': a bot of bot_level plays the move (a clock_moved event); "
+            "'lose': the seat loses the game at once (timeout_claimed by the other seat)"
+        ),
+    )
+    bot_level = LevelField(
+        load_default=DEFAULT_BOT_LEVEL, metadata=_doc("The level of the bot that plays on time")
+    )
+    bot_moves_limit = fields.Integer(
+        load_default=DEFAULT_BOT_MOVES_LIMIT,
+        strict=True,
+        validate=validate.Range(min=MIN_BOT_MOVES_LIMIT, max=MAX_BOT_MOVES_LIMIT),
+        metadata=_doc(
+            "Moves in a row a bot may play for one seat; its next timeout loses the game"
+        ),
+    )
+
+
 class CreateGameSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -138,6 +180,9 @@ class CreateGameSchema(Schema):
                       "token; against a person, a player of the same app joins; against a bot, "
                       "the bot stands at its level's fixed rating"),
     )  # fmt: skip
+    clock = fields.Nested(
+        ClockSchema, metadata=_doc("A time control for every person's move; none unless given")
+    )
 
     @validates_schema
     def _deck_is_a_deck(self, data, **kwargs):
@@ -498,6 +543,27 @@ class RematchSchema(Schema):
 
 
 @answer()
+class ClockViewSchema(Schema):
+    """A clocked game's clock now: its time control, the deadline, the bots' moves."""
+
+    seconds_per_move = fields.Integer()
+    on_timeout = fields.String(validate=validate.OneOf([choice.value for choice in OnTimeout]))
+    bot_level = LevelField()
+    bot_moves_limit = fields.Integer()
+    deadline = fields.Integer(
+        allow_none=True,
+        metadata=_doc(
+            "When the person to move runs out of time, ms since the epoch (the log's clock); "
+            "null when no person is to move"
+        ),
+    )
+    bot_moves = fields.List(
+        fields.Integer(),
+        metadata=_doc("Per seat, the moves in a row a bot has played for it on time"),
+    )
+
+
+@answer("clock")
 class GameViewSchema(ReplayStateSchema):
     """The caller's view of a game now: its state and, for seat 0, the invite."""
 
@@ -513,6 +579,9 @@ class GameViewSchema(ReplayStateSchema):
     rematch_of = fields.String(
         allow_none=True,
         metadata=_doc("The finished game this game is the rematch of; else null"),
+    )
+    clock = fields.Nested(
+        ClockViewSchema, metadata=_doc("A clocked game's clock; absent for a game without one")
     )
 
 
@@ -612,6 +681,7 @@ class EventSchema(Schema):
                 "seat_taken",
                 "deal_started",
                 "action_taken",
+                "clock_moved",
                 "resigned",
                 "aborted",
                 "timeout_claimed",
@@ -623,7 +693,7 @@ class EventSchema(Schema):
     dealing = _dealing()
     seat = _seat()
     player = fields.String()
-    level = LevelField()
+    level = LevelField(metadata=_doc("seat_taken: a bot's level; clock_moved: the bot's"))
     number = fields.Integer()
     dealer = _seat()
     trump_card = _card()

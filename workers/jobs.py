@@ -1,6 +1,7 @@
 """The jobs workers run. Plain functions of ids and small JSON (RQ's JSON serializer).
 
 - ``bot_move(game_id, version)``: a bot opponent's move in a game;
+- ``clock_ran_out(game_id, version)``: a person's clock ran out: a bot's move or a loss;
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
 - ``export_replay(game_id, viewer, format, export_id, version)``: a replay export;
 - ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts;
@@ -83,6 +84,43 @@ def bot_move(game_id: str, version: int) -> dict[str, Any]:
         "game_id": game_id,
         "version": version,
         "played": chosen[0].to_dict(),
+        "new_version": acted.current.version,
+    }
+
+
+def clock_ran_out(game_id: str, version: int) -> dict[str, Any]:
+    """The clock of the turn at ``version`` ran out (``service.game.clock``): a bot of the
+    clock's level plays the seat's move, or the seat loses on time. A stale job (the
+    person moved in time, or the job ran already) does nothing.
+
+    The bot thinks as a bot opponent does (the seat's view only, the same seed and
+    budget), with no added delay: the person's time is up already. A full store is
+    waited for as a bot move waits.
+    """
+    rt = runtime()
+    started = time.monotonic()
+    chosen: list[Action] = []
+
+    def choose(view: SeatView, level: str) -> Action:
+        if not chosen:  # tried again at the same version: the same view, the same move
+            decision = get_bot(level).choose(
+                view, seed=bot_seed(game_id, version, rt.games.secret), budget_ms=rt.bot_budget_ms
+            )
+            chosen.append(decision.action)
+        return chosen[0]
+
+    acted = when_there_is_room(
+        lambda: rt.games.clock_ran_out(game_id, version, choose),
+        within=ROOM_WAIT_SECONDS - (time.monotonic() - started),
+        what=f"the clock's decision in game {game_id} at version {version}",
+    )
+    if acted is None:
+        return {"game_id": game_id, "version": version, "played": None, "ended": False}
+    return {
+        "game_id": game_id,
+        "version": version,
+        "played": chosen[0].to_dict() if chosen else None,
+        "ended": acted.current.state.over and not chosen,
         "new_version": acted.current.version,
     }
 

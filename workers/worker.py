@@ -63,6 +63,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
+from service.jobs.clocks import enqueue_overdue
 from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
 from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
@@ -240,9 +241,16 @@ class SchnapsenWorker(Worker):
     sweep_seconds: float | None = None
 
     def run_maintenance_tasks(self) -> None:
-        """RQ's maintenance, then a sweep asked for when one is due: any worker of the
-        archive queue may ask, and one a ``sweep_seconds`` gets it (``enqueue_sweep``)."""
+        """RQ's maintenance; then the clocks' jobs that RQ's scheduler left overdue (its
+        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then a sweep
+        asked for when one is due: any worker of the archive queue may ask, and one a
+        ``sweep_seconds`` gets it (``enqueue_sweep``)."""
         super().run_maintenance_tasks()
+        if MOVES in self.queue_names():
+            try:
+                enqueue_overdue(self.connection)
+            except redis.RedisError as error:  # the next pass looks again
+                log.warning("could not move overdue clocks: %s", error)
         if self.sweep_seconds is None or ARCHIVE not in self.queue_names():
             return
         try:

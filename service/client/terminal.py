@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-from service.client.words import ACTION_WORDS, action_phrase, numbered_tricks, trick_cards
+from service.client.words import (
+    ACTION_EVENTS,
+    ACTION_WORDS,
+    action_phrase,
+    numbered_tricks,
+    trick_cards,
+)
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -103,7 +109,7 @@ class Narrator:
                 f"trump card {show.card(event['trump_card'])} ==="
             )
             return lines
-        if kind != "action_taken":
+        if kind not in ACTION_EVENTS:
             return lines
         seat, action = event["seat"], event["action"]
         if "trick" in event:
@@ -251,8 +257,10 @@ def replay_lines(record: dict[str, Any], show: Cards) -> Iterable[str]:
                 yield f"  talon: {show.cards(deck[11:])}"
             elif event.get("hand"):
                 yield f"  {names[viewer]}: {show.cards(event['hand'])}"
-        elif kind == "action_taken":
+        elif kind in ACTION_EVENTS:
             seat, action = event["seat"], event["action"]
+            if kind == "clock_moved":
+                yield f"  {names[seat]}'s time ran out: a {event['level']} bot moves"
             if trick_number:
                 trick = event["trick"]
                 cards = trick_cards(trick, names.__getitem__, show.card)

@@ -28,13 +28,17 @@ def as_is(code: str) -> str:
     return code
 
 
+#: The event types of a seat's action: its own, and one a bot played on its clock.
+ACTION_EVENTS = frozenset({"action_taken", "clock_moved"})
+
+
 def numbered_tricks(events: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]]:
     """Each event of a replay record with the number in its deal of the trick it ends (0: none)."""
     trick_number = 0
     for event in events:
         if event["type"] == "deal_started":
             trick_number = 0
-        elif event["type"] == "action_taken" and "trick" in event:
+        elif event["type"] in ACTION_EVENTS and "trick" in event:
             trick_number += 1
             yield event, trick_number
             continue
@@ -61,4 +65,11 @@ def action_phrase(
     return f"{second if you else third} {thing}"
 
 
-__all__ = ["ACTION_WORDS", "action_phrase", "as_is", "numbered_tricks", "trick_cards"]
+__all__ = [
+    "ACTION_EVENTS",
+    "ACTION_WORDS",
+    "action_phrase",
+    "as_is",
+    "numbered_tricks",
+    "trick_cards",
+]

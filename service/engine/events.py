@@ -77,6 +77,20 @@ class ActionTaken:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockMoved(ActionTaken):
+    """A seat's clock ran out and a bot of ``level`` took the action for it.
+
+    An action of the seat in every way the game counts (it is an ``ActionTaken``,
+    folded the same), with its own ``type`` so that a log, a replay and an
+    export tell it from the person's own moves, and the run of moves played for
+    a seat is read from the log alone.
+    """
+
+    type: ClassVar[str] = "clock_moved"
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
 class Resigned:
     """A seat resigned the game (RX1)."""
 
@@ -106,9 +120,19 @@ class TimeoutClaimed:
 
 
 #: Events a seat uses to end the game (RX1-RX3); added after schema 1's first four
-#: types, which are unchanged, so older logs read and replay as before.
+#: types, which are unchanged, so older logs read and replay as before. ``ClockMoved``
+#: came later the same way: a new type, no old event's form changed, so no new schema.
 GameEnded = Resigned | Aborted | TimeoutClaimed
-Event = GameCreated | SeatTaken | DealStarted | ActionTaken | Resigned | Aborted | TimeoutClaimed
+Event = (
+    GameCreated
+    | SeatTaken
+    | DealStarted
+    | ActionTaken
+    | ClockMoved
+    | Resigned
+    | Aborted
+    | TimeoutClaimed
+)
 _ENDINGS = {Resigned: resign, Aborted: abort, TimeoutClaimed: timed_out}
 
 
@@ -178,6 +202,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             data["nonce"] = event.nonce
     elif isinstance(event, ActionTaken):
         data.update(seat=event.seat, action=event.action.to_dict())
+        if isinstance(event, ClockMoved):
+            data["level"] = event.level
     elif isinstance(event, TimeoutClaimed):
         data.update(seat=event.seat, waited_ms=event.waited_ms)
     else:
@@ -208,6 +234,11 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
             )
         if kind == ActionTaken.type:
             return ActionTaken(_seat(data["seat"]), Action.from_dict(data["action"]))
+        if kind == ClockMoved.type:
+            level = data["level"]
+            if not isinstance(level, str) or not level:
+                raise ValueError(f"not a bot level: {level!r}")
+            return ClockMoved(_seat(data["seat"]), Action.from_dict(data["action"]), level)
         if kind == Resigned.type:
             return Resigned(_seat(data["seat"]))
         if kind == Aborted.type:

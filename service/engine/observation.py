@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import SUITS, format_cards
-from .events import ActionTaken, DealStarted, Event, GameCreated, SeatTaken, TimeoutClaimed
+from .events import (
+    ActionTaken,
+    ClockMoved,
+    DealStarted,
+    Event,
+    GameCreated,
+    SeatTaken,
+    TimeoutClaimed,
+)
 from .game import legal_actions
 from .points import marriage_points
 from .state import DealResult, DealState, GameState, Trick, Variant
@@ -190,6 +198,8 @@ def _observe_action(
         "seat": event.seat,
         "action": event.action.to_dict(),
     }
+    if isinstance(event, ClockMoved):  # the seat's clock ran out: public, as the move is
+        data["level"] = event.level
     old, new = before.deal, after.deal
     assert old is not None and new is not None
     if len(new.marriages) > len(old.marriages):

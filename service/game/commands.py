@@ -21,7 +21,9 @@ from typing import Any
 from service.engine import (
     Aborted,
     Action,
+    ActionTaken,
     Card,
+    ClockMoved,
     Dealing,
     DealStarted,
     Event,
@@ -41,6 +43,7 @@ from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
+from service.game import clock as clocks
 from service.game.log import GameListing, GameLog, StaleVersionError
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
@@ -81,6 +84,10 @@ Ending = Callable[[Current, int], Event]
 
 class NoBotMove(Exception):
     """The game as loaded has no bot to move: a late or repeated job plays nothing."""
+
+
+class NoClockDue(Exception):
+    """The game as loaded waits for no person's clock: a late or repeated job does nothing."""
 
 
 class NotAbandoned(Exception):
@@ -137,12 +144,10 @@ class GameService(GameQueries):
                 "a rated game is created by a player: send the player's token",
                 code=ProblemCode.PLAYER_REQUIRED,
             )
-        if new.opponent.kind == "bot" and new.opponent.level not in self.bot_levels:
-            levels = ", ".join(sorted(self.bot_levels)) or "none yet"
-            raise InvalidRequest(
-                f"unknown bot level {new.opponent.level!r} (levels: {levels})",
-                code=ProblemCode.UNKNOWN_BOT_LEVEL,
-            )
+        if new.opponent.kind == "bot":
+            self._known_level(new.opponent.level, "bot level")
+        if new.clock is not None:
+            self._known_level(new.clock.bot_level, "clock's bot level")
         # With a key, the game's id is the key's (see _game_id_for): the create's
         # first append is its claim, so a crash before it leaves nothing claimed.
         key = "create" if idempotency_key is not None else None
@@ -170,6 +175,14 @@ class GameService(GameQueries):
             return self._created_again(outcome)
         token, invite = outcome.answer
         return Seated(outcome.current, 0, token, invite)
+
+    def _known_level(self, level: str | None, what: str) -> None:
+        if level not in self.bot_levels:
+            levels = ", ".join(sorted(self.bot_levels)) or "none yet"
+            raise InvalidRequest(
+                f"unknown {what} {level!r} (levels: {levels})",
+                code=ProblemCode.UNKNOWN_BOT_LEVEL,
+            )
 
     def _new_game(
         self, game_id: str, new: NewGame, owner: str | None, player: str | None = None
@@ -201,6 +214,7 @@ class GameService(GameQueries):
                 seed=new.seed,
                 owner=owner,
                 rated=new.rated,
+                clock=new.clock,
             )
             return Decided(tuple(events), (token, None), seats)
         invite_nonce = auth.new_nonce()
@@ -212,6 +226,7 @@ class GameService(GameQueries):
             seed=new.seed,
             owner=owner,
             rated=new.rated,
+            clock=new.clock,
         )
         return Decided(tuple(events), (token, invite), seats)
 
@@ -382,6 +397,58 @@ class GameService(GameQueries):
             return None
         assert isinstance(outcome, Appended)  # no key: nothing to replay
         return Acted(outcome.current, outcome.answer)
+
+    # -- the clock (service.game.clock) ------------------------------------
+    def clock_ran_out(
+        self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]
+    ) -> Acted | None:
+        """The clock's decision on the turn that started at ``version``; ``None`` if stale.
+
+        A bot of the clock's level plays the seat's move (``ClockMoved``; it
+        sees that seat's view only, as a bot opponent does), or the seat loses
+        on time (``TimeoutClaimed`` by the seat that waited, RX3's scoring).
+        Decided on ``version`` only: a move that landed in time, or a repeated
+        job, makes the append refuse, and nothing is added.
+        """
+
+        def ran_out(current: Current) -> Decided[int]:
+            control = current.seats.clock
+            if control is None:
+                raise NoClockDue()
+            events = self.store.events(game_id, until=current.version)
+            due = clocks.verdict(events, control)
+            if isinstance(due, clocks.LosesOnTime):
+                waited = self.store.clock(game_id).waited_ms or control.ms_per_move
+                return Decided((TimeoutClaimed(due.winner, waited),), due.seat)
+            if due is None:
+                raise NoClockDue()
+            action = choose(seat_view(current.state, due.seat), due.level)
+            first, *rest = self._decide(current, due.seat, action)
+            assert isinstance(first, ActionTaken)
+            played = ClockMoved(first.seat, first.action, due.level)
+            return Decided((played, *rest), due.seat)
+
+        try:
+            outcome = self.transaction.run(
+                game_id, ran_out, admit=lambda _current: "", expected_version=version
+            )
+        except (VersionConflict, NoClockDue):
+            return None
+        assert isinstance(outcome, Appended)  # no key: nothing to replay
+        return Acted(outcome.current, outcome.answer)
+
+    def clock_reading(self, current: Current) -> clocks.ClockReading | None:
+        """A clocked game's clock now (None without one): two reads of the log, so only
+        a clocked game's view pays for them."""
+        control = current.seats.clock
+        if control is None:
+            return None
+        events = self.store.events(current.game_id, until=current.version)
+        started = None
+        if not current.state.over:
+            turn = self.store.clock(current.game_id)
+            started = turn.last_ms if turn.head == current.version else None
+        return clocks.reading(control, events, started)
 
     # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
     def resign(
@@ -633,6 +700,8 @@ def _new_game_json(new: NewGame) -> dict[str, Any]:
         "seed": new.seed,
         "deck": None if new.deck is None else [card.value for card in new.deck],
         "first_dealer": new.first_dealer,
+        # Only a clocked game names its clock: an unclocked create keeps its fingerprint.
+        **({} if new.clock is None else {"clock": new.clock.encode()}),
     }
 
 

@@ -16,13 +16,14 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.client.words import action_phrase, numbered_tricks, trick_cards
+from service.client.words import ACTION_EVENTS, action_phrase, numbered_tricks, trick_cards
 from service.engine import fairness
 from service.engine.actions import Action
 from service.engine.cards import Card, parse_cards
 from service.engine.events import (
     Aborted,
     ActionTaken,
+    ClockMoved,
     DealStarted,
     Event,
     GameCreated,
@@ -91,7 +92,9 @@ def text_lines(game_id: str, record: dict[str, Any]) -> Iterable[str]:
                    f"trump card {event['trump_card']}")  # fmt: skip
             if event.get("deck"):
                 yield f"  deck: {' '.join(event['deck'])}"
-        elif kind == "action_taken":
+        elif kind in ACTION_EVENTS:
+            if kind == ClockMoved.type:
+                yield f"  seat {event['seat']}'s time ran out: a {event['level']} bot moves for it"
             line = _action_line(event)
             if trick_number:
                 trick = event["trick"]
@@ -163,6 +166,9 @@ def events_from_export(document: dict[str, Any]) -> list[Event]:
             events.append(DealStarted(item["number"], item["dealer"], deck, item.get("nonce")))
         elif kind == ActionTaken.type:
             events.append(ActionTaken(item["seat"], Action.from_dict(item["action"])))
+        elif kind == ClockMoved.type:
+            action = Action.from_dict(item["action"])
+            events.append(ClockMoved(item["seat"], action, item["level"]))
         elif kind == Resigned.type:
             events.append(Resigned(item["seat"]))
         elif kind == Aborted.type:

@@ -1,6 +1,6 @@
 """A game's seats record: who sits where, the hashes of their tokens, the nonces their
-secrets are derived from, the invite, the seed of a seeded game, and the game a rematch
-was made from.
+secrets are derived from, the invite, the seed of a seeded game, its time control, and
+the game a rematch was made from.
 
 The log keeps it as one flat hash of strings beside the events (``GameLog``:
 ``seats`` of ``load`` and ``append``). This module is its only reader and
@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
+
+from service.game.clock import TimeControl
 
 #: How the record names a bot seat's player: ``bot:<level>``.
 _BOT_PREFIX = "bot:"
@@ -68,6 +70,8 @@ class Seats:
     #: The finished game this one is the rematch of (None: a game of its own). The old
     #: game finds its rematch by the id derived from its own (``service.game.rematch``).
     rematch_of: str | None = None
+    #: The game's time control (None: no clock, as every game before clocks).
+    clock: TimeControl | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -147,6 +151,8 @@ class Seats:
             fields["rated"] = "1"
         if self.rematch_of is not None:
             fields["rematch_of"] = self.rematch_of
+        if self.clock is not None:
+            fields["clock"] = self.clock.encode()
         return fields
 
     @classmethod
@@ -163,6 +169,7 @@ class Seats:
             return Seat(PlayerKind.HUMAN, None, token_hash, nonce, fields.get(f"pid:{number}"))
 
         seed = fields.get("seed")
+        clock = fields.get("clock")
         return cls(
             (seat(0), seat(1)),
             invite_hash=fields.get("invite"),
@@ -171,4 +178,5 @@ class Seats:
             owner=fields.get("owner"),
             rated=fields.get("rated") == "1",
             rematch_of=fields.get("rematch_of"),
+            clock=None if clock is None else TimeControl.decode(clock),
         )

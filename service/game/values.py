@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.engine import Card, Dealing, GameState, Variant
+from service.game.clock import TimeControl
 from service.game.log import Listed
 from service.game.seats import Seats
 
@@ -31,6 +32,8 @@ class NewGame:
     first_dealer: int | None = None
     #: Whether its end changes the players' ratings: players only (``service.game.ratings``).
     rated: bool = False
+    #: The time control the server keeps (None: no clock).
+    clock: TimeControl | None = None
 
     @property
     def dealing(self) -> Dealing:

@@ -23,6 +23,7 @@ from service.game.commands import AppendListener, Current, GameService
 from service.game.rematch_service import RematchService
 from service.game.transaction import KnownGames
 from service.jobs.archiving import ArchiveWhenEnded
+from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
 from service.store.archive import Archive, open_archive
@@ -53,6 +54,8 @@ class Services:
     dispatcher: BotDispatcher
     #: Rematch offers of finished games, and the rematches they make.
     rematches: RematchService
+    #: Schedules a clocked game's deadlines (None in services built before clocks).
+    clocks: ClockKeeper | None = None
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
@@ -68,6 +71,9 @@ class Services:
         """
         try:
             self.dispatcher.ensure_bot_moves(current)
+            if self.clocks is not None and current.seats.clock is not None:
+                reading = self.games.clock_reading(current)
+                self.clocks.ensure(current, None if reading is None else reading.deadline_ms)
         except redis.exceptions.ResponseError as error:
             if not refused_for_memory(error):
                 raise
@@ -109,9 +115,16 @@ def build_services(
         log_client, counts_actions=live.action_counter is None, marks_finishes=archive is None
     )
     dispatcher = BotDispatcher(queue_client)
-    # After an append: the next bot move if a bot is to move, then the counters.
-    # ...and the ratings of a rated game that ended.
-    listeners: tuple[AppendListener, ...] = (*also, dispatcher, stats, RateWhenEnded(queue_client))
+    clocks = ClockKeeper(queue_client)
+    # After an append: the next bot move if a bot is to move, the deadline of a clocked
+    # person's move, then the counters, and the ratings of a rated game that ended.
+    listeners: tuple[AppendListener, ...] = (
+        *also,
+        dispatcher,
+        clocks,
+        stats,
+        RateWhenEnded(queue_client),
+    )
     store: EventStore | ArchivedLog = live
     listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
     archiver = None
@@ -141,6 +154,7 @@ def build_services(
         stats,
         dispatcher,
         RematchService(games, offers),
+        clocks=clocks,
         archive=archive,
         archiver=archiver,
         players=players,

@@ -55,11 +55,14 @@ The format, version 1 (every integer a LEB128 varint unless said otherwise;
     4 bytes     CRC-32 of everything before it, little-endian
 
 A kind byte: bits 0-2 the event (seat taken, deal started, resigned,
-aborted, timeout claimed), bit 3 its seat, bits 4-5 a form: for a seat
+aborted, timeout claimed, a clock's move), bit 3 its seat, bits 4-5 a form: for a seat
 taken 0 a person, 1 a bot (then its level), 2 a player (text), 3 a player
 and a level; for a deal started 0 no nonce, 1 the nonce as 32 bytes, 2 as
 text. A deal's number and dealer are not written: they follow from the game
-(R1c, R10c), as the fold checks. Its deck is its permutation index among the
+(R1c, R10c), as the fold checks. A clock's move (``clock_moved``: a bot
+played a person's move when the clock ran out) is a mark, its bot's level
+as text, that makes the next player action, written as any other, the
+clock's; its seat is not written either (the seat to move). Its deck is its permutation index among the
 20! orders of the canonical pack, in 8 bytes big-endian.
 
 Player actions are written relative to the rules, and that is the one
@@ -108,6 +111,7 @@ from service.engine.errors import EngineError
 from service.engine.events import (
     Aborted,
     ActionTaken,
+    ClockMoved,
     DealStarted,
     Event,
     GameCreated,
@@ -167,7 +171,7 @@ _ORDERS = math.factorial(len(DECK))
 _DECK_BYTES = 8
 
 # Kinds of the events other than player actions (bits 0-2 of their kind byte).
-_SEAT_TAKEN, _DEAL_STARTED, _RESIGNED, _ABORTED, _TIMEOUT_CLAIMED = range(5)
+_SEAT_TAKEN, _DEAL_STARTED, _RESIGNED, _ABORTED, _TIMEOUT_CLAIMED, _CLOCK_MOVED = range(6)
 # Forms of a seat taken and of a deal's nonce (bits 4-5).
 _PERSON, _BOT, _PLAYER, _PLAYER_AND_LEVEL = range(4)
 _NO_NONCE, _NONCE_HEX, _NONCE_TEXT = range(3)
@@ -334,7 +338,14 @@ def _write_events(out: _Writer, events: Sequence[Event]) -> None:
                 raise ArchiveEncodeError(f"{event!r} is not a legal action of its position")
             digits += candidates.index(event.action) * radix
             radix *= len(candidates)
-            actions_before += 1
+            if isinstance(event, ClockMoved):  # its mark, then its action's digit as any
+                others.varint(actions_before)
+                others.byte(_CLOCK_MOVED)
+                others.text(event.level)
+                count += 1
+                actions_before = 0
+            else:
+                actions_before += 1
         else:
             others.varint(actions_before)
             _write_other(others, event)
@@ -499,19 +510,27 @@ def _read_events(read: _Reader, created: GameCreated) -> list[Event]:
     state = _fold(None, created, ArchiveDecodeError)
     events: list[Event] = [created]
 
-    def actions(count: int) -> None:
+    def actions(count: int, played_by: str | None = None) -> None:
         nonlocal digits, state
         for _ in range(count):
             candidates = _candidates(state)
             if not candidates:
                 raise ArchiveDecodeError(f"an action at version {len(events) + 1}, where none is")
             digits, index = divmod(digits, len(candidates))
-            event = ActionTaken(state.to_move, candidates[index])  # type: ignore[arg-type]
+            seat = state.to_move
+            event = (
+                ActionTaken(seat, candidates[index])  # type: ignore[arg-type]
+                if played_by is None
+                else ClockMoved(seat, candidates[index], played_by)  # type: ignore[arg-type]
+            )
             state = _fold(state, event, ArchiveDecodeError)
             events.append(event)
 
     for before, other in others:
         actions(before)
+        if isinstance(other, _ClockMark):
+            actions(1, played_by=other.level)
+            continue
         event = other.started(state) if isinstance(other, _Deal) else other
         state = _fold(state, event, ArchiveDecodeError)
         events.append(event)
@@ -532,7 +551,14 @@ class _Deal:
         return DealStarted(len(state.results) + 1, state.next_dealer, self.deck, self.nonce)
 
 
-def _read_other(read: _Reader, kind: int) -> Event | _Deal:
+@dataclass(frozen=True, slots=True)
+class _ClockMark:
+    """A clock's move as read: the next action is the one a bot of ``level`` played."""
+
+    level: str
+
+
+def _read_other(read: _Reader, kind: int) -> Event | _Deal | _ClockMark:
     """An event that is not a player action, from its kind byte and details."""
     event, seat, form = kind & 7, (kind >> 3) & 1, (kind >> 4) & 3
     if kind >> 6:
@@ -565,6 +591,10 @@ def _read_other(read: _Reader, kind: int) -> Event | _Deal:
         raise ArchiveDecodeError(f"unknown nonce form {form}")
     if form:
         raise ArchiveDecodeError(f"no form {form} for event kind {event}")
+    if event == _CLOCK_MOVED:
+        if seat:
+            raise ArchiveDecodeError("a clock's move's seat is not written: it is the one to move")
+        return _ClockMark(read.text())
     if event == _RESIGNED:
         return Resigned(seat)
     if event == _ABORTED:

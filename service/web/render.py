@@ -19,6 +19,7 @@ from flask import Request, Response, jsonify
 from service.engine import Event
 from service.engine.observation import observe
 from service.engine.replays import replay_record
+from service.game.clock import ClockReading
 from service.game.commands import Current, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
@@ -34,10 +35,13 @@ def game_view(
     *,
     invite: str | None,
     rematch: Rematch | None = None,
+    clock: ClockReading | None = None,
 ) -> dict[str, Any]:
     """The contract's view of a game for ``seat`` (``None``: a spectator); ``invite``: what
     ``GameService.invite_for`` gives this seat (seat 0's, while seat 1 is empty);
-    ``rematch``: what ``RematchService.shown`` finds of a finished game's offer."""
+    ``rematch``: what ``RematchService.shown`` finds of a finished game's offer;
+    ``clock``: ``GameService.clock_reading`` of a clocked game (a game without a clock
+    has no ``clock`` field, as before clocks)."""
     body = observe(current.state, seat)
     body["game_id"] = current.game_id
     body["version"] = current.version
@@ -45,6 +49,8 @@ def game_view(
     body["invite"] = invite
     body["rematch"] = None if rematch is None else rematch_body(rematch)
     body["rematch_of"] = current.seats.rematch_of
+    if clock is not None:
+        body["clock"] = clock.to_dict()
     return body
 
 
@@ -112,8 +118,10 @@ def view_answer(view: dict[str, Any]) -> Response:
     return jsonify(view)
 
 
-def seated_body(seated: Seated, *, invite: str | None) -> dict[str, Any]:
-    """A created or joined seat; ``invite``: as for ``game_view``."""
+def seated_body(
+    seated: Seated, *, invite: str | None, clock: ClockReading | None = None
+) -> dict[str, Any]:
+    """A created or joined seat; ``invite`` and ``clock``: as for ``game_view``."""
     return {
         "game_id": seated.current.game_id,
         "seat": seated.seat,
@@ -121,7 +129,7 @@ def seated_body(seated: Seated, *, invite: str | None) -> dict[str, Any]:
         "invite": seated.invite,
         "version": seated.current.version,
         "dealing": seated.current.state.dealing.value,
-        "game": game_view(seated.current, seated.seat, invite=invite),
+        "game": game_view(seated.current, seated.seat, invite=invite, clock=clock),
     }
 
 

@@ -20,8 +20,8 @@ from service.game.bot_levels import LEVELS
 from service.game.replay_export import CONTENT_TYPES
 from tests.support.openapi_document import DOCUMENT, OPERATIONS, component, ref, resolve
 
-EVENT_TYPES = ["game_created", "seat_taken", "deal_started", "action_taken", "resigned",
-               "aborted", "timeout_claimed"]  # fmt: skip
+EVENT_TYPES = ["game_created", "seat_taken", "deal_started", "action_taken", "clock_moved",
+               "resigned", "aborted", "timeout_claimed"]  # fmt: skip
 STEP_KINDS = ["deal", "trick", "result", "now", "game"]
 
 

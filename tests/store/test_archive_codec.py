@@ -16,6 +16,7 @@ import pytest
 from service.engine import (
     Aborted,
     ActionTaken,
+    ClockMoved,
     DealStarted,
     Event,
     GameCreated,
@@ -107,6 +108,36 @@ def test_random_whole_games_of_every_kind_and_ending_come_back_as_they_went_in()
         *("deal without nonce", "deal with nonce"),
     }
     assert every_kind - set(seen) == set(), "the random games miss some kinds"
+
+
+def test_clocked_games_with_moves_a_bot_played_on_time_come_back_as_they_went_in():
+    seen: Counter[str] = Counter()
+    for game in random_games(seed=20260501, count=300, clocked=True):
+        again = decode(encode(game))
+        assert again == game
+        assert again.seat_fields["clock"] == game.seat_fields["clock"]
+        seen.update(type(event).type for event in game.events)
+        seen[final_ending(game)] += 1
+    assert seen[ClockMoved.type] > 0 and seen[ActionTaken.type] > 0
+    assert {"resigned", "timed_out", "won by its deals"} <= set(seen)
+
+
+def test_a_clocks_move_is_told_from_the_persons_own_in_the_archive():
+    game = next(random_games(seed=3, count=1, clocked=True, ending=PLAYED))
+    played = [i for i, event in enumerate(game.events) if type(event) is ActionTaken]
+    assert played
+    events = list(game.events)
+    own = events[played[0]]
+    events[played[0]] = ClockMoved(own.seat, own.action, "expert")  # type: ignore[attr-defined]
+    clocked = ArchivedGame.of(game.game_id, events, game.times, game.seat_fields)
+    assert decode(encode(clocked)) == clocked
+    assert decode(encode(clocked)) != game
+    assert replay(clocked.events) == replay(game.events)  # folded exactly as the action
+
+
+def final_ending(game: ArchivedGame) -> str:
+    ending = replay(game.events).ending
+    return ending.reason.value if ending else "won by its deals"
 
 
 def test_values_only_text_keeps_come_back_as_they_were():

@@ -28,8 +28,10 @@ from typing import Any
 from service.engine import (
     DECK,
     Aborted,
+    ActionTaken,
     ActionType,
     Card,
+    ClockMoved,
     Dealing,
     DealStarted,
     Event,
@@ -45,6 +47,7 @@ from service.engine import (
     legal_actions,
 )
 from service.game.bot_levels import LEVELS
+from service.game.clock import TimeControl
 from service.store.archive_codec import ArchivedGame, encode
 
 ARCHIVED_GAMES_V1 = Path(__file__).resolve().parent.parent / "data" / "archived_games_v1.txt"
@@ -82,11 +85,15 @@ def random_game(
     ending: str | None = None,
     bot: bool | None = None,
     patient: bool | None = None,
+    clocked: bool = False,
 ) -> ArchivedGame:
     """One whole game, finished by ``ending`` (random when None) if its deals do not end it.
 
     ``patient`` players claim and close rarely, so their deals run long, as
-    between careful players; others pick any legal action.
+    between careful players; others pick any legal action. A ``clocked`` game
+    has a time control in its seats, and now and then a bot plays a person's
+    move on time (``ClockMoved``); an unclocked game draws nothing more from
+    ``rng``, so the games of a seed are those they always were.
     """
     bot = rng.random() < 0.5 if bot is None else bot
     # A game against a bot is never aborted, and a bot never claims a timeout.
@@ -124,6 +131,8 @@ def random_game(
         seats.update(invite_nonce=_hex(rng, 16), invite=_hex(rng, 32))
     if seed is not None:
         seats["seed"] = str(seed)
+    if clocked:
+        seats["clock"] = TimeControl(rng.randrange(5, 3601), bot_level=rng.choice(LEVELS)).encode()
     assert state is not None
     if not bot:
         if ending == ABORTED and rng.random() < 0.5:  # called off before anyone joined
@@ -159,7 +168,12 @@ def random_game(
         action = rng.choice(legal)
         decided = decide(state, seat, action, lambda _number: _deck(rng), nonce)
         now += bot_move_ms(rng) if bot and seat == 1 else human_think_ms(rng)
-        append(decided.events, now)
+        moved = decided.events
+        if clocked and not (bot and seat == 1) and rng.random() < 0.3:
+            first = moved[0]
+            assert isinstance(first, ActionTaken)
+            moved = (ClockMoved(first.seat, first.action, rng.choice(LEVELS)), *moved[1:])
+        append(moved, now)
         played += 1
     return _finished(rng, events, times, seats, old)
 

@@ -34,6 +34,7 @@ from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import visible_events
+from service.game.clock import InvalidTimeControl, OnTimeout, TimeControl
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
@@ -113,14 +114,20 @@ def settings() -> dict[str, Any]:
 
 
 def _view(current: Current, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see
-    and a finished game's rematch offer."""
+    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see,
+    a finished game's rematch offer and a clocked game's clock."""
     return _view_with(current, seat, _rematch(current, seat))
 
 
 def _view_with(current: Current, seat: int | None, rematch: Rematch | None) -> dict[str, Any]:
-    invite = games().invite_for(current, seat)
-    return game_view(current, seat, invite=invite, rematch=rematch)
+    service = games()
+    return game_view(
+        current,
+        seat,
+        invite=service.invite_for(current, seat),
+        rematch=rematch,
+        clock=service.clock_reading(current),
+    )
 
 
 def _rematch(current: Current, seat: int | None) -> Rematch | None:
@@ -128,8 +135,28 @@ def _rematch(current: Current, seat: int | None) -> Rematch | None:
     return services().rematches.shown(current, seat) if current.state.over else None
 
 
+def time_control(body: dict[str, Any] | None) -> TimeControl | None:
+    """The ``clock`` of a create's body (``ClockSchema`` has checked its bounds)."""
+    if body is None:
+        return None
+    try:
+        return TimeControl(
+            body["seconds_per_move"],
+            OnTimeout(body["on_timeout"]),
+            body["bot_level"],
+            body["bot_moves_limit"],
+        )
+    except InvalidTimeControl as error:
+        raise InvalidRequest(str(error), code=ProblemCode.INVALID_REQUEST) from None
+
+
 def _seated(seated: Seated) -> dict[str, Any]:
-    return seated_body(seated, invite=games().invite_for(seated.current, seated.seat))
+    service = games()
+    return seated_body(
+        seated,
+        invite=service.invite_for(seated.current, seated.seat),
+        clock=service.clock_reading(seated.current),
+    )
 
 
 @blp.route("", methods=["POST"])
@@ -151,6 +178,7 @@ def create_game(body: dict[str, Any]):
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
         rated=body.get("rated", False),
+        clock=time_control(body.get("clock")),
     )
     caller = current_caller()
     player = caller.player
