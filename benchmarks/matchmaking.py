@@ -74,8 +74,10 @@ def seek_until_paired(url: str, token: str) -> dict:
             headers=_bearer(token),
             timeout=HANG_SECONDS,
         ).json()
-    me = session.get(f"{url}/v1/players/me", headers=_bearer(token), timeout=HANG_SECONDS).json()
-    return {**seek, "player": me["player_id"], "ms": (time.monotonic() - started) * 1000}
+    ms = (time.monotonic() - started) * 1000
+    me = session.get(f"{url}/v1/players/me", headers=_bearer(token), timeout=HANG_SECONDS)
+    me.raise_for_status()
+    return {**seek, "player": me.json()["player_id"], "ms": ms}
 
 
 def play(url: str, game_id: str, tokens: dict[int, str], moves: int, seed: int) -> None:
@@ -114,6 +116,8 @@ def main() -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="schnapsen-matchmaking-bench-"))
     os.environ.update(NO_RATE_LIMITS)
     os.environ["SCHNAPSEN_GAMES_PER_CLIENT_PER_HOUR"] = "0"
+    # every player's connections come from this one address
+    os.environ["SCHNAPSEN_CONNECTIONS_PER_ADDRESS"] = str(4 * args.wave + 64)
     os.environ.pop("SCHNAPSEN_ARCHIVE_URL", None)
     log = open(data_dir / "service.log", "w")  # noqa: SIM115 (open for the service's life)
     service = Service(data_dir, log)
