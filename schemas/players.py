@@ -159,3 +159,38 @@ class SeekSchema(Schema):
     game_id = fields.String(allow_none=True)
     seat = fields.Integer(allow_none=True)
     token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+
+
+class ChallengeRequestSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    player_id = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata=_doc("The player of your app you challenge"),
+    )
+    variant = ChoiceField("Variant", load_default="head")
+    rated = fields.Boolean(load_default=False)
+
+
+@answer("game_id", "seat", "token")
+class ChallengeSchema(Schema):
+    challenge_id = fields.String()
+    challenger = fields.String(metadata=_doc("The player who challenged"))
+    challenged = fields.String(metadata=_doc("The player challenged"))
+    variant = fields.String()
+    rated = fields.Boolean()
+    status = fields.String(
+        validate=validate.OneOf(["offered", "accepted", "declined", "cancelled", "expired"]),
+        metadata=_doc("offered (for SCHNAPSEN_CHALLENGE_SECONDS); accepted: game_id, seat and "
+                      "token say where you play; declined; cancelled; expired"),
+    )  # fmt: skip
+    game_id = fields.String(allow_none=True)
+    seat = fields.Integer(allow_none=True)
+    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+
+
+@answer()
+class ChallengeListSchema(Schema):
+    challenges = fields.List(fields.Nested(ChallengeSchema), metadata=_doc("Newest first"))

@@ -147,6 +147,8 @@ DEFAULTS: dict[str, Any] = {
     "SEEK_WINDOW_WIDENING": 25.0,
     "SEEK_WINDOW_WIDEST": 600.0,
     "SEEKS_PER_CLIENT": 10_000,
+    # Seconds a challenge stands before it expires unanswered.
+    "CHALLENGE_SECONDS": 600.0,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -209,6 +211,7 @@ ENVIRONMENT = {
     "SEEK_WINDOW_WIDENING": "SCHNAPSEN_SEEK_WINDOW_WIDENING",
     "SEEK_WINDOW_WIDEST": "SCHNAPSEN_SEEK_WINDOW_WIDEST",
     "SEEKS_PER_CLIENT": "SCHNAPSEN_SEEKS_PER_CLIENT",
+    "CHALLENGE_SECONDS": "SCHNAPSEN_CHALLENGE_SECONDS",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

@@ -32,6 +32,7 @@ from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 from service.store.answers import StoredAnswers
+from service.store.challenges import Challenges
 from service.store.clients import ClientRegistry
 from service.store.redis_clients import (
     AnyRedis,
@@ -51,6 +52,7 @@ from service.web.spec import ContractPlugin, register_components
 from service.web.views import (
     analysis,
     bots,
+    challenges,
     docs,
     exports,
     games,
@@ -207,6 +209,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(analysis.blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(seeks.blp)
+    api.register_blueprint(challenges.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
@@ -227,6 +230,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             archive=services.archive,
             clients=ClientRegistry(client),
             players=services.players,
+            challenges=Challenges(client, secret, open_seconds=app.config["CHALLENGE_SECONDS"]),
             seeks=SeekPool(
                 client,
                 secret,

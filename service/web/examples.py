@@ -258,3 +258,23 @@ SEEK_PAIRED = {
     "seat": 1,
     "token": "u3Xb1mR7kLa4eJd8sTfGhIVt2w0cWq3nUxzQ0Hq2b5o",
 }
+CHALLENGE = {"player_id": "pl_0a1b2c3d4e5f6071", "variant": "head", "rated": False}
+CHALLENGE_OFFERED = {
+    "challenge_id": "ch_7a6b5c4d3e2f1a0b",
+    "challenger": "pl_3f9c2a1b7d4e5f60",
+    "challenged": "pl_0a1b2c3d4e5f6071",
+    "variant": "head",
+    "rated": False,
+    "status": "offered",
+    "game_id": None,
+    "seat": None,
+    "token": None,
+}
+CHALLENGE_ACCEPTED = {
+    **CHALLENGE_OFFERED,
+    "status": "accepted",
+    "game_id": "5eed0123456789ab",
+    "seat": 0,
+    "token": "kLa4eJd8sTfGhIVt2w0cWq3nUxzQ0Hq2b5ou3Xb1mR7",
+}
+CHALLENGE_LIST = {"challenges": [CHALLENGE_OFFERED]}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.store.answers import StoredAnswers
     from service.store.archive import Archive
     from service.store.archived_log import ArchivedLog
+    from service.store.challenges import Challenges
     from service.store.clients import ClientRegistry
     from service.store.events import EventStore, ExportStore
     from service.store.players import PlayerStore
@@ -64,6 +65,7 @@ class Services:
     #: The players of client apps, and the seeks they wait on (matchmaking).
     players: PlayerStore
     seeks: SeekPool
+    challenges: Challenges
     #: The waiting slots of this process and each caller's and game's share of them.
     waiting: WaitingAdmission
     #: The one subscription of this process that wakes its waiters (``service.live.watcher``).

@@ -1,0 +1,202 @@
+"""Challenges: a player of a client app asks a named player of the same app to play.
+
+A challenge stands for ``open_seconds``; the challenged player accepts or
+declines it, the challenger may cancel it. Its changes are one script
+(``lua/challenge.lua``), so a challenge is accepted once, only by the player
+it names, and never after a decline, a cancel or its time. Accepting makes a
+game whose id and seat tokens derive from the challenge (as a pairing's do,
+``GameService.create_paired``), so either player's request makes it, once.
+
+Redis keys (tag ``{client:<app>}``, the app's slot):
+
+- ``sch:{client:<app>}:challenge:<id>``       hash: from, to, variant, rated, status,
+  created (ms), game, from_seat; kept ``record_seconds``
+- ``sch:{client:<app>}:challenges:<player>``  sorted set: the player's challenges,
+  made and received, by creation time; the open ones are capped per maker
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+import redis
+
+from service.store.scripts import Script, lua_script
+
+
+class ChallengeStatus(StrEnum):
+    OFFERED = "offered"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+class UnknownChallenge(LookupError):
+    """No challenge of this app has that id (or it was forgotten)."""
+
+
+class TooManyChallenges(Exception):
+    """The player has as many open challenges as it may make."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A challenge as Redis holds it."""
+
+    id: str
+    challenger: str
+    challenged: str
+    variant: str
+    rated: bool
+    status: ChallengeStatus
+    created: int
+    game_id: str | None = None
+    #: The challenger's seat in the game, once accepted.
+    challenger_seat: int | None = None
+
+    def seat_of(self, player: str) -> int | None:
+        if self.challenger_seat is None:
+            return None
+        return self.challenger_seat if player == self.challenger else 1 - self.challenger_seat
+
+
+def _prefix(app: str) -> str:
+    return f"sch:{{client:{app}}}:"
+
+
+class Challenges:
+    """The challenges of every app: make, read, accept, decline, cancel, list."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        secret: bytes,
+        *,
+        open_seconds: float = 600.0,
+        open_per_player: int = 20,
+        record_seconds: int = 24 * 3600,
+    ):
+        self.redis = client
+        self.open_seconds = open_seconds
+        self.open_per_player = open_per_player
+        self.record_seconds = record_seconds
+        self._secret = secret
+        self._script = Script(client, lua_script("challenge"))
+
+    def game_id_for(self, app: str, challenge_id: str) -> str:
+        """The id of the game an accept makes: derived, so it is made once."""
+        return hmac.new(
+            self._secret, f"challenge|{app}|{challenge_id}".encode(), hashlib.sha256
+        ).hexdigest()[:16]
+
+    def make(
+        self, app: str, challenger: str, challenged: str, variant: str, rated: bool
+    ) -> Challenge:
+        """A new open challenge; ``TooManyChallenges`` past the challenger's open ones."""
+        now = int(time.time() * 1000)
+        own = f"{_prefix(app)}challenges:{challenger}"
+        open_since = now - int(self.open_seconds * 1000)
+        made = [cid.decode() for cid in self.redis.zrangebyscore(own, open_since, "+inf")]
+        open_made = 0
+        if made:
+            with self.redis.pipeline(transaction=False) as pipe:
+                for cid in made:
+                    pipe.hmget(f"{_prefix(app)}challenge:{cid}", "from", "status")
+                for found_from, status in pipe.execute():
+                    if found_from and found_from.decode() == challenger and status == b"offered":
+                        open_made += 1
+        if open_made >= self.open_per_player:
+            raise TooManyChallenges(challenger)
+        challenge = Challenge(
+            id="ch_" + secrets.token_hex(8),
+            challenger=challenger,
+            challenged=challenged,
+            variant=variant,
+            rated=rated,
+            status=ChallengeStatus.OFFERED,
+            created=now,
+        )
+        key = f"{_prefix(app)}challenge:{challenge.id}"
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                key,
+                mapping={
+                    "from": challenger,
+                    "to": challenged,
+                    "variant": variant,
+                    "rated": int(rated),
+                    "status": challenge.status.value,
+                    "created": now,
+                },
+            )
+            pipe.expire(key, self.record_seconds)
+            for player in (challenger, challenged):
+                index = f"{_prefix(app)}challenges:{player}"
+                pipe.zadd(index, {challenge.id: now})
+                # the index keeps what its records keep: nothing older than a record
+                pipe.zremrangebyscore(index, "-inf", now - self.record_seconds * 1000)
+                pipe.expire(index, self.record_seconds)
+            pipe.execute()
+        return challenge
+
+    def get(self, app: str, challenge_id: str) -> Challenge:
+        """The challenge (an offered one past its time reads as expired)."""
+        return self._run(app, challenge_id, "read", "")
+
+    def accept(self, app: str, challenge_id: str, player: str) -> Challenge:
+        return self._run(app, challenge_id, "accept", player)
+
+    def decline(self, app: str, challenge_id: str, player: str) -> Challenge:
+        return self._run(app, challenge_id, "decline", player)
+
+    def cancel(self, app: str, challenge_id: str, player: str) -> Challenge:
+        return self._run(app, challenge_id, "cancel", player)
+
+    def of_player(self, app: str, player: str, count: int = 100) -> list[Challenge]:
+        """The player's challenges, made and received, newest first."""
+        ids = self.redis.zrevrange(f"{_prefix(app)}challenges:{player}", 0, count - 1)
+        found = []
+        for cid in ids:
+            try:
+                found.append(self.get(app, cid.decode()))
+            except UnknownChallenge:
+                continue
+        return found
+
+    def _run(self, app: str, challenge_id: str, op: str, player: str) -> Challenge:
+        key = f"{_prefix(app)}challenge:{challenge_id}"
+        game_id = self.game_id_for(app, challenge_id)
+        answer = self._script(
+            keys=[key],
+            args=[
+                op,
+                player,
+                int(time.time() * 1000),
+                int(self.open_seconds * 1000),
+                game_id,
+                int(game_id[-1], 16) % 2,
+            ],
+        )
+        if answer[0] == b"gone":
+            raise UnknownChallenge(challenge_id)
+        record = self.redis.hgetall(key)
+        if not record:
+            raise UnknownChallenge(challenge_id)
+        text = {k.decode(): v.decode() for k, v in record.items()}
+        return Challenge(
+            id=challenge_id,
+            challenger=text["from"],
+            challenged=text["to"],
+            variant=text["variant"],
+            rated=text["rated"] == "1",
+            status=ChallengeStatus(answer[0].decode()),
+            created=int(text["created"]),
+            game_id=text.get("game"),
+            challenger_seat=int(text["from_seat"]) if "from_seat" in text else None,
+        )
