@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField
-from schemas.games import answer
+from schemas.games import ClockSchema, answer
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -132,6 +132,9 @@ class SeekRequestSchema(Schema):
         validate=validate.Range(min=0, max=4000),
         metadata=_doc("The highest opponent rating accepted (never widened)"),
     )
+    clock = fields.Nested(
+        ClockSchema, metadata=_doc("A time control: paired only with seeks of the same one")
+    )
 
 
 class SeekWaitQuerySchema(Schema):
@@ -156,6 +159,9 @@ class SeekSchema(Schema):
     )  # fmt: skip
     variant = fields.String()
     rated = fields.Boolean()
+    clock = fields.Nested(
+        ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
+    )
     game_id = fields.String(allow_none=True)
     seat = fields.Integer(allow_none=True)
     token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
@@ -172,6 +178,7 @@ class ChallengeRequestSchema(Schema):
     )
     variant = ChoiceField("Variant", load_default="head")
     rated = fields.Boolean(load_default=False)
+    clock = fields.Nested(ClockSchema, metadata=_doc("A time control for the game"))
 
 
 @answer("game_id", "seat", "token")
@@ -181,6 +188,9 @@ class ChallengeSchema(Schema):
     challenged = fields.String(metadata=_doc("The player challenged"))
     variant = fields.String()
     rated = fields.Boolean()
+    clock = fields.Nested(
+        ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
+    )
     status = fields.String(
         validate=validate.OneOf(["offered", "accepted", "declined", "cancelled", "expired"]),
         metadata=_doc("offered (for SCHNAPSEN_CHALLENGE_SECONDS); accepted: game_id, seat and "

@@ -59,6 +59,8 @@ class Challenge:
     game_id: str | None = None
     #: The challenger's seat in the game, once accepted.
     challenger_seat: int | None = None
+    #: The game's time control (``TimeControl.encode``); None: no clock.
+    clock: str | None = None
 
     def seat_of(self, player: str) -> int | None:
         if self.challenger_seat is None:
@@ -96,7 +98,13 @@ class Challenges:
         ).hexdigest()[:16]
 
     def make(
-        self, app: str, challenger: str, challenged: str, variant: str, rated: bool
+        self,
+        app: str,
+        challenger: str,
+        challenged: str,
+        variant: str,
+        rated: bool,
+        clock: str | None = None,
     ) -> Challenge:
         """A new open challenge; ``TooManyChallenges`` past the challenger's open ones."""
         now = int(time.time() * 1000)
@@ -121,6 +129,7 @@ class Challenges:
             rated=rated,
             status=ChallengeStatus.OFFERED,
             created=now,
+            clock=clock,
         )
         key = f"{_prefix(app)}challenge:{challenge.id}"
         with self.redis.pipeline(transaction=True) as pipe:
@@ -133,6 +142,7 @@ class Challenges:
                     "rated": int(rated),
                     "status": challenge.status.value,
                     "created": now,
+                    "clock": clock or "",
                 },
             )
             pipe.expire(key, self.record_seconds)
@@ -199,4 +209,5 @@ class Challenges:
             created=int(text["created"]),
             game_id=text.get("game"),
             challenger_seat=int(text["from_seat"]) if "from_seat" in text else None,
+            clock=text.get("clock") or None,
         )

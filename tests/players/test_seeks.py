@@ -134,3 +134,22 @@ def test_two_hundred_concurrent_seeks_pair_everyone_at_most_once_and_never_with_
         assert {pair[0]["seat"], pair[1]["seat"]} == {0, 1}
         view = requests.get(f"{url}/v1/games/{game_id}", timeout=10).json()
         assert sorted(p["player_id"] for p in view["players"]) == sorted(s["player"] for s in pair)
+
+
+def test_seeks_pair_only_with_the_same_time_control_and_the_game_keeps_it(
+    live_server, redis_client
+):
+    url = live_server.url
+    app = new_app(redis_client)
+    anna, ben, cleo = (_player(url, app) for _ in range(3))
+    quick = {"seconds_per_move": 30, "on_timeout": "lose"}
+    first = _seek(url, anna, clock=quick)
+    assert first["status"] == "waiting" and first["clock"]["seconds_per_move"] == 30
+    assert _seek(url, ben)["status"] == "waiting"  # no clock: not the same kind
+    third = _seek(url, cleo, clock=quick)
+    assert third["status"] == "paired"
+    view = requests.get(
+        f"{url}/v1/games/{third['game_id']}", headers=bearer(third["token"]), timeout=10
+    ).json()
+    assert view["clock"]["seconds_per_move"] == 30 and view["clock"]["on_timeout"] == "lose"
+    assert view["clock"]["deadline"] is not None

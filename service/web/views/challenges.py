@@ -15,6 +15,7 @@ from schemas.players import (
     SeekWaitQuerySchema,
 )
 from service.engine import Variant
+from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
@@ -29,6 +30,7 @@ from service.web import examples
 from service.web.callers import current_player
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
+from service.web.time_controls import clock_body, time_control
 
 blp = Blueprint("challenges", __name__, url_prefix="/v1", description="Challenges")
 
@@ -56,12 +58,14 @@ def _own(player: Player, challenge_id: str) -> Challenge:
 def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
     """The challenge as one of its two players sees it; once accepted, the game (made here
     if not yet) and this player's seat and token in it."""
+    clock = TimeControl.decode(challenge.clock) if challenge.clock else None
     body: dict[str, Any] = {
         "challenge_id": challenge.id,
         "challenger": challenge.challenger,
         "challenged": challenge.challenged,
         "variant": challenge.variant,
         "rated": challenge.rated,
+        "clock": clock_body(clock),
         "status": challenge.status.value,
         "game_id": None,
         "seat": None,
@@ -80,6 +84,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
                 (first, second),
                 Variant(challenge.variant),
                 challenge.rated,
+                clock,
             )
             services().players.played(
                 player.app, [first, second], challenge.game_id, int(time.time() * 1000)
@@ -114,8 +119,14 @@ def create_challenge(body: dict[str, Any]):
             f"your app has no player {opponent!r}", code=ProblemCode.PLAYER_NOT_FOUND
         ) from None
     try:
+        control = time_control(body.get("clock"))
         challenge = services().challenges.make(
-            player.app, player.id, opponent, body.get("variant", "head"), body.get("rated", False)
+            player.app,
+            player.id,
+            opponent,
+            body.get("variant", "head"),
+            body.get("rated", False),
+            None if control is None else control.encode(),
         )
     except TooManyChallenges:
         raise Problem(

@@ -34,7 +34,6 @@ from service.engine import Action, GameState, Variant
 from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import visible_events
-from service.game.clock import InvalidTimeControl, OnTimeout, TimeControl
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
@@ -71,6 +70,7 @@ from service.web.render import (
 )
 from service.web.services import games, services
 from service.web.statuses import StaleIfMatch
+from service.web.time_controls import time_control
 
 log = logging.getLogger(__name__)
 
@@ -133,21 +133,6 @@ def _view_with(current: Current, seat: int | None, rematch: Rematch | None) -> d
 def _rematch(current: Current, seat: int | None) -> Rematch | None:
     """A finished game's rematch offer (a game being played has none: nothing is read)."""
     return services().rematches.shown(current, seat) if current.state.over else None
-
-
-def time_control(body: dict[str, Any] | None) -> TimeControl | None:
-    """The ``clock`` of a create's body (``ClockSchema`` has checked its bounds)."""
-    if body is None:
-        return None
-    try:
-        return TimeControl(
-            body["seconds_per_move"],
-            OnTimeout(body["on_timeout"]),
-            body["bot_level"],
-            body["bot_moves_limit"],
-        )
-    except InvalidTimeControl as error:
-        raise InvalidRequest(str(error), code=ProblemCode.INVALID_REQUEST) from None
 
 
 def _seated(seated: Seated) -> dict[str, Any]:

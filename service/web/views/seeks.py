@@ -10,6 +10,7 @@ from flask_smorest import Blueprint
 
 from schemas.players import SeekRequestSchema, SeekSchema, SeekWaitQuerySchema
 from service.engine import Variant
+from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
@@ -18,6 +19,7 @@ from service.web import examples
 from service.web.callers import current_player
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
+from service.web.time_controls import clock_body, time_control
 
 blp = Blueprint("seeks", __name__, url_prefix="/v1", description="Matchmaking")
 
@@ -27,21 +29,23 @@ POLL_SECONDS = 0.25
 _SEEK = V1 + (404,)
 
 
-def _kind(variant: str, rated: bool) -> str:
-    """What two seeks must share to be paired."""
-    return f"{variant}|{'rated' if rated else 'casual'}"
+def _kind(variant: str, rated: bool, clock: TimeControl | None) -> str:
+    """What two seeks must share to be paired: variant, rated or casual, time control."""
+    return f"{variant}|{'rated' if rated else 'casual'}|{'' if clock is None else clock.encode()}"
 
 
 def _answer(player: Player, state: SeekState) -> dict[str, Any]:
     """The seek as its player sees it; once paired, the game (made here if the pairing's
     maker has not made it yet) and the player's seat and token in it."""
     seeks = services().seeks
-    variant, _, rated = (seeks.kind(player.app, state.id) or "head|casual").partition("|")
+    variant, rated, clock_text = (seeks.kind(player.app, state.id) or "head|casual|").split("|", 2)
+    clock = TimeControl.decode(clock_text) if clock_text else None
     body: dict[str, Any] = {
         "seek_id": state.id,
         "status": state.status,
         "variant": variant,
         "rated": rated == "rated",
+        "clock": clock_body(clock),
         "game_id": None,
         "seat": None,
         "token": None,
@@ -55,7 +59,7 @@ def _answer(player: Player, state: SeekState) -> dict[str, Any]:
             games().current(state.game_id)
         except GameNotFound:
             games().create_paired(
-                state.game_id, player.app, players, Variant(variant), rated == "rated"
+                state.game_id, player.app, players, Variant(variant), rated == "rated", clock
             )
         services().players.played(
             player.app, [p for p in players if p], state.game_id, int(time.time() * 1000)
@@ -96,7 +100,11 @@ def create_seek(body: dict[str, Any]):
             player.app,
             player.id,
             player.rated.rating,
-            _kind(body.get("variant", "head"), body.get("rated", False)),
+            _kind(
+                body.get("variant", "head"),
+                body.get("rated", False),
+                time_control(body.get("clock")),
+            ),
             low,
             high,
         )

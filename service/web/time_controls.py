@@ -1,0 +1,40 @@
+"""A request's ``clock`` object as the game's time control (``service.game.clock``).
+
+The create of a game, a seek and a challenge take the same ``ClockSchema``; this
+is their one reading of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.game.clock import InvalidTimeControl, OnTimeout, TimeControl
+from service.game.problem_codes import ProblemCode
+from service.game.problems import InvalidRequest
+
+
+def time_control(body: dict[str, Any] | None) -> TimeControl | None:
+    """The time control of a ``clock`` body (``ClockSchema`` has checked its bounds)."""
+    if body is None:
+        return None
+    try:
+        return TimeControl(
+            body["seconds_per_move"],
+            OnTimeout(body["on_timeout"]),
+            body["bot_level"],
+            body["bot_moves_limit"],
+        )
+    except InvalidTimeControl as error:
+        raise InvalidRequest(str(error), code=ProblemCode.INVALID_REQUEST) from None
+
+
+def clock_body(control: TimeControl | None) -> dict[str, Any] | None:
+    """A time control as answers show it (None: no clock)."""
+    if control is None:
+        return None
+    return {
+        "seconds_per_move": control.seconds_per_move,
+        "on_timeout": control.on_timeout.value,
+        "bot_level": control.bot_level,
+        "bot_moves_limit": control.bot_moves_limit,
+    }
