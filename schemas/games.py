@@ -630,7 +630,7 @@ class RematchSeatedSchema(SeatedSchema):
 
 
 @answer()
-class RematchStatusSchema(Schema):
+class RematchLookSchema(Schema):
     """A seat's look at its game's rematch: the offer, and once accepted the new game with
     the caller's token for it (the seat is the same in both games)."""
 

@@ -105,8 +105,16 @@ class Challenges:
         variant: str,
         rated: bool,
         clock: str | None = None,
+        challenge_id: str | None = None,
     ) -> Challenge:
-        """A new open challenge; ``TooManyChallenges`` past the challenger's open ones."""
+        """A new open challenge; ``TooManyChallenges`` past the challenger's open ones.
+        ``challenge_id``: the id a keyed request derives; when that challenge exists
+        already, it is answered as it stands."""
+        if challenge_id is not None:
+            try:
+                return self.get(app, challenge_id)
+            except UnknownChallenge:
+                pass
         now = int(time.time() * 1000)
         own = f"{_prefix(app)}challenges:{challenger}"
         open_since = now - int(self.open_seconds * 1000)
@@ -122,7 +130,7 @@ class Challenges:
         if open_made >= self.open_per_player:
             raise TooManyChallenges(challenger)
         challenge = Challenge(
-            id="ch_" + secrets.token_hex(8),
+            id=challenge_id or "ch_" + secrets.token_hex(8),
             challenger=challenger,
             challenged=challenged,
             variant=variant,

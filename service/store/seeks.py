@@ -109,10 +109,12 @@ class SeekPool:
         kind: str,
         low: float | None,
         high: float | None,
+        seek_id: str | None = None,
     ) -> SeekState:
         """A new waiting seek, paired at once when a partner waits. Raises ``SeekExists``
-        (the player's waiting seek) and ``SeeksFull``."""
-        seek_id = "sk_" + secrets.token_hex(8)
+        (the player's waiting seek) and ``SeeksFull``. ``seek_id``: the id a keyed
+        request derives; when that seek exists already, this is a wait on it."""
+        seek_id = seek_id or "sk_" + secrets.token_hex(8)
         extra = [player, repr(float(rating)), kind, _bound(low), _bound(high)]
         state = self._run(app, "create", seek_id, extra)
         if state.status == "exists":

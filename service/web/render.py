@@ -67,7 +67,7 @@ def rematch_body(rematch: Rematch) -> dict[str, Any] | None:
 
 
 def rematch_status_body(rematch: Rematch) -> dict[str, Any]:
-    """A seat's look at its game's rematch (``RematchStatusSchema``)."""
+    """A seat's look at its game's rematch (``RematchLookSchema``)."""
     offer = rematch.offer
     seated = rematch.seated
     return {

@@ -90,6 +90,11 @@ local function pair(s)
   return answer(s)
 end
 
+if op == 'create' and redis.call('EXISTS', key(id)) == 1 then
+  -- the same request again (a keyed retry): its seek, as a wait on it would answer
+  if redis.call('HGET', key(id), 'player') ~= ARGV[14] then return {'gone', id, false, false, false} end
+  op = 'wait'
+end
 if op == 'create' then
   local player = ARGV[14]
   local earlier = redis.call('GET', P .. 'seeking:' .. player)

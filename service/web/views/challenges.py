@@ -15,6 +15,7 @@ from schemas.players import (
     SeekWaitQuerySchema,
 )
 from service.engine import Variant
+from service.game import auth
 from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
@@ -27,7 +28,8 @@ from service.store.challenges import (
 )
 from service.store.players import UnknownPlayer
 from service.web import examples
-from service.web.callers import current_player
+from service.web.callers import current_caller, current_player
+from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -42,6 +44,16 @@ _ONE = V1 + (404,)
 
 def _not_found(challenge_id: str) -> Problem:
     return Problem(f"you have no challenge {challenge_id!r}", code=ProblemCode.CHALLENGE_NOT_FOUND)
+
+
+def _keyed_id() -> str | None:
+    """The id a challenge with an Idempotency-Key gets: derived from the key and the
+    caller, so a retry answers the first challenge; None without a key."""
+    key = idempotency_key()
+    if key is None:
+        return None
+    scoped = f"{current_caller().scope}|{key}"
+    return "ch_" + auth.derive_keyed(games().secret, "challenge", scoped)[:22]
 
 
 def _own(player: Player, challenge_id: str) -> Challenge:
@@ -101,6 +113,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
 @blp.arguments(ChallengeRequestSchema, example=examples.CHALLENGE)
 @blp.response(201, ChallengeSchema, example=examples.CHALLENGE_OFFERED)
 @operation(blp, "createChallenge", security=PLAYER, problems=BODY + (404, 409))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def create_challenge(body: dict[str, Any]):
     """Challenge a named player of your app; it accepts or declines.
 
@@ -127,6 +140,7 @@ def create_challenge(body: dict[str, Any]):
             body.get("variant", "head"),
             body.get("rated", False),
             None if control is None else control.encode(),
+            challenge_id=_keyed_id(),
         )
     except TooManyChallenges:
         raise Problem(
@@ -186,6 +200,7 @@ def _refused(challenge: Challenge, what: str) -> Conflict:
 @blp.route("/challenges/<challenge_id>/accept", methods=["POST"])
 @blp.response(201, ChallengeSchema, example=examples.CHALLENGE_ACCEPTED)
 @operation(blp, "acceptChallenge", security=PLAYER, problems=_ONE + (409,))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def accept_challenge(challenge_id: str):
     """Accept a challenge made to you: answers the game, your seat and your token (the
     same again when asked again)."""
@@ -198,6 +213,7 @@ def accept_challenge(challenge_id: str):
 @blp.route("/challenges/<challenge_id>/decline", methods=["POST"])
 @blp.response(200, ChallengeSchema, example={**examples.CHALLENGE_OFFERED, "status": "declined"})
 @operation(blp, "declineChallenge", security=PLAYER, problems=_ONE + (409,))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def decline_challenge(challenge_id: str):
     """Decline a challenge made to you."""
     player, challenge = _decide(challenge_id, "decline")

@@ -18,14 +18,16 @@ from schemas.players import (
     RegisteredPlayerSchema,
     RegisterPlayerSchema,
 )
+from service.game import auth
 from service.game.players import InvalidName, Player, display_name
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, current_player, player_or_client
+from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
-from service.web.services import services
+from service.web.services import games, services
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
@@ -70,6 +72,7 @@ def _player(app: str, player_id: str) -> Player:
 @blp.arguments(RegisterPlayerSchema, example=examples.REGISTER_PLAYER)
 @blp.response(201, RegisteredPlayerSchema, example=examples.REGISTERED_PLAYER)
 @operation(blp, "registerPlayer", security=CLIENT_KEY, problems=BODY + (409,))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def register_player(body: dict[str, Any]):
     """Register a player of your app (from your backend, with your client key).
 
@@ -77,14 +80,23 @@ def register_player(body: dict[str, Any]):
     the player's devices: it creates, joins and seeks games as that player,
     with no other credential. Registering the same `app_player_id` again
     renames the player and gives it a new token; the old token stops working.
+    A retry with the same `Idempotency-Key` answers the same token again.
     """
     app = client_app("registering a player")
     try:
         name = display_name(body["name"])
     except InvalidName as error:
         raise Problem(str(error), code=ProblemCode.INVALID_NAME) from None
+    key = idempotency_key()
+    token_secret = None
+    if key is not None:  # derived, never stored: the same key gives the same token again
+        token_secret = auth.derive_keyed(
+            games().secret, f"player-token|{body['app_player_id']}", f"{app.id}|{key}"
+        )
     try:
-        player, token = services().players.register(app.id, body["app_player_id"], name)
+        player, token = services().players.register(
+            app.id, body["app_player_id"], name, token_secret=token_secret
+        )
     except PlayersFull:
         raise Problem(
             "your app has registered as many players as it may",

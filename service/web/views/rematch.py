@@ -20,7 +20,7 @@ from schemas.games import (
     RematchQuerySchema,
     RematchSchema,
     RematchSeatedSchema,
-    RematchStatusSchema,
+    RematchLookSchema,
 )
 from service.game.rematch_service import Rematch, RematchService
 from service.web import examples
@@ -118,7 +118,7 @@ def decline(game_id: str):
 
 @blp.route("/<game_id>/rematch", methods=["GET"])
 @blp.arguments(RematchQuerySchema, location="query")
-@blp.response(200, RematchStatusSchema, example=examples.REMATCH_STATUS)
+@blp.response(200, RematchLookSchema, example=examples.REMATCH_STATUS)
 @operation(blp, "getRematch", security=SEAT, problems=GAME + (422,))
 def status(query: dict[str, Any], game_id: str):
     """The caller's look at its game's rematch; once accepted, its token for the new game.

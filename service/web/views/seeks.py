@@ -10,13 +10,15 @@ from flask_smorest import Blueprint
 
 from schemas.players import SeekRequestSchema, SeekSchema, SeekWaitQuerySchema
 from service.engine import Variant
+from service.game import auth
 from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, UnknownSeek
 from service.web import examples
-from service.web.callers import current_player
+from service.web.callers import current_caller, current_player
+from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -72,6 +74,16 @@ def _answer(player: Player, state: SeekState) -> dict[str, Any]:
     return body
 
 
+def _keyed_id(prefix: str, purpose: str) -> str | None:
+    """The id a request with an Idempotency-Key makes (derived from the key and the
+    caller, so a retry finds the first request's); None without a key."""
+    key = idempotency_key()
+    if key is None:
+        return None
+    scoped = f"{current_caller().scope}|{key}"
+    return prefix + auth.derive_keyed(games().secret, purpose, scoped)[:22]
+
+
 def _own(player: Player, seek_id: str) -> None:
     """404 unless the seek is the player's own (another's seeks do not exist for it)."""
     if services().seeks.owner(player.app, seek_id) != player.id:
@@ -82,6 +94,7 @@ def _own(player: Player, seek_id: str) -> None:
 @blp.arguments(SeekRequestSchema, required=False, example=examples.SEEK)
 @blp.response(201, SeekSchema, example=examples.SEEK_WAITING)
 @operation(blp, "createSeek", security=PLAYER, problems=BODY + (409,))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def create_seek(body: dict[str, Any]):
     """Seek a game: wait in your app's pool until another player of it is paired with you.
 
@@ -89,7 +102,8 @@ def create_seek(body: dict[str, Any]):
     game, your seat and your seat's token); else wait on the seek
     (`GET /v1/seeks/{id}?wait=30`) until it is. A seek lives while somebody
     waits on it, and ends by itself `SCHNAPSEN_SEEK_ALIVE_SECONDS` after the
-    last wait. One seek per player at a time.
+    last wait. One seek per player at a time. A retry with the same
+    `Idempotency-Key` answers that seek as it stands (it is not made again).
     """
     player = current_player(required=True)
     low, high = body.get("min_rating"), body.get("max_rating")
@@ -107,6 +121,7 @@ def create_seek(body: dict[str, Any]):
             ),
             low,
             high,
+            seek_id=_keyed_id("sk_", "seek"),
         )
     except SeekExists as exists:
         raise Conflict(
