@@ -17,10 +17,10 @@ from flask import current_app, jsonify
 from flask_smorest import Blueprint
 
 from schemas.games import (
+    RematchLookSchema,
     RematchQuerySchema,
     RematchSchema,
     RematchSeatedSchema,
-    RematchLookSchema,
 )
 from service.game.rematch_service import Rematch, RematchService
 from service.web import examples
