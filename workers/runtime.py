@@ -8,18 +8,21 @@ player's is. No Flask and no Prometheus are loaded here.
 from __future__ import annotations
 
 import functools
+from typing import Any
 from dataclasses import dataclass
 
 import redis
 
 from service.game.commands import GameService
-from service.ops.composition import archive_from, build_services, secret_key
+from service.ops.composition import retry_seconds, archive_from, build_services, secret_key
 from service.ops.settings import from_env, queue_redis_url, redis_url
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
 from service.store.events import EventStore
 from service.store.exports import ExportStore
+from service.jobs.outbound import parse_allowances
 from service.store.ratings import RatedGames
+from service.store.webhooks import WebhookStore
 from service.store.redis_clients import QueuesNotConfigured, connect
 
 
@@ -40,6 +43,13 @@ class Runtime:
     bot_delay_ms: int
     #: Writes the ratings of ended rated games, once a game.
     ratings: RatedGames
+    #: Webhook endpoints and deliveries; the addresses a delivery may reach although they
+    #: are not public; a delivery's time bound (s); failed deliveries in a row that disable
+    #: an endpoint.
+    webhooks: WebhookStore
+    webhook_allowances: tuple[Any, ...]
+    webhook_timeout: float
+    webhook_disable_after: int
 
 
 @functools.cache
@@ -59,6 +69,8 @@ def runtime() -> Runtime:
         archive=archive_from(settings),
         archive_grace_seconds=settings["ARCHIVE_GRACE_SECONDS"],
         players_per_client=settings["PLAYERS_PER_CLIENT"],
+        webhook_retry_seconds=retry_seconds(settings),
+        webhooks_per_client=settings["WEBHOOKS_PER_CLIENT"],
     )
     return Runtime(
         games=services.games,
@@ -70,6 +82,10 @@ def runtime() -> Runtime:
         bot_budget_ms=settings["BOT_BUDGET_MS"] or None,
         bot_delay_ms=settings["BOT_DELAY_MS"],
         ratings=services.ratings,
+        webhooks=services.webhooks,
+        webhook_allowances=parse_allowances(settings["WEBHOOK_ALLOW_ADDRESSES"]),
+        webhook_timeout=settings["WEBHOOK_TIMEOUT_SECONDS"],
+        webhook_disable_after=settings["WEBHOOK_DISABLE_AFTER"],
     )
 
 

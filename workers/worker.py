@@ -64,7 +64,7 @@ from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
 from service.jobs.clocks import enqueue_overdue
-from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES
+from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES, WEBHOOKS
 from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
 from service.ops.logs import configure_logging
@@ -83,7 +83,7 @@ HEARTBEAT_SLACK = 3
 MAINTENANCE_INTERVAL = 3
 #: Jobs of these queues run in the worker's own process (no work horse): short jobs,
 #: whose fork would cost more than their work.
-IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS, ARCHIVE})
+IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS, WEBHOOKS, ARCHIVE})
 #: A job run in the worker's own process that outlives its timeout by this many
 #: seconds (the alarm could not interrupt it) ends the worker.
 HARD_TIMEOUT_SLACK = 10

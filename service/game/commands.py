@@ -238,6 +238,7 @@ class GameService(GameQueries):
         variant: Variant,
         rated: bool,
         clock: clocks.TimeControl | None = None,
+        via: str = "seek",
     ) -> Current:
         """The game of two paired seeks, made once whoever asks first (both seekers'
         waits may): its id is the pairing's, and its seat tokens derive from the id
@@ -254,7 +255,7 @@ class GameService(GameQueries):
             nonce = self._paired_nonce(game_id, seat)
             token = self._seat_token(game_id, seat, nonce)
             seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
-        record = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock)
+        record = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
         self.client_games.add(owner, game_id, int(time.time() * 1000))
         outcome = self.transaction.begin(game_id, Decided(events, None, record))
         if outcome is None:  # made already, by the other seeker's wait

@@ -70,6 +70,8 @@ class Seats:
     #: The finished game this one is the rematch of (None: a game of its own). The old
     #: game finds its rematch by the id derived from its own (``service.game.rematch``).
     rematch_of: str | None = None
+    #: How the game was made when not by a create: "seek" (a pairing) or "challenge".
+    via: str | None = None
     #: The game's time control (None: no clock, as every game before clocks).
     clock: TimeControl | None = None
 
@@ -94,7 +96,13 @@ class Seats:
             replace(self.seats[1], token_hash=None, nonce=None),
         )
         return replace(
-            self, seats=seats, invite_hash=None, invite_nonce=None, seed=None, rematch_of=of
+            self,
+            seats=seats,
+            invite_hash=None,
+            invite_nonce=None,
+            seed=None,
+            rematch_of=of,
+            via=None,  # a rematch is made by its offer, not by a pairing or a challenge
         )
 
     @property
@@ -151,6 +159,8 @@ class Seats:
             fields["rated"] = "1"
         if self.rematch_of is not None:
             fields["rematch_of"] = self.rematch_of
+        if self.via is not None:
+            fields["via"] = self.via
         if self.clock is not None:
             fields["clock"] = self.clock.encode()
         return fields
@@ -179,4 +189,5 @@ class Seats:
             rated=fields.get("rated") == "1",
             rematch_of=fields.get("rematch_of"),
             clock=None if clock is None else TimeControl.decode(clock),
+            via=fields.get("via"),
         )

@@ -1,8 +1,8 @@
 """The RQ queues, in the order every general worker serves them.
 
 Bot opponents' moves come first, so a player never waits behind the
-bot-move service; the service and hints come next; replay exports, then the
-archive's jobs, last.
+bot-move service; the service and hints come next; replay exports, webhook
+deliveries, then the archive's jobs, last.
 Here in ``service`` (names only, no RQ), so the run command and readiness
 can name queues without importing the workers.
 """
@@ -17,8 +17,10 @@ DECISIONS = "decisions"
 EXPORTS = "exports"
 #: Moving ended games to the archive, and the sweep that finds what a lost job missed.
 ARCHIVE = "archive"
+#: Webhook deliveries to client apps' backends: after every move, never before one.
+WEBHOOKS = "webhooks"
 #: Every queue, in priority order: what a general worker listens to, and /readyz checks.
-QUEUES = (MOVES, DECISIONS, EXPORTS, ARCHIVE)
+QUEUES = (MOVES, DECISIONS, EXPORTS, WEBHOOKS, ARCHIVE)
 #: The one queue before the split: workers still drain it (last), so a bot move queued
 #: there before an upgrade is not stuck (its job id blocks a new enqueue).
 LEGACY_QUEUES = ("bots",)

@@ -26,6 +26,7 @@ from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
+from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
@@ -38,6 +39,7 @@ from service.store.ratings import RatedGames
 from service.store.redis_clients import AnyRedis
 from service.store.rematches import RematchOffers
 from service.store.stats import GameStats
+from service.store.webhooks import Delivery, WebhookStore
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,9 @@ class Services:
     #: The players of client apps, and the ratings their rated games write.
     players: PlayerStore | None = None
     ratings: RatedGames | None = None
+    #: Client apps' webhook endpoints and deliveries, and the listener that makes them.
+    webhooks: WebhookStore | None = None
+    webhook_events: WebhookEvents | None = None
 
     def seen(self, current: Current) -> None:
         """A read path saw the game: ask again for a due bot move, and count a finish.
@@ -94,6 +99,8 @@ def build_services(
     archive: Archive | None = None,
     archive_grace_seconds: float = 3600.0,
     players_per_client: int = 1_000_000,
+    webhook_retry_seconds: Sequence[int] = RETRY_SECONDS,
+    webhooks_per_client: int = 10,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 
@@ -117,13 +124,19 @@ def build_services(
     dispatcher = BotDispatcher(queue_client)
     clocks = ClockKeeper(queue_client)
     # After an append: the next bot move if a bot is to move, the deadline of a clocked
-    # person's move, then the counters, and the ratings of a rated game that ended.
+    # person's move, then the counters, the ratings of a rated game that ended, and the
+    # notices its app's webhooks asked for.
+    webhooks = WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
+    webhook_events = WebhookEvents(
+        queue_client, webhooks, Delivery.of, retry_seconds=webhook_retry_seconds
+    )
     listeners: tuple[AppendListener, ...] = (
         *also,
         dispatcher,
         clocks,
         stats,
         RateWhenEnded(queue_client),
+        webhook_events,
     )
     store: EventStore | ArchivedLog = live
     listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
@@ -159,7 +172,17 @@ def build_services(
         archiver=archiver,
         players=players,
         ratings=RatedGames(players, bot_ratings()),
+        webhooks=webhooks,
+        webhook_events=webhook_events,
     )
+
+
+def retry_seconds(settings: Mapping[str, Any]) -> tuple[int, ...]:
+    """``WEBHOOK_RETRY_SECONDS``: the pauses before each retry of a delivery."""
+    text = str(settings["WEBHOOK_RETRY_SECONDS"]).strip()
+    if not text:
+        return RETRY_SECONDS
+    return tuple(int(part) for part in text.split(","))
 
 
 def bot_ratings() -> dict[str, float]:

@@ -149,6 +149,16 @@ DEFAULTS: dict[str, Any] = {
     "SEEKS_PER_CLIENT": 10_000,
     # Seconds a challenge stands before it expires unanswered.
     "CHALLENGE_SECONDS": 600.0,
+    # Webhooks: endpoints per client app; addresses a delivery may reach although they
+    # are loopback, private or link-local (comma-separated addresses or networks; empty:
+    # none, production's default); the pauses before each retry (s, comma-separated;
+    # empty: the default, about a day); a delivery's time bound (s); and how many
+    # deliveries in a row may fail every retry before the endpoint is disabled.
+    "WEBHOOKS_PER_CLIENT": 10,
+    "WEBHOOK_ALLOW_ADDRESSES": "",
+    "WEBHOOK_RETRY_SECONDS": "",
+    "WEBHOOK_TIMEOUT_SECONDS": 5.0,
+    "WEBHOOK_DISABLE_AFTER": 20,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -212,6 +222,11 @@ ENVIRONMENT = {
     "SEEK_WINDOW_WIDEST": "SCHNAPSEN_SEEK_WINDOW_WIDEST",
     "SEEKS_PER_CLIENT": "SCHNAPSEN_SEEKS_PER_CLIENT",
     "CHALLENGE_SECONDS": "SCHNAPSEN_CHALLENGE_SECONDS",
+    "WEBHOOKS_PER_CLIENT": "SCHNAPSEN_WEBHOOKS_PER_CLIENT",
+    "WEBHOOK_ALLOW_ADDRESSES": "SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES",
+    "WEBHOOK_RETRY_SECONDS": "SCHNAPSEN_WEBHOOK_RETRY_SECONDS",
+    "WEBHOOK_TIMEOUT_SECONDS": "SCHNAPSEN_WEBHOOK_TIMEOUT_SECONDS",
+    "WEBHOOK_DISABLE_AFTER": "SCHNAPSEN_WEBHOOK_DISABLE_AFTER",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

@@ -27,7 +27,7 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import archive_from, build_services, secret_key
+from service.ops.composition import retry_seconds, archive_from, build_services, secret_key
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
@@ -62,6 +62,7 @@ from service.web.views import (
     problem_pages,
     rematch,
     seeks,
+    webhooks,
 )
 from service.web.waiting import WaitingAdmission
 
@@ -156,6 +157,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         archive=archive_from(app.config),
         archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
         players_per_client=app.config["PLAYERS_PER_CLIENT"],
+        webhook_retry_seconds=retry_seconds(app.config),
+        webhooks_per_client=app.config["WEBHOOKS_PER_CLIENT"],
     )
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
@@ -210,6 +213,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(players.blp)
     api.register_blueprint(seeks.blp)
     api.register_blueprint(challenges.blp)
+    api.register_blueprint(webhooks.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
@@ -230,6 +234,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             archive=services.archive,
             clients=ClientRegistry(client),
             players=services.players,
+            webhooks=services.webhooks,
+            webhook_events=services.webhook_events,
+            webhook_retry_seconds=retry_seconds(app.config),
             challenges=Challenges(client, secret, open_seconds=app.config["CHALLENGE_SECONDS"]),
             seeks=SeekPool(
                 client,

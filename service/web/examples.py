@@ -285,3 +285,42 @@ CHALLENGE_ACCEPTED = {
     "token": "kLa4eJd8sTfGhIVt2w0cWq3nUxzQ0Hq2b5ou3Xb1mR7",
 }
 CHALLENGE_LIST = {"challenges": [CHALLENGE_OFFERED]}
+
+
+# -- webhooks --------------------------------------------------------------------------------
+WEBHOOK_REQUEST = {
+    "url": "https://backend.example.com/schnapsen/events",
+    "events": ["game.turn", "game.finished", "seek.paired"],
+    "description": "push notifications",
+}
+WEBHOOK = {
+    "webhook_id": "wh_1a2b3c4d5e6f7081",
+    "url": "https://backend.example.com/schnapsen/events",
+    "events": ["game.turn", "game.finished", "seek.paired"],
+    "description": "push notifications",
+    "created": 1796511600.123,
+    "enabled": True,
+    "notice": "",
+    "failures": 0,
+}
+WEBHOOK_CREATED = {**WEBHOOK, "secret": "whsec_Zx8v0dQm2Lr5TnYp7Ka1Wb3Hc6Jf9Ue4Sg2Oi8Pl0Nk"}
+WEBHOOK_LIST = {"webhooks": [WEBHOOK]}
+DELIVERY = {
+    "delivery_id": "dlv_9f8e7d6c5b4a39281706f5e4",
+    "event_id": "evt_0a1b2c3d4e5f60718293a4b5",
+    "kind": "game.turn",
+    "game_id": "9f2c4e1a7b3d5c60",
+    "version": 12,
+    "state": "delivered",
+    "attempts": 2,
+    "created": 1796511900123,
+    "last_status": 200,
+    "last_latency_ms": 41.7,
+    "last_error": None,
+    "history": [
+        {"at": 1796511900150, "status": 500, "latency_ms": 38.2, "error": None},
+        {"at": 1796511910190, "status": 200, "latency_ms": 41.7, "error": None},
+    ],
+    "body": '{"id":"evt_0a1b2c3d4e5f60718293a4b5","type":"game.turn","created":1796511900123}',
+}
+DELIVERY_LIST = {"deliveries": [DELIVERY]}

@@ -27,7 +27,9 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.store.archive import Archive
     from service.store.archived_log import ArchivedLog
     from service.store.challenges import Challenges
+    from service.jobs.webhooks import WebhookEvents
     from service.store.clients import ClientRegistry
+    from service.store.webhooks import WebhookStore
     from service.store.events import EventStore, ExportStore
     from service.store.players import PlayerStore
     from service.store.redis_clients import AnyRedis
@@ -66,6 +68,11 @@ class Services:
     players: PlayerStore
     seeks: SeekPool
     challenges: Challenges
+    #: Client apps' webhook endpoints and deliveries, the listener that makes deliveries
+    #: (told of notices that are no append: a rematch offer), and the retries' pauses.
+    webhooks: WebhookStore
+    webhook_events: WebhookEvents
+    webhook_retry_seconds: tuple[int, ...]
     #: The waiting slots of this process and each caller's and game's share of them.
     waiting: WaitingAdmission
     #: The one subscription of this process that wakes its waiters (``service.live.watcher``).

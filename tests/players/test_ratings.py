@@ -141,3 +141,37 @@ def test_rating_one_game_from_many_threads_at_once_writes_it_once(tmp_path):
             assert client.get("/v1/players/me", headers=bearer(token)).json["rating"]["games"] == 1
         services(app).watcher.close()
         services(app).job_watcher.close()
+
+
+def test_a_rated_game_against_a_bot_moves_the_players_rating_against_the_levels_fixed_one(
+    tmp_path,
+):
+    """The bot stands at its level's ladder Elo plus 1000 (deviation 50); only the player's
+    rating moves, and the history names the bot's level as the opponent."""
+    with EmbeddedRedis(tmp_path / "redis") as server:
+        redis_client = Redis.from_url(server.url)
+        app = create_app({"REDIS_URL": server.url, "SECRET_KEY": SECRET})
+        client = app.test_client()
+        key = new_app(redis_client)
+        token = client.post(
+            "/v1/players", json={"app_player_id": "eve", "name": "Eve"}, headers=key.headers
+        ).json["token"]
+        created = client.post(
+            "/v1/games",
+            json={"rated": True, "opponent": {"type": "bot", "level": "random"}},
+            headers=bearer(token),
+        ).json
+        client.post(f"/v1/games/{created['game_id']}/resign", headers=bearer(created["token"]))
+        current = services(app).games.current(created["game_id"])
+        ratings = RatedGames(PlayerStore(redis_client), {"random": 0.0})
+        assert ratings.rate(current) is True
+        me = client.get("/v1/players/me", headers=bearer(token)).json
+        expected, _bot = glicko2.rate_game(glicko2.Rating(), glicko2.fixed(1000.0), 0.0)
+        assert me["rating"]["games"] == 1
+        assert abs(me["rating"]["rating"] - expected.rating) < 0.01
+        history = client.get(f"/v1/players/{me['player_id']}/ratings", headers=bearer(token)).json[
+            "changes"
+        ]
+        assert [(c["opponent"], c["score"]) for c in history] == [("bot:random", 0.0)]
+        services(app).watcher.close()
+        services(app).job_watcher.close()

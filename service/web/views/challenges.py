@@ -97,6 +97,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
                 Variant(challenge.variant),
                 challenge.rated,
                 clock,
+                via="challenge",
             )
             services().players.played(
                 player.app, [first, second], challenge.game_id, int(time.time() * 1000)

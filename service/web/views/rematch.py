@@ -22,6 +22,8 @@ from schemas.games import (
     RematchSchema,
     RematchSeatedSchema,
 )
+from service.game.notices import rematch_offered
+from service.game.rematch import RematchStatus
 from service.game.rematch_service import Rematch, RematchService
 from service.web import examples
 from service.web.callers import current_caller, seat_token
@@ -33,7 +35,7 @@ from service.web.render import (
     rematch_seated_body,
     rematch_status_body,
 )
-from service.web.services import services
+from service.web.services import games, services
 
 blp = Blueprint(
     "rematch", __name__, url_prefix="/v1/games", description="Rematches of finished games"
@@ -87,7 +89,22 @@ def offer(game_id: str):
     once: then the answer is the new game (201), as an accept's.
     """
     idempotency_key()
-    return _answered(_rematches().offer(game_id, seat_token()))
+    rematch = _rematches().offer(game_id, seat_token())
+    _tell_offer(rematch)
+    return _answered(rematch)
+
+
+def _tell_offer(rematch: Rematch) -> None:
+    """An offer standing (not accepted at once) is a notice to the other seat's app."""
+    offer = rematch.offer
+    if rematch.seated is not None or offer is None or offer.offered_by is None:
+        return
+    if offer.status is not RematchStatus.OFFERED:
+        return
+    current = games().current(rematch.game_id)
+    notice = rematch_offered(current, offer.offered_by)
+    if current.seats.owner is not None and notice is not None:
+        services().webhook_events.tell(current.seats.owner, current, [notice])
 
 
 @blp.route("/<game_id>/rematch/accept", methods=["POST"])
