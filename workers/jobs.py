@@ -30,13 +30,13 @@ from service.engine.position import view_from_position
 from service.game.problems import GameNotFound
 from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
+from service.jobs.outbound import InvalidWebhookUrl, RefusedAddress, post
 from service.jobs.queues import BOT_MOVE_TIMEOUT
+from service.jobs.webhook_signing import SIGNATURE_HEADER, sign
 from service.store.analyses import AnalysisStore
 from service.store.archive_codec import ArchiveEncodeError
 from service.store.archiving import ArchiveMismatch
 from service.store.exports import StoredExport
-from service.jobs.outbound import InvalidWebhookUrl, RefusedAddress, post
-from service.jobs.webhook_signing import SIGNATURE_HEADER, sign
 from service.store.full import when_there_is_room
 from service.store.webhooks import UnknownDelivery, UnknownEndpoint
 from workers.runtime import runtime

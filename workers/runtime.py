@@ -8,22 +8,22 @@ player's is. No Flask and no Prometheus are loaded here.
 from __future__ import annotations
 
 import functools
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
 from service.game.commands import GameService
-from service.ops.composition import retry_seconds, archive_from, build_services, secret_key
+from service.jobs.outbound import parse_allowances
+from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
 from service.ops.settings import from_env, queue_redis_url, redis_url
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
 from service.store.events import EventStore
 from service.store.exports import ExportStore
-from service.jobs.outbound import parse_allowances
 from service.store.ratings import RatedGames
-from service.store.webhooks import WebhookStore
 from service.store.redis_clients import QueuesNotConfigured, connect
+from service.store.webhooks import WebhookStore
 
 
 @dataclass(frozen=True)

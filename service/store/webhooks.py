@@ -134,20 +134,29 @@ class WebhookStore:
 
     # -- endpoints --------------------------------------------------------------------
     def create(
-        self, app: str, url: str, kinds: Sequence[str], secret: str, description: str = ""
+        self,
+        app: str,
+        url: str,
+        kinds: Sequence[str],
+        secret: str,
+        description: str = "",
+        *,
+        endpoint_id: str | None = None,
     ) -> Endpoint:
+        """A new endpoint (``endpoint_id``: the id a keyed request derives)."""
         key = f"{_tag(app)}:webhooks"
         if self.redis.hlen(key) >= self.endpoints_per_client:
             raise TooManyEndpoints(app)
         endpoint = Endpoint(
-            id="wh_" + secrets.token_hex(8),
+            id=endpoint_id or "wh_" + secrets.token_hex(8),
             url=url,
             kinds=tuple(kinds),
             secret=secret,
             created=round(time.time(), 3),
             description=description,
         )
-        self.redis.hset(key, endpoint.id, endpoint.to_json())
+        if not self.redis.hsetnx(key, endpoint.id, endpoint.to_json()):
+            return self.get(app, endpoint.id)  # the same keyed request, made twice at once
         return endpoint
 
     def get(self, app: str, endpoint_id: str) -> Endpoint:

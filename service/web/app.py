@@ -27,7 +27,7 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import retry_seconds, archive_from, build_services, secret_key
+from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url

@@ -21,19 +21,19 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.game.commands import Current, GameService
     from service.game.rematch_service import RematchService
     from service.jobs.watch import JobWatcher
+    from service.jobs.webhooks import WebhookEvents
     from service.live.memory import GameMemory
     from service.live.watcher import LogWatcher, OneRead
     from service.store.answers import StoredAnswers
     from service.store.archive import Archive
     from service.store.archived_log import ArchivedLog
     from service.store.challenges import Challenges
-    from service.jobs.webhooks import WebhookEvents
     from service.store.clients import ClientRegistry
-    from service.store.webhooks import WebhookStore
     from service.store.events import EventStore, ExportStore
     from service.store.players import PlayerStore
     from service.store.redis_clients import AnyRedis
     from service.store.seeks import SeekPool
+    from service.store.webhooks import WebhookStore
     from service.web.waiting import WaitingAdmission
 
 #: The key of the container in ``app.extensions``: named here and nowhere else.

@@ -4,6 +4,7 @@ read the delivery log, deliver again (docs/webhooks.md)."""
 from __future__ import annotations
 
 import ipaddress
+import secrets
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from schemas.webhooks import (
     WebhookSchema,
     WebhookUpdateSchema,
 )
+from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.outbound import InvalidWebhookUrl, address_allowed, check_url, parse_allowances
@@ -33,9 +35,10 @@ from service.store.webhooks import (
     UnknownEndpoint,
 )
 from service.web import examples
-from service.web.callers import client_app
+from service.web.callers import client_app, current_caller
+from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
-from service.web.services import services
+from service.web.services import games, services
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1", description="Webhooks")
 
@@ -104,6 +107,15 @@ def _is_address(host: str) -> bool:
     return True
 
 
+def _keyed(purpose: str) -> str | None:
+    """What a request with an Idempotency-Key derives for ``purpose`` (the same again on a
+    retry, and another caller's same key derives something else); None without a key."""
+    key = idempotency_key()
+    if key is None:
+        return None
+    return auth.derive_keyed(games().secret, purpose, f"{current_caller().scope}|{key}")
+
+
 def _endpoint(app: str, endpoint_id: str) -> Endpoint:
     try:
         return services().webhooks.get(app, endpoint_id)
@@ -117,16 +129,32 @@ def _endpoint(app: str, endpoint_id: str) -> Endpoint:
 @blp.arguments(WebhookRequestSchema, example=examples.WEBHOOK_REQUEST)
 @blp.response(201, WebhookSchema, example=examples.WEBHOOK_CREATED)
 @operation(blp, "createWebhook", security=CLIENT_KEY, problems=BODY + (409,))
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def create_webhook(body: dict[str, Any]):
     """Register an endpoint of your app's backend for the kinds of notice it wants.
 
     The answer holds the signing secret (`whsec_...`), shown here and on each
-    rotation only: check every delivery's `Schnapsen-Signature` with it.
+    rotation only: check every delivery's `Schnapsen-Signature` with it. A retry
+    with the same `Idempotency-Key` answers the same endpoint.
     """
     app = client_app("registering a webhook")
+    url = _checked_url(body["url"])
+    keyed = _keyed("webhook")
+    if keyed is not None:
+        try:
+            return endpoint_view(
+                services().webhooks.get(app.id, "wh_" + keyed[:16]), secret=True
+            ), 201
+        except UnknownEndpoint:
+            pass
     try:
         endpoint = services().webhooks.create(
-            app.id, _checked_url(body["url"]), body["events"], new_secret(), body["description"]
+            app.id,
+            url,
+            body["events"],
+            new_secret(),
+            body["description"],
+            endpoint_id=None if keyed is None else "wh_" + keyed[:16],
         )
     except TooManyEndpoints:
         raise Problem(
@@ -202,11 +230,15 @@ def delete_webhook(webhook_id: str):
 @blp.route("/webhooks/<webhook_id>/secret", methods=["POST"])
 @blp.response(200, WebhookSchema, example=examples.WEBHOOK_CREATED)
 @operation(blp, "rotateWebhookSecret", security=CLIENT_KEY, problems=_ONE)
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def rotate_secret(webhook_id: str):
-    """A new signing secret: every delivery sent from now on is signed with it alone."""
+    """A new signing secret: every delivery sent from now on is signed with it alone.
+    A retry with the same `Idempotency-Key` answers the same secret (it rotates once)."""
     app = client_app("rotating a webhook's secret")
     endpoint = _endpoint(app.id, webhook_id)
-    rotated = services().webhooks.save(app.id, replace(endpoint, secret=new_secret()))
+    keyed = _keyed(f"webhook-secret|{webhook_id}")
+    secret = new_secret() if keyed is None else "whsec_" + keyed
+    rotated = services().webhooks.save(app.id, replace(endpoint, secret=secret))
     return endpoint_view(rotated, secret=True)
 
 
@@ -226,8 +258,10 @@ def list_deliveries(query: dict[str, Any], webhook_id: str):
 @blp.route("/webhooks/<webhook_id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
 @blp.response(202, DeliverySchema, example=examples.DELIVERY)
 @operation(blp, "redeliver", security=CLIENT_KEY, problems=_ONE)
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def redeliver(webhook_id: str, delivery_id: str):
-    """Deliver a delivery again (the same body, signed anew), with its retries."""
+    """Deliver a delivery again (the same body, signed anew), with its retries. A retry
+    with the same `Idempotency-Key` asks for no other delivery."""
     app = client_app("redelivering")
     _endpoint(app.id, webhook_id)
     store = services().webhooks
@@ -247,6 +281,6 @@ def redeliver(webhook_id: str, delivery_id: str):
         app.id,
         delivery.id,
         services().webhook_retry_seconds,
-        job_id=f"{delivery.id}-again-{delivery.attempts}",
+        job_id=f"{delivery.id}-again-{_keyed('redeliver') or secrets.token_hex(8)}"[:80],
     )
     return delivery_view(delivery), 202
