@@ -28,6 +28,7 @@ both import it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import ipaddress
 import re
@@ -403,6 +404,13 @@ def _resolve_within(resolve: Resolver, target: Target, deadline: float) -> list[
     return outcome["answer"]
 
 
+@functools.cache
+def _system_tls_context() -> ssl.SSLContext:
+    """The system's trust store, read once per process rather than once per delivery;
+    a context is safe to share between threads."""
+    return ssl.create_default_context()
+
+
 class _Watchdog:
     """The delivery's one deadline over connect, TLS, sending and every read.
 
@@ -489,7 +497,7 @@ class _PinnedConnection(http.client.HTTPConnection):
                 continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self._target.scheme == "https":
-                context = self._tls_context or ssl.create_default_context()
+                context = self._tls_context or _system_tls_context()
                 sock = context.wrap_socket(
                     sock, server_hostname=self._target.host, do_handshake_on_connect=False
                 )
