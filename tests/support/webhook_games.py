@@ -4,6 +4,7 @@ documented verification snippet."""
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import time
 from typing import Any
@@ -12,6 +13,7 @@ import requests
 from redis import Redis
 
 from service.store.clients import ClientRegistry
+from tests.support.paths import REPO
 
 
 def app_key(redis: Redis) -> str:
@@ -81,9 +83,19 @@ def play_against_bot(
 
 
 def documented_verify():
-    """The verification snippet of docs/webhooks.md ("Verifying a delivery"), as a function
-    ``(secret, header, body, now) -> bool``: the tests check deliveries with what the docs
-    tell app developers to run."""
-    from service.jobs.webhook_signing import verify
+    """The verification snippet of docs/webhooks.md ("Verifying a delivery"), run as a user
+    runs it, as ``(secret, header, body, now) -> bool``: the tests check real deliveries
+    with what the docs tell app developers to write. ``now`` must be the present: the
+    snippet reads its own clock."""
+    text = (REPO / "docs" / "webhooks.md").read_text()
+    code = re.search(r"```python verify\n(.*?)```", text, re.S)
+    assert code is not None, "docs/webhooks.md has no ```python verify block"
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), "docs/webhooks.md", "exec"), namespace)  # noqa: S102
+    verify_signature = namespace["verify_signature"]
 
-    return lambda secret, header, body, now: verify(secret, header, body, now=now)
+    def verify(secret: str, header: str, body: bytes, now: float) -> bool:
+        assert abs(time.time() - now) < 60, "the snippet checks against its own clock"
+        return bool(verify_signature(secret, header, body))
+
+    return verify

@@ -1,9 +1,16 @@
-"""A deployment of its own for the webhook tests: a Redis, gunicorn and an RQ worker that
-may deliver to 127.0.0.1 (``allowed``), and one that may not (``guarded``); retries
-come after a second, so a receiver that fails for a while is retried within a test."""
+"""The webhook tests' network and deployments.
+
+Every webhook test stays on the loopback interface: a connection anywhere else, or a
+name looked up in DNS, fails the test before a packet leaves (this process; the
+service's own processes refuse such addresses themselves, as they must). A deployment
+of its own for the tests over HTTP: a Redis, gunicorn and an RQ worker that may
+deliver to 127.0.0.1 (``allowed``), and one that may not (``guarded``); retries come
+after a second, so a receiver that fails for a while is retried within a test.
+"""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +19,38 @@ import pytest
 from redis import Redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
+from service.jobs import outbound
 from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.webhooks import loopback_only
+
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _numeric_getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):  # noqa: A002
+    """getaddrinfo for address literals only: a name fails instead of reaching DNS."""
+    return _real_getaddrinfo(host, port, family, type, proto, flags | socket.AI_NUMERICHOST)
+
+
+@pytest.fixture(autouse=True)
+def loopback_network_only(monkeypatch):
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            loopback_only(address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            loopback_only(address)
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", _numeric_getaddrinfo)
+    # post's default resolver was bound when the module was read: replace it too.
+    monkeypatch.setitem(outbound.post.__kwdefaults__, "resolve", _numeric_getaddrinfo)
+
 
 RETRIES = "1,1,1,1,1,1,1,1,1,1"
 
