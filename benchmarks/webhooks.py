@@ -1,6 +1,6 @@
 """Webhooks benchmark: games played, every notice delivered to a real receiver on loopback.
 
-    python benchmarks/webhooks.py [--games 40] [--clients 4]
+    python benchmarks/webhooks.py [--games 30] [--clients 4]
 
 Starts ``schnapsen-serve`` as a user runs it (embedded Redis and archive in a
 temporary ``--data-dir``, its gunicorn and RQ workers; deliveries allowed to
@@ -151,8 +151,8 @@ def round_of(url: str, key: str, hook: str, token: str, receiver: Receiver, args
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # about 20 notices a game: the delivery log (the last 1000) holds a round of 40
-    parser.add_argument("--games", type=int, default=40)
+    # about 25 notices a game: the delivery log (the last 1000) holds a round of 30
+    parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
