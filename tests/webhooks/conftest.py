@@ -52,7 +52,7 @@ def loopback_network_only(monkeypatch):
     monkeypatch.setitem(outbound.post.__kwdefaults__, "resolve", _numeric_getaddrinfo)
 
 
-RETRIES = "1,1,1,1,1,1,1,1,1,1"
+RETRIES = "1,1,1,1,1,1,1,1"
 
 
 @dataclass
@@ -75,6 +75,8 @@ def _deployment(folder: Path, allow: str) -> Iterator[Deployment]:
         "SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES": allow,
         "SCHNAPSEN_WEBHOOK_RETRY_SECONDS": RETRIES,
         "SCHNAPSEN_WEBHOOK_TIMEOUT_SECONDS": "2",
+        # two deliveries failing every retry disable an endpoint
+        "SCHNAPSEN_WEBHOOK_DISABLE_AFTER": "2",
         "SCHNAPSEN_BOT_DELAY_MS": "0",
     }
     server = LiveServer(redis_server.url, workers=1, env=env)

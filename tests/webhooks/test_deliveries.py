@@ -197,3 +197,48 @@ def test_with_no_allowance_loopback_endpoints_are_refused_and_get_nothing(guarde
         assert receiver.received() == []
     finally:
         receiver.stop()
+
+
+def test_an_endpoint_failing_every_retry_is_disabled_with_a_notice_and_redelivery_sends_again(
+    allowed,
+):
+    broken = Receiver(allowed.folder, fail_first=10**6)
+    fixed = Receiver(allowed.folder)
+    try:
+        key = app_key(allowed.redis)
+        headers = {"X-Client-Key": key}
+        hook = register(allowed.url, key, broken.url, ["game.turn"])
+        player = player_token(allowed.url, key)
+        play_against_bot(allowed.url, player["token"], seed=21, moves=2)
+        hook_url = f"{allowed.url}/v1/webhooks/{hook['webhook_id']}"
+        disabled = wait_until(
+            lambda: (
+                record
+                if not (record := requests.get(hook_url, headers=headers, timeout=10).json())[
+                    "enabled"
+                ]
+                else None
+            ),
+            120,
+            "the endpoint disabled after two deliveries failed every retry",
+        )
+        assert "disabled at" in disabled["notice"] and disabled["failures"] >= 2
+        log = requests.get(f"{hook_url}/deliveries", headers=headers, timeout=10).json()
+        failed = [d for d in log["deliveries"] if d["state"] == "failed"]
+        assert failed and all(d["attempts"] == 9 for d in failed)  # the first and 8 retries
+        # fixed: a new URL, enabled again, and what it missed delivered again
+        enabled = requests.patch(
+            hook_url, json={"url": fixed.url, "enabled": True}, headers=headers, timeout=10
+        ).json()
+        assert enabled["enabled"] and enabled["notice"] == "" and enabled["failures"] == 0
+        again = requests.post(
+            f"{hook_url}/deliveries/{failed[0]['delivery_id']}/redeliver",
+            headers=headers,
+            timeout=10,
+        )
+        assert again.status_code == 202, again.text
+        arrived = wait_until(lambda: _events(fixed), 60, "the redelivered notice")
+        assert arrived[0]["json"]["id"] == failed[0]["event_id"]
+    finally:
+        broken.stop()
+        fixed.stop()
