@@ -3,7 +3,6 @@ before a byte is sent."""
 
 from __future__ import annotations
 
-import shutil
 import ssl
 import threading
 
@@ -164,7 +163,6 @@ def test_a_huge_answer_is_cut_at_the_cap(receiver):
     assert longer.response_excerpt == "x" * 500  # the excerpt's own bound
 
 
-@pytest.mark.skipif(not shutil.which("openssl"), reason="openssl makes the certificate")
 def test_https_is_verified_for_the_name_while_the_checked_address_is_connected(tmp_path):
     certificate, key = self_signed(tmp_path, "hooks.example.com")
     trusted = ssl.create_default_context(cafile=str(certificate))
@@ -181,7 +179,6 @@ def test_https_is_verified_for_the_name_while_the_checked_address_is_connected(t
         assert tls.received[0].headers["host"] == f"hooks.example.com:{tls.port}"
 
 
-@pytest.mark.skipif(not shutil.which("openssl"), reason="openssl makes the certificate")
 def test_https_to_a_certificate_of_another_name_is_refused(tmp_path):
     certificate, key = self_signed(tmp_path, "other.example.com")
     trusted = ssl.create_default_context(cafile=str(certificate))
