@@ -46,7 +46,7 @@ from tests.support.paths import SECRET
 SEED = 20261206
 #: How the games end, in turn: played out twice as often, for the deals' endings.
 PLAN = ("played", "resigned", "played", "aborted_unjoined", "aborted", "timed_out")
-GAMES = 60
+GAMES = 36
 #: The turn timeout of the app (s): a claim is allowed a few ms after the last move.
 TURN_TIMEOUT = 0.002
 #: Headers that say where and when an answer was made, not what it says.
