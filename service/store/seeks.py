@@ -116,12 +116,7 @@ class SeekPool:
         request derives; when that seek exists already, this is a wait on it."""
         seek_id = seek_id or "sk_" + secrets.token_hex(8)
         extra = [player, repr(float(rating)), kind, _bound(low), _bound(high)]
-        state = self._run(app, "create", seek_id, extra)
-        if state.status == "exists":
-            raise SeekExists(state.id)
-        if state.status == "full":
-            raise SeeksFull(app)
-        return state
+        return self._run(app, "create", seek_id, extra)
 
     def wait(self, app: str, seek_id: str) -> SeekState:
         """Keep a waiting seek alive and try to pair it again (its window has widened)."""
@@ -136,11 +131,8 @@ class SeekPool:
         found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "player")
         return found.decode() if found else None
 
-    def partner_player(self, app: str, seek_id: str) -> str | None:
-        found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "player")
-        return found.decode() if found else None
-
     def kind(self, app: str, seek_id: str) -> str | None:
+        """What the seek pairs with: ``variant|rated|clock`` (None for no such seek)."""
         found = self.redis.hget(f"{_key_prefix(app)}seek:{seek_id}", "kind")
         return found.decode() if found else None
 
@@ -169,9 +161,13 @@ class SeekPool:
         status = status.decode()
         if status == "gone":
             raise UnknownSeek(seek_id)
+        if status == "exists":  # the player's waiting seek, whose id the script answers
+            raise SeekExists(found_id.decode())
+        if status == "full":
+            raise SeeksFull(app)
         return SeekState(
             id=found_id.decode(),
-            status=SeekStatus(status) if status in SeekStatus._value2member_map_ else status,  # type: ignore[arg-type]
+            status=SeekStatus(status),
             game_id=game.decode() if game else None,
             seat=int(seat) if seat else None,
             partner=partner.decode() if partner else None,
