@@ -32,6 +32,7 @@ import redis
 from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
+from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
@@ -81,6 +82,17 @@ def idempotency_key() -> str | None:
             code=ProblemCode.INVALID_IDEMPOTENCY_KEY,
         )
     return key
+
+
+def keyed(purpose: str) -> str | None:
+    """What a request with an Idempotency-Key derives for ``purpose`` (an id, a token's
+    random part): the same again when the request is retried, something else for another
+    caller's same key; None without a key. Nothing is stored: what the first request made
+    is found again by what it derives (``auth.derive_keyed``)."""
+    key = idempotency_key()
+    if key is None:
+        return None
+    return auth.derive_keyed(services().games.secret, purpose, f"{current_caller().scope}|{key}")
 
 
 def caller_key() -> str | None:

@@ -15,7 +15,6 @@ from schemas.players import (
     SeekWaitQuerySchema,
 )
 from service.engine import Variant
-from service.game import auth
 from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
@@ -28,8 +27,8 @@ from service.store.challenges import (
 )
 from service.store.players import UnknownPlayer
 from service.web import examples
-from service.web.callers import current_caller, current_player
-from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
+from service.web.callers import current_player
+from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -44,16 +43,6 @@ _ONE = V1 + (404,)
 
 def _not_found(challenge_id: str) -> Problem:
     return Problem(f"you have no challenge {challenge_id!r}", code=ProblemCode.CHALLENGE_NOT_FOUND)
-
-
-def _keyed_id() -> str | None:
-    """The id a challenge with an Idempotency-Key gets: derived from the key and the
-    caller, so a retry answers the first challenge; None without a key."""
-    key = idempotency_key()
-    if key is None:
-        return None
-    scoped = f"{current_caller().scope}|{key}"
-    return "ch_" + auth.derive_keyed(games().secret, "challenge", scoped)[:22]
 
 
 def _own(player: Player, challenge_id: str) -> Challenge:
@@ -141,7 +130,7 @@ def create_challenge(body: dict[str, Any]):
             body.get("variant", "head"),
             body.get("rated", False),
             None if control is None else control.encode(),
-            challenge_id=_keyed_id(),
+            challenge_id=None if (made := keyed("challenge")) is None else "ch_" + made[:22],
         )
     except TooManyChallenges:
         raise Problem(

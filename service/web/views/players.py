@@ -18,16 +18,15 @@ from schemas.players import (
     RegisteredPlayerSchema,
     RegisterPlayerSchema,
 )
-from service.game import auth
 from service.game.players import InvalidName, Player, display_name
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, current_player, player_or_client
-from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
+from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
-from service.web.services import games, services
+from service.web.services import services
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
@@ -87,12 +86,8 @@ def register_player(body: dict[str, Any]):
         name = display_name(body["name"])
     except InvalidName as error:
         raise Problem(str(error), code=ProblemCode.INVALID_NAME) from None
-    key = idempotency_key()
-    token_secret = None
-    if key is not None:  # derived, never stored: the same key gives the same token again
-        token_secret = auth.derive_keyed(
-            games().secret, f"player-token|{body['app_player_id']}", f"{app.id}|{key}"
-        )
+    # derived, never stored: the same key gives the same token again
+    token_secret = keyed(f"player-token|{body['app_player_id']}")
     try:
         player, token = services().players.register(
             app.id, body["app_player_id"], name, token_secret=token_secret

@@ -10,15 +10,14 @@ from flask_smorest import Blueprint
 
 from schemas.players import SeekRequestSchema, SeekSchema, SeekWaitQuerySchema
 from service.engine import Variant
-from service.game import auth
 from service.game.clock import TimeControl
 from service.game.players import Player
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, UnknownSeek
 from service.web import examples
-from service.web.callers import current_caller, current_player
-from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
+from service.web.callers import current_player
+from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -74,16 +73,6 @@ def _answer(player: Player, state: SeekState) -> dict[str, Any]:
     return body
 
 
-def _keyed_id(prefix: str, purpose: str) -> str | None:
-    """The id a request with an Idempotency-Key makes (derived from the key and the
-    caller, so a retry finds the first request's); None without a key."""
-    key = idempotency_key()
-    if key is None:
-        return None
-    scoped = f"{current_caller().scope}|{key}"
-    return prefix + auth.derive_keyed(games().secret, purpose, scoped)[:22]
-
-
 def _own(player: Player, seek_id: str) -> None:
     """404 unless the seek is the player's own (another's seeks do not exist for it)."""
     if services().seeks.owner(player.app, seek_id) != player.id:
@@ -121,7 +110,7 @@ def create_seek(body: dict[str, Any]):
             ),
             low,
             high,
-            seek_id=_keyed_id("sk_", "seek"),
+            seek_id=None if (made := keyed("seek")) is None else "sk_" + made[:22],
         )
     except SeekExists as exists:
         raise Conflict(

@@ -21,7 +21,6 @@ from schemas.webhooks import (
     WebhookSchema,
     WebhookUpdateSchema,
 )
-from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.outbound import InvalidWebhookUrl, address_allowed, check_url, parse_allowances
@@ -35,10 +34,10 @@ from service.store.webhooks import (
     UnknownEndpoint,
 )
 from service.web import examples
-from service.web.callers import client_app, current_caller
-from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
+from service.web.callers import client_app
+from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
-from service.web.services import games, services
+from service.web.services import services
 
 blp = Blueprint("webhooks", __name__, url_prefix="/v1", description="Webhooks")
 
@@ -107,15 +106,6 @@ def _is_address(host: str) -> bool:
     return True
 
 
-def _keyed(purpose: str) -> str | None:
-    """What a request with an Idempotency-Key derives for ``purpose`` (the same again on a
-    retry, and another caller's same key derives something else); None without a key."""
-    key = idempotency_key()
-    if key is None:
-        return None
-    return auth.derive_keyed(games().secret, purpose, f"{current_caller().scope}|{key}")
-
-
 def _endpoint(app: str, endpoint_id: str) -> Endpoint:
     try:
         return services().webhooks.get(app, endpoint_id)
@@ -139,11 +129,11 @@ def create_webhook(body: dict[str, Any]):
     """
     app = client_app("registering a webhook")
     url = _checked_url(body["url"])
-    keyed = _keyed("webhook")
-    if keyed is not None:
+    made = keyed("webhook")
+    if made is not None:
         try:
             return endpoint_view(
-                services().webhooks.get(app.id, "wh_" + keyed[:16]), secret=True
+                services().webhooks.get(app.id, "wh_" + made[:16]), secret=True
             ), 201
         except UnknownEndpoint:
             pass
@@ -154,7 +144,7 @@ def create_webhook(body: dict[str, Any]):
             body["events"],
             new_secret(),
             body["description"],
-            endpoint_id=None if keyed is None else "wh_" + keyed[:16],
+            endpoint_id=None if made is None else "wh_" + made[:16],
         )
     except TooManyEndpoints:
         raise Problem(
@@ -236,8 +226,8 @@ def rotate_secret(webhook_id: str):
     A retry with the same `Idempotency-Key` answers the same secret (it rotates once)."""
     app = client_app("rotating a webhook's secret")
     endpoint = _endpoint(app.id, webhook_id)
-    keyed = _keyed(f"webhook-secret|{webhook_id}")
-    secret = new_secret() if keyed is None else "whsec_" + keyed
+    made = keyed(f"webhook-secret|{webhook_id}")
+    secret = new_secret() if made is None else "whsec_" + made
     rotated = services().webhooks.save(app.id, replace(endpoint, secret=secret))
     return endpoint_view(rotated, secret=True)
 
@@ -281,6 +271,6 @@ def redeliver(webhook_id: str, delivery_id: str):
         app.id,
         delivery.id,
         services().webhook_retry_seconds,
-        job_id=f"{delivery.id}-again-{_keyed('redeliver') or secrets.token_hex(8)}"[:80],
+        job_id=f"{delivery.id}-again-{keyed('redeliver') or secrets.token_hex(8)}"[:80],
     )
     return delivery_view(delivery), 202
