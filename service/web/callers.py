@@ -142,6 +142,13 @@ def current_player(*, required: bool = False) -> Player | None:
     return here.player
 
 
+def required_player() -> Player:
+    """The player of the request's token; 401 ``player_token_required`` without one."""
+    player = current_player(required=True)
+    assert player is not None  # current_player raised otherwise
+    return player
+
+
 def player_or_client(needs: str) -> tuple[str, Player | None]:
     """The client app of the caller, by a player token or the app's own key, and the
     player when it is one; 401 for anybody else. ``needs`` words what the request does."""

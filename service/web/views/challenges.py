@@ -27,7 +27,7 @@ from service.store.challenges import (
 )
 from service.store.players import UnknownPlayer
 from service.web import examples
-from service.web.callers import current_player
+from service.web.callers import required_player
 from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
@@ -111,7 +111,7 @@ def create_challenge(body: dict[str, Any]):
     `GET /v1/challenges/{id}?wait=30` to learn the answer, and, once
     accepted, your seat and token in the game.
     """
-    player = current_player(required=True)
+    player = required_player()
     opponent = body["player_id"]
     if opponent == player.id:
         raise Conflict("you cannot challenge yourself", code=ProblemCode.CHALLENGE_SELF)
@@ -147,7 +147,7 @@ def create_challenge(body: dict[str, Any]):
 def list_challenges():
     """Your challenges, made and received, newest first (the open ones and those of the
     last day)."""
-    player = current_player(required=True)
+    player = required_player()
     found = services().challenges.of_player(player.app, player.id)
     return {"challenges": [_answer(player, challenge) for challenge in found]}
 
@@ -159,7 +159,7 @@ def list_challenges():
 def get_challenge(query: dict[str, Any], challenge_id: str):
     """A challenge you made or received; with `wait=S`, wait up to S seconds (at most 30)
     while it is offered."""
-    player = current_player(required=True)
+    player = required_player()
     challenge = _own(player, challenge_id)
     deadline = time.monotonic() + query["wait"]
     while challenge.status is ChallengeStatus.OFFERED and time.monotonic() < deadline:
@@ -169,7 +169,7 @@ def get_challenge(query: dict[str, Any], challenge_id: str):
 
 
 def _decide(challenge_id: str, what: str) -> tuple[Player, Challenge]:
-    player = current_player(required=True)
+    player = required_player()
     _own(player, challenge_id)
     store = services().challenges
     change = {"accept": store.accept, "decline": store.decline, "cancel": store.cancel}[what]

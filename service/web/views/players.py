@@ -23,7 +23,7 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
-from service.web.callers import client_app, current_player, player_or_client
+from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
 from service.web.services import services
@@ -105,7 +105,7 @@ def register_player(body: dict[str, Any]):
 @operation(blp, "getOwnPlayer", security=PLAYER, problems=V1)
 def get_own_player():
     """The player whose token this is: name and rating."""
-    player = current_player(required=True)
+    player = required_player()
     return own_view(player)
 
 
@@ -136,7 +136,7 @@ def rating_history(query: dict[str, Any], player_id: str):
 @operation(blp, "listOwnGames", security=PLAYER, problems=V1 + (422,))
 def own_games(query: dict[str, Any]):
     """The player's games, newest first (the last 500 are listed), a page at a time."""
-    player = current_player(required=True)
+    player = required_player()
     store = services().players
     ids = store.games(player.app, player.id, query.get("before"), query["limit"] + 1)
     more = len(ids) > query["limit"]

@@ -16,7 +16,7 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, UnknownSeek
 from service.web import examples
-from service.web.callers import current_player
+from service.web.callers import required_player
 from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
@@ -94,7 +94,7 @@ def create_seek(body: dict[str, Any]):
     last wait. One seek per player at a time. A retry with the same
     `Idempotency-Key` answers that seek as it stands (it is not made again).
     """
-    player = current_player(required=True)
+    player = required_player()
     low, high = body.get("min_rating"), body.get("max_rating")
     if low is not None and high is not None and low > high:
         raise Problem("min_rating is above max_rating", code=ProblemCode.INVALID_REQUEST)
@@ -137,7 +137,7 @@ def get_seek(query: dict[str, Any], seek_id: str):
     Each wait keeps the seek alive and tries to pair it again, with the
     rating window its waiting has widened (docs/api.md states the rule).
     """
-    player = current_player(required=True)
+    player = required_player()
     _own(player, seek_id)
     seeks = services().seeks
     deadline = time.monotonic() + query["wait"]
@@ -157,7 +157,7 @@ def get_seek(query: dict[str, Any], seek_id: str):
 def cancel_seek(seek_id: str):
     """Cancel your waiting seek: it is never paired after this answer. A seek paired
     before answers 409 `seek_paired`, with its game."""
-    player = current_player(required=True)
+    player = required_player()
     _own(player, seek_id)
     try:
         state = services().seeks.cancel(player.app, seek_id)
