@@ -109,3 +109,32 @@ def test_a_player_of_another_app_cannot_join_and_cannot_read_the_players(client,
         board = client.get("/v1/leaderboard", headers=headers).json["players"]
         assert pid not in [row["player"]["player_id"] for row in board]
     assert client.get(f"/v1/players/{pid}", headers=app_a.headers).json["name"] == "Anna"
+
+
+def test_a_rematch_of_a_players_game_seats_the_same_players_and_lists_the_game_for_both(
+    client, redis_client
+):
+    app = new_app(redis_client)
+    anna = _register(client, app, "re-anna", "Anna").json
+    ben = _register(client, app, "re-ben", "Ben").json
+    created = client.post("/v1/games", json={}, headers=bearer(anna["token"])).json
+    game = created["game_id"]
+    joined = client.post(
+        f"/v1/games/{game}/join", json={"invite": created["invite"]}, headers=bearer(ben["token"])
+    ).json
+    client.post(f"/v1/games/{game}/resign", headers=bearer(joined["token"]))
+    assert (
+        client.post(f"/v1/games/{game}/rematch", headers=bearer(created["token"])).status_code
+        == 200
+    )
+    accepted = client.post(f"/v1/games/{game}/rematch/accept", headers=bearer(joined["token"]))
+    assert accepted.status_code == 201, accepted.json
+    new_game = accepted.json["game_id"]
+    players = client.get(f"/v1/games/{new_game}").json["players"]
+    assert [p.get("player_id") for p in players] == [
+        anna["player"]["player_id"],
+        ben["player"]["player_id"],
+    ]
+    for who in (anna, ben):
+        listed = client.get("/v1/players/me/games", headers=bearer(who["token"])).json["games"]
+        assert new_game in [g["game_id"] for g in listed]

@@ -59,6 +59,11 @@ def _answered(rematch: Rematch):
     if rematch.seated is None:
         return rematch_body(rematch), 200
     current = rematch.seated.current
+    players = [player for player in current.seats.player_ids if player]
+    if players and current.seats.owner is not None:  # the rematch is in its players' lists
+        services().players.played(
+            current.seats.owner, players, current.game_id, int(time.time() * 1000)
+        )
     # A Response of its own: the operation's main schema (the offer's) is not this one's.
     answer = jsonify(rematch_seated_body(rematch))
     answer.status_code = 201
