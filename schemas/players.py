@@ -6,6 +6,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField
 from schemas.games import ClockSchema, answer
+from service.game.players import APP_PLAYER_ID
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -18,7 +19,7 @@ class RegisterPlayerSchema(Schema):
 
     app_player_id = fields.String(
         required=True,
-        validate=validate.Regexp(r"^[A-Za-z0-9._:@-]{1,64}$"),
+        validate=validate.Regexp(f"^{APP_PLAYER_ID.pattern}$"),
         metadata=_doc("Your backend's own id for the player: registering it again renames the "
                       "player and replaces its token"),
     )  # fmt: skip

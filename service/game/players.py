@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 #: How long a display name may be, in characters (after Unicode NFC normalisation).
 NAME_MIN, NAME_MAX = 1, 32
-#: How long an app's own id for a player may be: ASCII letters, digits and ``._:@-``.
-APP_PLAYER_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
+#: An app's own id for a player: ASCII letters, digits and ``._:-`` (no "@": an opaque id,
+#: never an e-mail address, which would be personal data the service does not keep).
+APP_PLAYER_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 #: Unicode categories a name may hold: letters, marks, numbers, punctuation of words,
 #: symbols other than the markup-prone ones below, and the plain space.
 _ALLOWED_CATEGORIES = (
@@ -85,10 +86,3 @@ def display_name(text: str) -> str:
                 f"({unicodedata.category(char)}: no control, format or separator characters)"
             )
     return name
-
-
-def app_player_id(text: str) -> str:
-    """The app's own id for a player, checked: 1-64 of ASCII letters, digits and ``._:@-``."""
-    if not isinstance(text, str) or not APP_PLAYER_ID.fullmatch(text):
-        raise InvalidName("app_player_id is 1-64 ASCII letters, digits or ._:@-")
-    return text

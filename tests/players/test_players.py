@@ -138,3 +138,12 @@ def test_a_rematch_of_a_players_game_seats_the_same_players_and_lists_the_game_f
     for who in (anna, ben):
         listed = client.get("/v1/players/me/games", headers=bearer(who["token"])).json["games"]
         assert new_game in [g["game_id"] for g in listed]
+
+
+@pytest.mark.parametrize("app_player_id", ["anna@example.com", "", "x" * 65, "two words", "é"])
+def test_an_app_player_id_that_is_no_opaque_id_is_refused(client, redis_client, app_player_id):
+    """An e-mail address is personal data the service does not keep: '@' is refused."""
+    app = new_app(redis_client)
+    answer = _register(client, app, app_player_id, "Anna")
+    assert answer.status_code == 422, answer.json
+    assert redis_client.hlen(f"sch:{{client:{app.id}}}:players") == 0
