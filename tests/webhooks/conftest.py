@@ -52,7 +52,7 @@ def loopback_network_only(monkeypatch):
     monkeypatch.setitem(outbound.post.__kwdefaults__, "resolve", _numeric_getaddrinfo)
 
 
-RETRIES = "1,1,1,1,1,1,1,1"
+RETRIES = "1,1,1,1,1"
 
 
 @dataclass
