@@ -23,6 +23,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from service.engine import ActionTaken, ClockMoved, Event, GameStatus, SeatTaken, replay
 
@@ -73,18 +74,18 @@ class TimeControl:
     def ms_per_move(self) -> int:
         return self.seconds_per_move * 1000
 
+    def to_dict(self) -> dict[str, Any]:
+        """The time control as requests take it and answers show it."""
+        return {
+            "seconds_per_move": self.seconds_per_move,
+            "on_timeout": self.on_timeout.value,
+            "bot_level": self.bot_level,
+            "bot_moves_limit": self.bot_moves_limit,
+        }
+
     def encode(self) -> str:
         """The seats record's ``clock`` field: compact JSON, keys sorted (one form)."""
-        return json.dumps(
-            {
-                "seconds_per_move": self.seconds_per_move,
-                "on_timeout": self.on_timeout.value,
-                "bot_level": self.bot_level,
-                "bot_moves_limit": self.bot_moves_limit,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
     def decode(cls, text: str) -> TimeControl:
@@ -174,10 +175,7 @@ class ClockReading:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "seconds_per_move": self.control.seconds_per_move,
-            "on_timeout": self.control.on_timeout.value,
-            "bot_level": self.control.bot_level,
-            "bot_moves_limit": self.control.bot_moves_limit,
+            **self.control.to_dict(),
             "deadline": self.deadline_ms,
             "bot_moves": list(self.bot_moves),
         }

@@ -30,11 +30,4 @@ def time_control(body: dict[str, Any] | None) -> TimeControl | None:
 
 def clock_body(control: TimeControl | None) -> dict[str, Any] | None:
     """A time control as answers show it (None: no clock)."""
-    if control is None:
-        return None
-    return {
-        "seconds_per_move": control.seconds_per_move,
-        "on_timeout": control.on_timeout.value,
-        "bot_level": control.bot_level,
-        "bot_moves_limit": control.bot_moves_limit,
-    }
+    return None if control is None else control.to_dict()
