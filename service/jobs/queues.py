@@ -153,11 +153,25 @@ def enqueue_archive(connection: Redis, game_id: str) -> str:
     Retried with backoff: the archive's database may be away for a while, and
     the sweep archives what every retry missed.
     """
-    job_id = archive_job_id(game_id)
+    return _enqueue_game_upkeep(
+        connection, "workers.jobs.archive_game", archive_job_id(game_id), game_id, "archive"
+    )
+
+
+def _enqueue_game_upkeep(
+    connection: Redis, function: str, job_id: str, game_id: str, what: str
+) -> str:
+    """An ended game's upkeep on the archive's queue (archiving, rating), once at a time.
+
+    A job of that id that waits or runs is left alone; one that ended is replaced
+    (running it again is harmless: each writes once). Retried with backoff: the
+    archive's database may be away for a while, and the sweep makes good what every
+    retry missed.
+    """
     if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
         return job_id
     queue(ARCHIVE, connection).enqueue(
-        "workers.jobs.archive_game",
+        function,
         game_id,
         job_id=job_id,
         job_timeout=ARCHIVE_TIMEOUT,
@@ -168,7 +182,7 @@ def enqueue_archive(connection: Redis, game_id: str) -> str:
         # done, again at each retry, and stayed a day among the failed.
         result_ttl=1,
         failure_ttl=FAILURE_TTL,
-        description=f"archive game {game_id}",
+        description=f"{what} game {game_id}",
     )
     return job_id
 
@@ -185,20 +199,9 @@ def enqueue_rating(connection: Redis, game_id: str) -> str:
     (the ratings are written once a game, ``service.store.ratings``), and the
     game's archiving job rates it too, so a lost job loses no rating.
     """
-    job_id = rating_job_id(game_id)
-    if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
-        return job_id
-    queue(ARCHIVE, connection).enqueue(
-        "workers.jobs.rate_game",
-        game_id,
-        job_id=job_id,
-        job_timeout=ARCHIVE_TIMEOUT,
-        retry=Retry(max=5, interval=[1, 5, 30, 120, 600]),
-        result_ttl=1,
-        failure_ttl=FAILURE_TTL,
-        description=f"rate game {game_id}",
+    return _enqueue_game_upkeep(
+        connection, "workers.jobs.rate_game", rating_job_id(game_id), game_id, "rate"
     )
-    return job_id
 
 
 def enqueue_sweep(connection: Redis, interval_seconds: float) -> str | None:
