@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from service.store.clients import ClientRegistry
-from tests.support.players import bearer
+from tests.support.players import bearer, register_over_http
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
@@ -19,14 +19,7 @@ PLAYERS = 60
 
 
 def _register(url: str, key: str, number: int) -> dict:
-    answer = requests.post(
-        f"{url}/v1/players",
-        json={"app_player_id": f"cl-{number}", "name": f"Player {number}"},
-        headers={"X-Client-Key": key},
-        timeout=30,
-    )
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
+    body = register_over_http(url, {"X-Client-Key": key}, f"Player {number}")
     return {"id": body["player"]["player_id"], "token": body["token"]}
 
 

@@ -3,26 +3,15 @@ or declines; an accept makes one game, whoever asks; nobody else sees or answers
 
 from __future__ import annotations
 
-import itertools
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from tests.support.players import AppKey, bearer, new_app
-
-_names = itertools.count()
+from tests.support.players import AppKey, bearer, new_app, register_over_http
 
 
 def _player(url: str, app: AppKey) -> dict:
-    number = next(_names)
-    answer = requests.post(
-        f"{url}/v1/players",
-        json={"app_player_id": f"c{number}", "name": f"Challenger {number}"},
-        headers=app.headers,
-        timeout=10,
-    )
-    assert answer.status_code == 201, answer.text
-    body = answer.json()
+    body = register_over_http(url, app.headers, "Challenger")
     return {"id": body["player"]["player_id"], "token": body["token"]}
 
 

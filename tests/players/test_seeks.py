@@ -3,26 +3,15 @@ their own player, a cancelled seek never, and never across apps."""
 
 from __future__ import annotations
 
-import itertools
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from tests.support.players import AppKey, bearer, new_app
-
-_names = itertools.count()
+from tests.support.players import AppKey, bearer, new_app, register_over_http
 
 
 def _player(url: str, app: AppKey) -> str:
-    number = next(_names)
-    answer = requests.post(
-        f"{url}/v1/players",
-        json={"app_player_id": f"p{number}", "name": f"Player {number}"},
-        headers=app.headers,
-        timeout=10,
-    )
-    assert answer.status_code == 201, answer.text
-    return answer.json()["token"]
+    return register_over_http(url, app.headers)["token"]
 
 
 def _seek(url: str, token: str, **body) -> dict:

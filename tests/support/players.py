@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass
 
 import redis
+import requests
 
 from service.store.clients import ClientRegistry
 
@@ -29,3 +30,16 @@ def new_app(client: redis.Redis, name: str = "test app") -> AppKey:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def register_over_http(url: str, headers: dict[str, str], name: str = "Player") -> dict:
+    """A new player of the app whose key ``headers`` carry, registered over HTTP: the
+    answer's body (``player`` and its ``token``)."""
+    answer = requests.post(
+        f"{url}/v1/players",
+        json={"app_player_id": f"p-{secrets.token_hex(6)}", "name": name},
+        headers=headers,
+        timeout=30,
+    )
+    assert answer.status_code == 201, answer.text
+    return answer.json()

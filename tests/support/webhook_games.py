@@ -14,6 +14,7 @@ from redis import Redis
 
 from service.store.clients import ClientRegistry
 from tests.support.paths import REPO
+from tests.support.players import register_over_http
 
 
 def app_key(redis: Redis) -> str:
@@ -22,14 +23,7 @@ def app_key(redis: Redis) -> str:
 
 
 def player_token(url: str, key: str, name: str = "anna") -> dict[str, Any]:
-    answer = requests.post(
-        f"{url}/v1/players",
-        json={"app_player_id": f"{name}-{secrets.token_hex(3)}", "name": name},
-        headers={"X-Client-Key": key},
-        timeout=10,
-    )
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+    return register_over_http(url, {"X-Client-Key": key}, name)
 
 
 def register(url: str, key: str, hook_url: str, events: list[str] | None = None) -> dict[str, Any]:
