@@ -203,10 +203,8 @@ class Challenges:
         )
         if answer[0] == b"gone":
             raise UnknownChallenge(challenge_id)
-        record = self.redis.hgetall(key)
-        if not record:
-            raise UnknownChallenge(challenge_id)
-        text = {k.decode(): v.decode() for k, v in record.items()}
+        flat = [item.decode() for item in answer[1]]
+        text = dict(zip(flat[::2], flat[1::2], strict=True))
         return Challenge(
             id=challenge_id,
             challenger=text["from"],

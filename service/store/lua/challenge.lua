@@ -4,8 +4,8 @@
 --       6 the seat the challenger takes in it (0 or 1).
 -- One script: a challenge is accepted once, by the challenged player only, and never
 -- after a decline, a cancel or its time; the challenger alone cancels it.
--- Returns {status, game or false, the challenger's seat or false, 1 if this call
--- changed it else 0}, or {'gone'} when there is no such challenge.
+-- Returns {status, the challenge's record (HGETALL's list)}, or {'gone'} when there is
+-- no such challenge: one round trip a read or a change.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local h = redis.call('HMGET', KEYS[1], 'status', 'from', 'to', 'created', 'game', 'from_seat')
 local status, from, to = h[1], h[2], h[3]
@@ -15,21 +15,17 @@ if status == 'offered' and tonumber(h[4]) + tonumber(ARGV[4]) < now then
   redis.call('HSET', KEYS[1], 'status', status)
 end
 local op, actor = ARGV[1], ARGV[2]
-local changed = 0
 if status == 'offered' then
   if op == 'accept' and actor == to then
     status = 'accepted'
     redis.call('HSET', KEYS[1], 'status', status, 'game', ARGV[5], 'from_seat', ARGV[6])
     h[5], h[6] = ARGV[5], ARGV[6]
-    changed = 1
   elseif op == 'decline' and actor == to then
     status = 'declined'
     redis.call('HSET', KEYS[1], 'status', status)
-    changed = 1
   elseif op == 'cancel' and actor == from then
     status = 'cancelled'
     redis.call('HSET', KEYS[1], 'status', status)
-    changed = 1
   end
 end
-return {status, h[5] or false, h[6] or false, changed}
+return {status, redis.call('HGETALL', KEYS[1])}
