@@ -19,7 +19,6 @@ acknowledged action is in the log exactly once (lost = 0, doubled = 0).
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import uuid
@@ -39,6 +38,7 @@ from tests.support.cluster_games import (
     view,
 )
 from tests.support.http import auth
+from tests.support.streams import start_watching, woke_with_an_action
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
@@ -100,42 +100,11 @@ def compare(store: EventStore, clients: list[Client]) -> tuple[int, int, int, in
     return acknowledged, appended, lost, doubled
 
 
-def watch_stream(url: str, game: HumanGame, seat: int, after: int, seen: dict) -> None:
-    """Read the game's event stream from ``after`` until its first event (into ``seen``)."""
-    with requests.get(f"{url}/v1/games/{game.game_id}/stream", params={"after": after},
-                      headers=auth(game.tokens[seat]), stream=True,
-                      timeout=STREAM_SECONDS + 30) as answer:  # fmt: skip
-        seen["status"] = answer.status_code
-        for line in answer.iter_lines(decode_unicode=True):
-            if line.startswith("data:"):
-                seen["event"] = json.loads(line.removeprefix("data:"))
-                return
-
-
-def start_watching(
-    url: str, session: requests.Session, game: HumanGame
-) -> tuple[threading.Thread, dict]:
-    """An event stream of the seat not to move, waiting for the game's next action."""
-    now = view(lambda: url, session, game, 0)
-    seen: dict = {}
-    watcher = threading.Thread(target=watch_stream, args=(url, game, 1 - now["to_move"],
-                                                          now["version"], seen))  # fmt: skip
-    watcher.start()
-    return watcher, seen
-
-
 def set_node_timeout(topology, milliseconds: int) -> None:
     """``cluster-node-timeout`` on every live node: how long a dead primary goes unnoticed."""
     for node in topology.cluster.nodes:
         if node.alive():
             node.client().config_set("cluster-node-timeout", milliseconds)
-
-
-def woke_with_an_action(watcher: threading.Thread, seen: dict, game: HumanGame) -> None:
-    watcher.join(STREAM_SECONDS + 60)
-    assert seen["status"] == 200
-    assert "event" in seen, "the stream ended without the action"
-    assert seen["event"]["action"] == game.acknowledged[-1][1]
 
 
 def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsys):
@@ -147,7 +116,7 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
     session = requests.Session()
     watched = new_human_game(topology.next_url, session)
     victim = topology.cluster.node_of(keys(watched.game_id)["log"])
-    watcher, seen = start_watching(topology.urls[0], session, watched)
+    watcher, seen = start_watching(topology.urls[0], session, watched, STREAM_SECONDS + 30)
     wait_until(lambda: shard_subscribers(topology, watched.game_id) == 1, 20,
                "the event stream's shard subscription")  # fmt: skip
 
@@ -181,7 +150,7 @@ def test_failover_drill_loses_and_doubles_no_acknowledged_action(topology, capsy
         assert topology.cluster.roles()[victim.port] == "slave"
         # The watched game's next action, through another replica, wakes the event stream.
         assert play_one(lambda: topology.urls[1], session, watched, random.Random(1))
-        woke_with_an_action(watcher, seen, watched)
+        woke_with_an_action(watcher, seen, watched, STREAM_SECONDS + 60)
         wait_until(
             lambda: all(c.acknowledged >= b + ACTIONS_AFTER or c.error
                         for c, b in zip(clients, before, strict=True)),

@@ -40,6 +40,7 @@ from service.game.problems import InvalidRequest, Problem, Unauthorized, Version
 from service.game.rematch_service import Rematch
 from service.live.feed import FeedReads
 from service.live.memory import GameMemory
+from service.live.outage import StoreOutage
 from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
@@ -437,7 +438,9 @@ def stream(query: dict[str, Any], game_id: str):
     event that finishes the game the stream sends a final `end` event and
     closes; opened again on a finished game with nothing new it answers 204,
     which tells an EventSource to stop reconnecting. Otherwise the stream ends
-    after a bounded time and the client reconnects. With `include=view`, the
+    after a bounded time and the client reconnects. A store that does not
+    answer (a failover, a restart) is waited out for up to 30 s, and the
+    stream goes on from where it was. With `include=view`, the
     last event of each burst carries the caller's `view` at that version.
     A stream holds one of the server's waiting slots, within its caller's and
     its game's shares, as a long-poll does.
@@ -461,8 +464,9 @@ def stream(query: dict[str, Any], game_id: str):
         deadline = time.monotonic() + limit
         known: Current | None = current
         waited = Waited.UNKNOWN  # the first read asks Redis: the stream may start behind
-        try:
-            while True:
+        outage = StoreOutage()
+        while True:
+            try:
                 if waited is not Waited.UNCHANGED:  # else nothing new: nothing to read
                     shared = waited is Waited.APPENDED
                     burst, after, known, finished = _sse_burst(
@@ -476,14 +480,20 @@ def stream(query: dict[str, Any], game_id: str):
                 if remaining <= 0:
                     return
                 waited = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
-                if waited is not Waited.APPENDED:
-                    if client is not None and client_gone(client):
-                        return  # the client left: give its slot back now
-                    yield ": keep-alive\n\n"
-        except redis.exceptions.RedisError as error:
-            # Mid-stream the status is sent: end the stream; the client resumes exactly
-            # with Last-Event-ID once the store answers again.
-            log.warning("event stream of %s ended: the store failed (%s)", game_id, error)
+                outage.over()
+            except redis.exceptions.RedisError as error:
+                # A failover or a restart: wait it out, then read again from ``after``
+                # (nothing is missed). A store away for longer ends the stream; the
+                # client resumes exactly with Last-Event-ID once it answers again.
+                if time.monotonic() >= deadline or not outage.wait():
+                    log.warning("event stream of %s ended: the store failed (%s)", game_id,
+                                error)  # fmt: skip
+                    return
+                waited = Waited.UNKNOWN
+            if waited is not Waited.APPENDED:
+                if client is not None and client_gone(client):
+                    return  # the client left: give its slot back now
+                yield ": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(
