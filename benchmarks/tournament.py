@@ -16,6 +16,12 @@ most of the luck of the cards out of the comparison. Games go through the
 engine's public API (``new_game``, ``take_seat``, ``start_deal``, ``apply``);
 each bot sees only ``seat_view(state, seat)``.
 
+Each side has a search seed of its own per move, from the match seed, the
+pair, the side (A or B) and the move number (``move_seed``): with one seed
+for both, a level against itself would play the second game of every pair
+as the mirror of the first and score exactly 50%, hiding the noise the
+yardstick has. The same seed still plays the same games.
+
 Printed: games won (with a 95% Wilson interval for A's game win rate), deals
 won, game points per deal (A's net, with a 95% interval), and the median and
 99th percentile time per move for each level. A progress line goes to stderr.
@@ -24,6 +30,7 @@ won, game points per deal (A's net, with a 95% interval), and the median and
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import multiprocessing
 import random
@@ -64,12 +71,23 @@ class Match:
     budget_b: int | None
 
 
+def move_seed(match_seed: int, pair: int, side: str, move: int) -> int:
+    """The search seed of ``side`` ("A" or "B") for the game's move number ``move``.
+
+    A digest rather than ``hash()``, so it is the same in every process and
+    every run whatever PYTHONHASHSEED is, and the two sides never share one.
+    """
+    key = f"{match_seed}:{pair}:{side}:{move}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "big")
+
+
 def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     """One game of the pair ``pair``, level A in ``a_seat``; decks depend on the pair only."""
     decks = random.Random(f"{match.seed}:{pair}:decks")
     first_dealer = decks.randrange(2)
     bots = {a_seat: get_bot(match.level_a), 1 - a_seat: get_bot(match.level_b)}
     budgets = {a_seat: match.budget_a, 1 - a_seat: match.budget_b}
+    sides = {a_seat: "A", 1 - a_seat: "B"}
     state = take_seat(take_seat(new_game(match.variant, first_dealer), 0), 1)
     record = GameRecord(a_won=False)
     moves = 0
@@ -82,9 +100,8 @@ def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
         seat = state.deal.to_move
         view = seat_view(state, seat)
         began = time.perf_counter()
-        decision = bots[seat].choose(
-            view, seed=hash((match.seed, pair, moves)) & 0xFFFFFFFF, budget_ms=budgets[seat]
-        )
+        seed = move_seed(match.seed, pair, sides[seat], moves)
+        decision = bots[seat].choose(view, seed=seed, budget_ms=budgets[seat])
         elapsed = time.perf_counter() - began
         (record.a_times if seat == a_seat else record.b_times).append(elapsed)
         moves += 1
