@@ -20,7 +20,9 @@ Each side has a search seed of its own per move, from the match seed, the
 pair, the side (A or B) and the move number (``move_seed``): with one seed
 for both, a level against itself would play the second game of every pair
 as the mirror of the first and score exactly 50%, hiding the noise the
-yardstick has. The same seed still plays the same games.
+yardstick has. The same seed still plays the same games: the expert's
+wall-clock guard is off here (``tournament_bot``), so how busy the machine is
+never cuts a search short.
 
 Printed: games won (with a 95% Wilson interval for A's game win rate), deals
 won, game points per deal (A's net, with a 95% interval), and the median and
@@ -43,7 +45,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.bots import BOT_NAMES, get_bot  # noqa: E402
+from service.bots import BOT_NAMES, Bot, get_bot  # noqa: E402
+from service.bots.expert import ExpertBot  # noqa: E402
 from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 
@@ -81,11 +84,24 @@ def move_seed(match_seed: int, pair: int, side: str, move: int) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "big")
 
 
+def tournament_bot(level: str) -> Bot:
+    """The bot of ``level``, its moves fixed by view, seed and budget alone.
+
+    The expert's search is bounded by counted work; its wall-clock guard only
+    bounds latency in service, and here it would let a busy machine change
+    the games a seed plays.
+    """
+    bot = get_bot(level)
+    if isinstance(bot, ExpertBot):
+        bot.wall_clock_guard = False
+    return bot
+
+
 def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     """One game of the pair ``pair``, level A in ``a_seat``; decks depend on the pair only."""
     decks = random.Random(f"{match.seed}:{pair}:decks")
     first_dealer = decks.randrange(2)
-    bots = {a_seat: get_bot(match.level_a), 1 - a_seat: get_bot(match.level_b)}
+    bots = {a_seat: tournament_bot(match.level_a), 1 - a_seat: tournament_bot(match.level_b)}
     budgets = {a_seat: match.budget_a, 1 - a_seat: match.budget_b}
     sides = {a_seat: "A", 1 - a_seat: "B"}
     state = take_seat(take_seat(new_game(match.variant, first_dealer), 0), 1)
