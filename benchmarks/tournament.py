@@ -3,6 +3,8 @@
 Run from the repository root::
 
     python benchmarks/tournament.py heuristic random --games 400 [--seed 1] [--processes 2]
+                                    [--sprt [--sprt-h0 0.50] [--sprt-h1 0.55]
+                                            [--sprt-alpha 0.05] [--sprt-beta 0.05]]
 
 Any bot ``get_bot`` knows may play, the benchmark-only ones too (``classic``).
 ``--variant both`` plays half the games in each variant and prints each variant's result,
@@ -16,14 +18,37 @@ most of the luck of the cards out of the comparison. Games go through the
 engine's public API (``new_game``, ``take_seat``, ``start_deal``, ``apply``);
 each bot sees only ``seat_view(state, seat)``.
 
+Each side has a search seed of its own per move, from the match seed, the
+pair, the side (A or B) and the move number (``move_seed``): with one seed
+for both, a level against itself would play the second game of every pair
+as the mirror of the first and score exactly 50%, hiding the noise the
+yardstick has. The same seed still plays the same games: the expert's
+wall-clock guard is off here (``tournament_bot``), so how busy the machine is
+never cuts a search short.
+
+``--sprt`` (off by default, so a figure quoted with its command is the same
+``--games`` games when run again) stops the run as soon as a sequential test
+(``benchmarks/sprt.py``: Wald's test on the pairs' scores) decides between
+H0, A's game win rate is ``--sprt-h0`` (0.50), and H1, it is ``--sprt-h1``
+(0.55), with at most ``--sprt-alpha`` (0.05) chance of accepting H1 under H0
+and ``--sprt-beta`` (0.05) of accepting H0 under H1. A clear winner or loser
+is then decided in a few dozen games, an even match in a few hundred;
+``--games`` stays the most it plays. The test takes the pairs in their fixed
+order (the variants alternate) whatever order the workers finish them in, so
+the same seed stops at the same pair, and the figures printed are those of
+the pairs it counted.
+
 Printed: games won (with a 95% Wilson interval for A's game win rate), deals
 won, game points per deal (A's net, with a 95% interval), and the median and
-99th percentile time per move for each level. A progress line goes to stderr.
+99th percentile time per move for each level; with ``--sprt``, a last line
+with the hypothesis accepted (or none) and after how many games. A progress
+line goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import multiprocessing
 import random
@@ -31,12 +56,18 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.bots import BOT_NAMES, get_bot  # noqa: E402
+from sprt import Pairs, Sprt  # noqa: E402
+
+from service.bots import BOT_NAMES, Bot, get_bot  # noqa: E402
+from service.bots.expert import ExpertBot  # noqa: E402
 from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 
@@ -64,12 +95,36 @@ class Match:
     budget_b: int | None
 
 
+def move_seed(match_seed: int, pair: int, side: str, move: int) -> int:
+    """The search seed of ``side`` ("A" or "B") for the game's move number ``move``.
+
+    A digest rather than ``hash()``, so it is the same in every process and
+    every run whatever PYTHONHASHSEED is, and the two sides never share one.
+    """
+    key = f"{match_seed}:{pair}:{side}:{move}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "big")
+
+
+def tournament_bot(level: str) -> Bot:
+    """The bot of ``level``, its moves fixed by view, seed and budget alone.
+
+    The expert's search is bounded by counted work; its wall-clock guard only
+    bounds latency in service, and here it would let a busy machine change
+    the games a seed plays.
+    """
+    bot = get_bot(level)
+    if isinstance(bot, ExpertBot):
+        bot.wall_clock_guard = False
+    return bot
+
+
 def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     """One game of the pair ``pair``, level A in ``a_seat``; decks depend on the pair only."""
     decks = random.Random(f"{match.seed}:{pair}:decks")
     first_dealer = decks.randrange(2)
-    bots = {a_seat: get_bot(match.level_a), 1 - a_seat: get_bot(match.level_b)}
+    bots = {a_seat: tournament_bot(match.level_a), 1 - a_seat: tournament_bot(match.level_b)}
     budgets = {a_seat: match.budget_a, 1 - a_seat: match.budget_b}
+    sides = {a_seat: "A", 1 - a_seat: "B"}
     state = take_seat(take_seat(new_game(match.variant, first_dealer), 0), 1)
     record = GameRecord(a_won=False)
     moves = 0
@@ -82,9 +137,8 @@ def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
         seat = state.deal.to_move
         view = seat_view(state, seat)
         began = time.perf_counter()
-        decision = bots[seat].choose(
-            view, seed=hash((match.seed, pair, moves)) & 0xFFFFFFFF, budget_ms=budgets[seat]
-        )
+        seed = move_seed(match.seed, pair, sides[seat], moves)
+        decision = bots[seat].choose(view, seed=seed, budget_ms=budgets[seat])
         elapsed = time.perf_counter() - began
         (record.a_times if seat == a_seat else record.b_times).append(elapsed)
         moves += 1
@@ -98,10 +152,24 @@ def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     return record
 
 
-def _play_pair_of(args: tuple[Match, int]) -> tuple[Variant, tuple[GameRecord, GameRecord]]:
-    """The pair's two games, with the variant they were played in (for the worker pool)."""
-    match, pair = args
-    return match.variant, (play_game(match, pair, 0), play_game(match, pair, 1))
+#: A played pair: its job's index, the variant, and its two games (A in seat 0, then 1).
+PlayedPair = tuple[int, Variant, tuple[GameRecord, GameRecord]]
+
+
+def _play_pair_of(job: tuple[int, tuple[Match, int]]) -> PlayedPair:
+    """The job's two games, with its index and variant (for the worker pool)."""
+    index, (match, pair) = job
+    return index, match.variant, (play_game(match, pair, 0), play_game(match, pair, 1))
+
+
+def played_pairs(jobs: list[tuple[Match, int]], processes: int) -> Iterator[PlayedPair]:
+    """Each job's pair as it finishes, in any order. Closing the iterator early stops
+    the workers, with whatever games they were playing."""
+    if processes <= 1:
+        yield from map(_play_pair_of, enumerate(jobs))
+        return
+    with multiprocessing.Pool(processes) as pool:
+        yield from pool.imap_unordered(_play_pair_of, enumerate(jobs))
 
 
 def wilson(wins: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -180,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("level_a", choices=BOT_NAMES)
     parser.add_argument("level_b", choices=BOT_NAMES)
-    parser.add_argument("--games", type=int, default=100, help="games (rounded up to pairs)")
+    parser.add_argument(
+        "--games", type=int, default=100, help="games (rounded up to pairs); at most, with --sprt"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument(
@@ -191,45 +261,68 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--budget-a", type=int, default=None, help="A's budget per move, ms")
     parser.add_argument("--budget-b", type=int, default=None, help="B's budget per move, ms")
+    parser.add_argument(
+        "--sprt", action="store_true", help="stop once the sequential test decides (default: off)"
+    )
+    parser.add_argument("--sprt-h0", type=float, default=0.50, help="A's win rate under H0 (0.50)")
+    parser.add_argument("--sprt-h1", type=float, default=0.55, help="A's win rate under H1 (0.55)")
+    parser.add_argument("--sprt-alpha", type=float, default=0.05, help="P(accept H1 | H0) (0.05)")
+    parser.add_argument("--sprt-beta", type=float, default=0.05, help="P(accept H0 | H1) (0.05)")
     args = parser.parse_args(argv)
+    sprt: Sprt | None = None
+    if args.sprt:
+        try:
+            sprt = Sprt(args.sprt_h0, args.sprt_h1, args.sprt_alpha, args.sprt_beta)
+        except ValueError as error:
+            parser.error(str(error))
 
     variants = list(Variant) if args.variant == "both" else [Variant(args.variant)]
     matches = [
         Match(args.level_a, args.level_b, variant, args.seed, args.budget_a, args.budget_b)
         for variant in variants
     ]
-    # Pairs per variant: the games split evenly, each variant at least one pair.
+    # Pairs per variant: the games split evenly, each variant at least one pair. The
+    # variants take turns in the job list, so a run the test stops has played both alike.
     pairs = max(1, (args.games + 2 * len(matches) - 1) // (2 * len(matches)))
     jobs = [
         (match, index * pairs + pair)
-        for index, match in enumerate(matches)
         for pair in range(pairs)
+        for index, match in enumerate(matches)
     ]
     records: dict[Variant, list[GameRecord]] = {match.variant: [] for match in matches}
+    # Pairs count in job order, whatever order the workers finish them in, so the
+    # test sees the same sequence, and stops at the same pair, in every run; a pair
+    # that finishes before the ones ahead of it waits for them.
+    waiting: dict[int, tuple[Variant, tuple[GameRecord, GameRecord]]] = {}
+    counted = 0
+    tally = Pairs()
+    verdict: str | None = None
     began = time.perf_counter()
 
-    def progress(done: int) -> None:
+    def progress() -> None:
         width = 30
-        filled = width * done // len(jobs)
+        filled = width * counted // len(jobs)
         wins = sum(r.a_won for rs in records.values() for r in rs)
+        llr = f", LLR {sprt.llr(tally):+.2f}" if sprt else ""
         sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {2 * done}/{2 * len(jobs)} games, "
-            f"{args.level_a} won {wins}, {time.perf_counter() - began:.0f} s"
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {2 * counted}/{2 * len(jobs)} games, "
+            f"{args.level_a} won {wins}{llr}, {time.perf_counter() - began:.0f} s"
         )
         sys.stderr.flush()
 
-    progress(0)
-    if args.processes > 1:
-        with multiprocessing.Pool(args.processes) as pool:
-            for done, pair_records in enumerate(pool.imap_unordered(_play_pair_of, jobs), 1):
-                variant, played = pair_records
+    progress()
+    with closing(played_pairs(jobs, args.processes)) as finished:
+        for index, variant, played in finished:
+            waiting[index] = (variant, played)
+            while verdict is None and counted in waiting:
+                variant, played = waiting.pop(counted)
                 records[variant].extend(played)
-                progress(done)
-    else:
-        for done, job in enumerate(jobs, 1):
-            variant, played = _play_pair_of(job)
-            records[variant].extend(played)
-            progress(done)
+                tally = tally.add(sum(record.a_won for record in played))
+                counted += 1
+                verdict = sprt.verdict(tally) if sprt else None
+            progress()
+            if verdict is not None:
+                break
     sys.stderr.write("\n")
     seconds = time.perf_counter() - began
     for index, match in enumerate(matches):
@@ -241,7 +334,26 @@ def main(argv: list[str] | None = None) -> int:
         every = [r for match in matches for r in records[match.variant]]
         names = " + ".join(match.variant.value for match in matches)
         report(matches[0], every, seconds, variant=f"{names} variants combined")
+    if sprt:
+        print_sprt(sprt, tally, verdict, args.level_a, planned_games=2 * len(jobs))
     return 0
+
+
+def print_sprt(
+    sprt: Sprt, tally: Pairs, verdict: str | None, level_a: str, planned_games: int
+) -> None:
+    """The sequential test's line: its hypotheses, what it accepted, and after how many games."""
+    games = 2 * tally.count
+    outcome = (
+        f"accepted {verdict} after {games} games ({tally.count} pairs) of {planned_games}"
+        if verdict
+        else f"no decision after {games} games ({tally.count} pairs), the most --games allows"
+    )
+    print(
+        f"Sequential test: H0 {level_a} win rate {sprt.p0:.1%} vs H1 {sprt.p1:.1%} "
+        f"(alpha {sprt.alpha}, beta {sprt.beta}, on pair scores): {outcome}; "
+        f"LLR {sprt.llr(tally):+.2f} (bounds {sprt.lower:+.2f}, {sprt.upper:+.2f})"
+    )
 
 
 if __name__ == "__main__":
