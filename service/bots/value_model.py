@@ -2,8 +2,7 @@
 
 A searching bot that stops at a trick's start while the talon is open needs
 a value for what would follow; the expert plays the rest of the deal out to
-find one, which is most of its cost. This model answers in microseconds
-instead: a small model (inputs ``features.LAYOUT`` -> tanh hidden layers, if
+find one. This model answers in microseconds instead: a small model (inputs ``features.LAYOUT`` -> tanh hidden layers, if
 any -> ``OUTPUT_SCALE * tanh``) trained on expert self-play
 (benchmarks/positions.py, tools/train_value.py; docs/value-model.md).
 
