@@ -62,16 +62,28 @@ def test_a_model_of_another_layout_is_refused():
 
 
 def test_a_built_package_carries_the_model_files(tmp_path):
-    """What a non-editable install copies (setuptools' ``build_py``, package data included)."""
+    """What a non-editable install copies: setuptools' ``build_py`` with the package data,
+    listed afresh (``egg_info`` into ``tmp_path``: the checkout's own list, left by an
+    editable install, would name the files whatever pyproject.toml declares)."""
     subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
+        [
+            sys.executable,
+            "setup.py",
+            "-q",
+            "egg_info",
+            "--egg-base",
+            str(tmp_path),
+            "build_py",
+            "--build-lib",
+            str(tmp_path / "lib"),
+        ],
         cwd=REPO,
         env={**os.environ, "SCHNAPSEN_PURE_PYTHON": "1"},  # copy the sources, compile nothing
         check=True,
         capture_output=True,
     )
     for name in (value_model.MODEL_FILE, value_model.MANIFEST_FILE):
-        built = tmp_path / "service" / "bots" / name
+        built = tmp_path / "lib" / "service" / "bots" / name
         assert built.read_bytes() == (FOLDER / name).read_bytes(), name
 
 
