@@ -125,8 +125,8 @@ def play_game(job: Job) -> list[Row]:
             pending, seen, just_closed = [], set(), False
             continue
         deal = state.deal
-        assert deal is not None
-        seat = deal.to_move
+        seat = None if deal is None else deal.to_move
+        assert deal is not None and seat is not None  # a deal runs, a seat is to move
         kind = -1
         if just_closed:
             kind = AFTER_CLOSE

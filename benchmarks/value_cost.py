@@ -59,6 +59,7 @@ def positions(count: int) -> list[Position]:
                 state = start_deal(state, deck)
                 continue
             deal = state.deal
+            assert deal is not None  # dealt just above
             if deal.lead_card is None and deal.talon_open:
                 fast = FastDeal.from_engine(deal, variant)
                 found.append((fast, rng.randrange(2), state.game_points))
