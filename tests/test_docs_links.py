@@ -13,7 +13,7 @@ from tests.support.paths import REPO
 
 #: The top-level folders whose files the documents name as `folder/...`.
 REPO_FOLDERS = (".ci", "benchmarks", "deploy", "docs", "schemas", "scripts", "service", "tests",
-                "workers")  # fmt: skip
+                "tools", "workers")  # fmt: skip
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")

@@ -1,0 +1,1 @@
+"""Tools that make the package's data files; not part of the installed package."""
