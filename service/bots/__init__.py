@@ -28,6 +28,7 @@ from service.bots.base import Bot, Decision
 from service.bots.classic import ClassicBot
 from service.bots.expert import ExpertBot
 from service.bots.heuristic import HeuristicBot
+from service.bots.master import MasterBot
 from service.bots.noisy import NoisyBot
 from service.bots.random_bot import RandomBot
 
@@ -45,7 +46,7 @@ _FACTORIES: dict[str, Callable[[], Bot]] = {
 
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)
 #: Bots the benchmarks can name but the service does not offer.
-_BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot}
+_BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot, "master": MasterBot}
 #: Every name ``get_bot`` knows: the levels, then the benchmark-only bots.
 BOT_NAMES: tuple[str, ...] = LEVELS + tuple(_BENCHMARK_ONLY)
 

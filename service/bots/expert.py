@@ -86,7 +86,7 @@ class ExpertBot:
         if len(legal) == 1:
             return Decision(legal[0])  # forced: nothing to weigh
         budget = self.default_budget_ms if budget_ms is None else budget_ms
-        search = Search(view, seed, budget, wall_clock_guard=self.wall_clock_guard)
+        search = self.search(view, seed, budget)
         values = search.run([action_of(action) for action in legal])
         best = max(values.values())
         top = [code for code, value in values.items() if value >= best - 1e-9]
@@ -94,6 +94,10 @@ class ExpertBot:
         choice = preferred if preferred in top else top[0]
         evaluations = tuple((engine_action(code), values[code]) for code in values)
         return Decision(engine_action(choice), evaluations)
+
+    def search(self, view: SeatView, seed: int, budget_ms: int) -> Search:
+        """One decision's search (a stronger level searches its own way)."""
+        return Search(view, seed, budget_ms, wall_clock_guard=self.wall_clock_guard)
 
 
 class Search:
@@ -164,18 +168,18 @@ class Search:
                 break
         return {action: total / count for action, total in totals.items()}
 
-    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, int]:
+    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, float]:
         """Each action's value for the seat in one sampled deal."""
         if not deal.talon_open:
-            return self.solver(deal).action_values(deal)
-        values: dict[int, int] = {}
+            return {a: float(v) for a, v in self.solver(deal).action_values(deal).items()}
+        values: dict[int, float] = {}
         for action in actions:
             child = deal.copy()
             child.apply(action)
             values[action] = self.finish(child)
         return values
 
-    def finish(self, deal: FastDeal) -> int:
+    def finish(self, deal: FastDeal) -> float:
         """Play on with the heuristic while the talon is open, then solve exactly."""
         mask = deal.legal_mask()
         while mask and not deal.strict:  # (mask is 0 once the deal is over)

@@ -48,6 +48,7 @@ NATIVE_MODULES = (
     "bots/heuristic",
     "bots/expert",
     "bots/features",
+    "bots/master",
 )
 #: What the build writes in ``service/engine``: {module path: SHA-256 of its source}.
 STAMP = "native.json"

@@ -1,4 +1,5 @@
-"""Every level: legal actions only, deterministic, and blind to the cards its seat cannot see."""
+"""Every level, and the benchmark-only ``master``: legal actions only, deterministic, and
+blind to the cards its seat cannot see."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from tests.support.positions import permuted, sampled_states
 #: A small budget keeps the expert quick here; its search is the same at any budget.
 BUDGET_MS = 4
 POSITIONS = {"random": 1000, "beginner": 1000, "novice": 1000, "heuristic": 3000,
-             "expert": 800}  # fmt: skip
+             "expert": 800, "master": 800}  # fmt: skip
+#: The levels, and the searching bot measured against them before it is offered.
+SEARCHERS = (*LEVELS, "master")
 
 
 def clockless_bot(level: str):
@@ -39,7 +42,7 @@ def test_the_registry_has_the_levels():
         get_bot("grandmaster")
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", SEARCHERS)
 def test_every_level_only_returns_legal_actions(level):
     """Random positions of both variants, every phase of a deal (R2-R8)."""
     bot = get_bot(level)
@@ -53,7 +56,7 @@ def test_every_level_only_returns_legal_actions(level):
             assert all(-3 <= value <= 3 for _, value in decision.evaluations)
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", SEARCHERS)
 def test_same_view_and_seed_give_the_same_action(level):
     for number, state in enumerate(sampled_states(11, 150)):
         view = seat_view(state, state.to_move)
@@ -72,6 +75,8 @@ def test_same_view_and_seed_give_the_same_action(level):
         ("classic", None, 300),
         ("expert", BUDGET_MS, 300),
         ("expert", 30, 40),
+        ("master", BUDGET_MS, 300),
+        ("master", 30, 40),
     ],
 )
 def test_r11b_a_level_is_blind_to_the_hidden_cards(level, budget_ms, count):
