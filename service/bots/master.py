@@ -11,6 +11,13 @@ learned value (``value_model``) what the position is worth to its seat. The
 value reads only what the seat may know there (``features``), so the sampled
 opponent hand decides the tricks played until the horizon and nothing after.
 
+With the talon closed and the opponent's hand hidden, ``master`` values its
+actions over every possible opponent hand at once (``presumed``: one choice
+of its own for all the hands it cannot tell apart, no strategy fusion) when
+there are at most ``PRESUMED_HANDS`` of them and the search fits in
+``PRESUMED_SHARE`` of the budget; else, as the expert, each hand is solved
+on its own and the values averaged.
+
 A model value costs less than a playout and a solve, so within the same
 think time ``master`` values more sampled deals. Its work is counted in the
 expert's deterministic units (``MODEL_WORK`` per value), so the same view,
@@ -20,7 +27,8 @@ seed and budget give the same decision.
 from __future__ import annotations
 
 from service.bots.classic import classic_action
-from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot, Search
+from service.bots.expert import DEFAULT_BUDGET_MS, STEP_WORK, ExpertBot, Search
+from service.bots.presumed import PresumedSearch, TooLarge
 from service.bots.value_model import value as model_value
 from service.engine.core import FastDeal
 from service.engine.knowledge import SeatView
@@ -30,10 +38,35 @@ from service.engine.knowledge import SeatView
 HORIZON_TRICKS = 3
 #: Work units of one model value (about its cost in microseconds, as ``expert``'s units).
 MODEL_WORK = 20
+#: Search a closed talon over the seat's information set when the opponent may hold at
+#: most this many hands (more worlds: the per-hand solve, which can stop early).
+PRESUMED_HANDS = 40
+#: The share of the budget the presumed search may use before it gives way to the
+#: per-hand solve (which then has the rest, and at least one hand).
+PRESUMED_SHARE = 0.5
+#: Work units per world at a node of the presumed search (copies and actions; it gains
+#: about half as much as the solver from compiling, so a unit is a compiled quarter microsecond).
+PRESUMED_WORK = 4
 
 
 class MasterSearch(Search):
-    """The expert's search, its open-talon playouts cut at the horizon."""
+    """The expert's search, its open-talon playouts cut at the horizon and its closed
+    talon searched over the seat's information set."""
+
+    def _run(self, actions: list[int]) -> dict[int, float]:
+        sampler = self.sampler
+        if sampler.exact or sampler.template.talon_open or sampler.hand_count() > PRESUMED_HANDS:
+            return super()._run(actions)
+        worlds = list(sampler.every_hand())
+        limit = int(self.work_limit * PRESUMED_SHARE) - self.work
+        search = PresumedSearch(self.solver(worlds[0]), self.seat, limit, PRESUMED_WORK)
+        try:
+            values = search.action_values(worlds)
+        except TooLarge:
+            values = {}
+        # The solver counts its own nodes in ``work``; the visits count as steps.
+        self.steps += -(-search.visits * PRESUMED_WORK // STEP_WORK)
+        return values if values else super()._run(actions)
 
     def finish(self, deal: FastDeal) -> float:
         """Play on with the classic policy to the horizon, then the model's value; a

@@ -48,6 +48,7 @@ NATIVE_MODULES = (
     "bots/heuristic",
     "bots/expert",
     "bots/features",
+    "bots/presumed",
     "bots/master",
 )
 #: What the build writes in ``service/engine``: {module path: SHA-256 of its source}.
