@@ -16,7 +16,10 @@ a think-time budget above it:
   solving (``solver.py``) once the talon is closed or exhausted, playouts of
   the classic policy while it is open, within a time budget per move.
 
-``benchmarks/ladder.py`` measures the steps (Elo, docs/performance.md).
+``benchmarks/ladder.py`` measures the steps (Elo, docs/performance.md). The
+benchmarks can also name ``classic`` (the heuristic as it was, the expert's
+playout policy) and ``master`` (the expert's search with a learned value,
+``master.py``), which are not levels the service offers.
 Search runs on the engine's search core (``service.engine.core``): the same rules on bit masks.
 """
 
