@@ -31,7 +31,6 @@ from service.bots.base import Bot, Decision
 from service.bots.classic import ClassicBot
 from service.bots.expert import ExpertBot
 from service.bots.heuristic import HeuristicBot
-from service.bots.master import MasterBot
 from service.bots.noisy import NoisyBot
 from service.bots.random_bot import RandomBot
 
@@ -48,8 +47,18 @@ _FACTORIES: dict[str, Callable[[], Bot]] = {
 }
 
 LEVELS: tuple[str, ...] = tuple(_FACTORIES)
+
+
+def _master() -> Bot:
+    """``master``, imported only when asked for: its learned value loads numpy, which
+    the levels the service offers never need."""
+    from service.bots.master import MasterBot
+
+    return MasterBot()
+
+
 #: Bots the benchmarks can name but the service does not offer.
-_BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot, "master": MasterBot}
+_BENCHMARK_ONLY: dict[str, Callable[[], Bot]] = {"classic": ClassicBot, "master": _master}
 #: Every name ``get_bot`` knows: the levels, then the benchmark-only bots.
 BOT_NAMES: tuple[str, ...] = LEVELS + tuple(_BENCHMARK_ONLY)
 
