@@ -124,7 +124,7 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
 # -- lanes ----------------------------------------------------------------------------
 # Every test runs in exactly one lane, a marker set here from where it is and what it
 # needs, so a part of the suite can be run on its own (CONTRIBUTING.md), e.g. the fast
-# lanes: `bash scripts/test -m "unit or redis"`. The first rule that applies wins:
+# lanes: `bash scripts/test -m "unit or redis" -n 2`. The first rule that applies wins:
 #   1. a lane marker the test carries itself (tests/ops/test_compose_cluster.py: cluster);
 #   2. its folder: tests/cluster -> cluster, tests/ui -> browser (a browser, or the
 #      terminal client against a server), tests/contract -> contract (generated clients,

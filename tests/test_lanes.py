@@ -1,7 +1,7 @@
 """Every test runs in one lane, so a part of the suite can be chosen with ``-m``.
 
 The lanes are set in tests/conftest.py (``lane``); CONTRIBUTING.md names the fast
-command, ``bash scripts/test -m "unit or redis"``.
+command, ``bash scripts/test -m "unit or redis" -n 2``.
 """
 
 from __future__ import annotations
