@@ -156,7 +156,7 @@ SYSTEM_FIXTURES = frozenset({"live_server", "worker", "sse_live_server", "topolo
 #: What a test module writes when it starts such processes itself.
 SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
 #: Fixtures that are, or start, a Redis server (or the archive's PostgreSQL server).
-REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis", "postgres_url"})
+REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis", "persistent_redis", "postgres_url"})
 #: What a test module writes when it starts a Redis (or PostgreSQL) server itself.
 REDIS_CALLS = ("EmbeddedRedis(", "redis-server", "PostgresServer(")
 

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import ActionTaken, replay
 from service.store.events import EventStore
 from service.web.app import create_app
@@ -33,15 +32,6 @@ def test_redis_unreachable_answers_503_problem():
         assert response.json["code"] == "store_unavailable"
         assert response.headers["Retry-After"]
         assert "Traceback" not in response.get_data(as_text=True)
-
-
-@pytest.fixture
-def persistent_redis(tmp_path):
-    server = EmbeddedRedis(tmp_path / "redis", persistent=True).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def play(client, game, tokens, rng, count):

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import random
 
-import pytest
 import requests
 
-from service.devtools.embedded_redis import EmbeddedRedis
 from tests.support.cluster_games import new_human_game, play_one
 from tests.support.http import auth
 from tests.support.servers import LiveServer
@@ -16,15 +14,6 @@ from tests.support.waiting import wait_until
 
 #: Bounds a hang only: the stream's own heartbeat (15 s) keeps its connection busy.
 STREAM_TIMEOUT = 120
-
-
-@pytest.fixture
-def persistent_redis(tmp_path):
-    server = EmbeddedRedis(tmp_path / "redis", persistent=True).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_an_event_stream_waits_across_a_redis_restart_and_delivers_the_next_action(
