@@ -32,7 +32,7 @@ seed and budget give the same decision.
 from __future__ import annotations
 
 from service.bots.classic import classic_action
-from service.bots.expert import DEFAULT_BUDGET_MS, STEP_WORK, ExpertBot, Search
+from service.bots.expert import STEP_WORK, VALUE_WORK, ExpertBot, Search
 from service.bots.presumed import PresumedSearch, TooLarge
 from service.bots.value_model import value as model_value
 from service.engine.core import FastDeal
@@ -88,7 +88,7 @@ class MasterSearch(Search):
         if deal.strict:
             value = self.solver(deal).value(deal)
             return float(value if deal.to_move == self.seat else -value)
-        self.values_computed += MODEL_WORK // 4
+        self.values_computed += MODEL_WORK // VALUE_WORK  # the expert's units, as a value's
         return model_value(deal, self.seat, self.game_points)
 
 
@@ -96,11 +96,6 @@ class MasterBot(ExpertBot):
     """The ``master`` bot (see the module doc)."""
 
     level = "master"
-
-    def __init__(
-        self, default_budget_ms: int = DEFAULT_BUDGET_MS, *, wall_clock_guard: bool = True
-    ) -> None:
-        super().__init__(default_budget_ms, wall_clock_guard=wall_clock_guard)
 
     def search(self, view: SeatView, seed: int, budget: int) -> Search:
         return MasterSearch(view, seed, budget, wall_clock_guard=self.wall_clock_guard)
