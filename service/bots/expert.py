@@ -35,6 +35,7 @@ from __future__ import annotations
 import gc
 import random
 import time
+from collections.abc import Mapping
 
 from service.bots.base import Decision
 from service.bots.classic import classic_action
@@ -168,10 +169,11 @@ class Search:
                 break
         return {action: total / count for action, total in totals.items()}
 
-    def values(self, deal: FastDeal, actions: list[int]) -> dict[int, float]:
-        """Each action's value for the seat in one sampled deal."""
+    def values(self, deal: FastDeal, actions: list[int]) -> Mapping[int, float]:
+        """Each action's value for the seat in one sampled deal (the solver's whole game
+        points as they are, a bot's finish in fractions)."""
         if not deal.talon_open:
-            return {a: float(v) for a, v in self.solver(deal).action_values(deal).items()}
+            return self.solver(deal).action_values(deal)
         values: dict[int, float] = {}
         for action in actions:
             child = deal.copy()
