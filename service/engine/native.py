@@ -132,6 +132,22 @@ def source_copy(target: Path, root: Path = ROOT) -> Path:
     return folder
 
 
+def build_summary(root: Path = ROOT) -> str | None:
+    """None when the whole group runs compiled; else a warning that says the bots run from
+    source, about four times slower, and how to compile them. The run command prints it at
+    start, since pip's quiet output hides a build that compiled nothing."""
+    missing = [name for name in NATIVE_MODULES if compiled_file(root, name) is None]
+    stale = stale_modules(root)
+    if not missing and not stale:
+        return None
+    why = "some predate their source" if stale else "the install compiled nothing"
+    return (
+        f"pure Python bots: the search core is not compiled ({why}); bots search about four "
+        "times slower. With gcc present, `pip install -e .` compiles it "
+        "(docs/configuration.md, the compiled build)"
+    )
+
+
 def compiled(module: ModuleType) -> bool:
     """Whether ``module`` runs compiled (an extension module) rather than from source."""
     return not str(getattr(module, "__file__", "")).endswith(".py")

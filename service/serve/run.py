@@ -24,6 +24,7 @@ from pathlib import Path
 
 from service.client.addresses import visit_url
 from service.devtools.embedded_redis import EmbeddedRedis
+from service.engine import native
 from service.ops.settings import from_env, redis_maxmemory
 from service.serve.gunicorn_workers import gunicorn_command
 from service.serve.supervisor import Supervisor
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             else f"API at {base}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
+        if (pure := native.build_summary()) is not None:
+            print(f"WARNING: {pure}", flush=True)
         print(f"Play in a browser: {base}/play/", flush=True)
         print(f"The API's docs:    {base}/docs", flush=True)
         # A child that dies is restarted (see service/serve/supervisor.py); only a signal stops.
