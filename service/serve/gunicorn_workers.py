@@ -404,6 +404,10 @@ class ProblemGeventWorker(ProblemErrors, SlowClientGuards, GeventWorker):
 WORKER_CLASS = "service.serve.gunicorn_workers.ProblemGeventWorker"
 
 
+#: How long gunicorn's workers finish their requests after SIGTERM (seconds).
+GRACEFUL_SECONDS = 5
+
+
 def gunicorn_command(
     bind: str, *, workers: int, connections: int, log_level: str | None = None
 ) -> list[str]:
@@ -415,6 +419,9 @@ def gunicorn_command(
         "--worker-class", WORKER_CLASS,
         "--worker-connections", str(connections),
         "--keep-alive", "5",
+        # On SIGTERM a worker closes what is still open (long-polls, event streams:
+        # their clients come back) after this long, within the supervisor's stop.
+        "--graceful-timeout", str(GRACEFUL_SECONDS),
         "--no-control-socket",
     ]  # fmt: skip
     if log_level:

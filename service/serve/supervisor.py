@@ -29,8 +29,11 @@ FIRST_BACKOFF_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 30.0
 #: ... and a child that lived this long starts again from the first backoff.
 STABLE_SECONDS = 10.0
-#: On stop, children get this long to finish their work before they are killed.
-STOP_SECONDS = 15.0
+#: On stop, children get this long to finish their work before they are killed: a
+#: container runtime sends SIGKILL 10 s after its SIGTERM, and the embedded Redis still
+#: has to stop after them. A job cut off here is handed back by RQ's recovery of
+#: abandoned jobs (a bot move runs again once a worker is up, ``workers.worker``).
+STOP_SECONDS = 7.0
 
 
 @dataclass
