@@ -6,7 +6,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField
 from schemas.games import ClockSchema, answer
-from service.game.players import APP_PLAYER_ID
+from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -25,7 +25,7 @@ class RegisterPlayerSchema(Schema):
     )  # fmt: skip
     name = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=64),
+        validate=validate.Length(min=NAME_MIN, max=NAME_MAX),
         metadata=_doc("The display name: 1-32 characters, no control characters, no markup "
                       "(the only personal data kept)"),
     )  # fmt: skip

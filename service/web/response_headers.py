@@ -37,6 +37,10 @@ PAGE_POLICY = "; ".join(
 #: Anything else (JSON, problems, YAML, scripts, exports): nothing to load, no frame.
 OTHER_POLICY = "default-src 'none'; frame-ancestors 'none'"
 
+#: Answers without content (No Content, Not Modified): openapi.yaml declares them
+#: ``text/plain`` and empty, never a page.
+EMPTY_STATUSES = frozenset({204, 304})
+
 #: Sent with every answer, pages or not.
 ALWAYS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
 
@@ -58,6 +62,8 @@ def install(app: Flask) -> None:
 
     @app.after_request
     def _secure(response: Response) -> Response:
+        if response.status_code in EMPTY_STATUSES and response.mimetype == "text/html":
+            response.mimetype = "text/plain"  # Flask's default type; the spec says text/plain
         headers = response.headers
         present = {name.lower() for name, _ in headers.items()}
         for name, value in page if response.mimetype == "text/html" else other:
