@@ -57,6 +57,7 @@ class Unauthorized(Problem):
         super().__init__(
             detail,
             code=code,
+            title=code.page.title,  # one title per code: the body's is its page's
             headers={"WWW-Authenticate": f'Bearer realm="schnapsen", error="{code}"'},
         )
 

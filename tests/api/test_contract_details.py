@@ -7,6 +7,7 @@ import requests
 import yaml
 
 from service.game.players import NAME_MAX
+from service.game.problem_codes import ProblemCode
 from tests.support.paths import REPO
 from tests.support.players import new_app
 
@@ -35,3 +36,22 @@ def test_the_spec_bounds_a_display_name_as_the_server_does():
     spec = yaml.safe_load((REPO / "openapi.yaml").read_text())
     name = spec["components"]["schemas"]["RegisterPlayer"]["properties"]["name"]
     assert name["maxLength"] == NAME_MAX
+
+
+def test_a_refused_token_or_key_has_the_title_of_its_codes_problem_page(live_server):
+    refusals = [
+        requests.post(
+            f"{live_server.url}/v1/players",
+            json={"app_player_id": "u-1", "name": "Anna"},
+            timeout=10,
+        ),
+        requests.get(
+            f"{live_server.url}/v1/players/me",
+            headers={"Authorization": "Bearer spt_not-a-player"},
+            timeout=10,
+        ),
+    ]
+    for refused in refusals:
+        assert refused.status_code == 401, refused.text
+        problem = refused.json()
+        assert problem["title"] == ProblemCode(problem["code"]).page.title, problem
