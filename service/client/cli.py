@@ -236,12 +236,24 @@ def print_analysis(
 ) -> int:
     """Ask for the analysis, show the job's progress on ``err``, print the analysis."""
     job = client.call("POST", f"/v1/games/{game_id}/analysis", body={})
+    # On a terminal the progress line is rewritten in place; piped, each new figure
+    # is a line of its own (a log has no use for carriage returns).
+    terminal = err.isatty()
+    shown: int | None = None
     while job["status"] not in ("finished", "failed"):
-        err.write(f"\ranalysing: {round(100 * job.get('progress', 0)):3d}%")
+        progress = round(100 * job.get("progress", 0))
+        if terminal:
+            err.write(f"\ranalysing: {progress:3d}%")
+        elif progress != shown:
+            err.write(f"analysing: {progress:3d}%\n")
+        shown = progress
         err.flush()
         time.sleep(ANALYSIS_POLL_SECONDS)
         job = client.call("GET", f"/v1/jobs/{job['id']}")
-    err.write("\ranalysing: 100%\n" if job["status"] == "finished" else "\n")
+    if job["status"] == "finished":
+        err.write("\ranalysing: 100%\n" if terminal else "analysing: 100%\n")
+    elif terminal:
+        err.write("\n")
     if job["status"] == "failed":
         raise CliError(f"the analysis failed: {job.get('error', 'no reason given')}")
     analysis = client.call("GET", job["result"]["url"])

@@ -177,6 +177,11 @@ def test_schnapsen_play_and_replay_a_whole_game_against_the_random_bot(live_serv
     # schnapsen analyse: the job's progress, then a line per player and per decision
     analysed = run_client("analyse", game_id, live_server.url)
     assert analysed.stderr.rstrip().endswith("analysing: 100%")
+    # piped (no terminal): a line per step of progress, no carriage returns (text mode
+    # reads a carriage return as a line end: a blank line here)
+    assert all(line.startswith("analysing: ") for line in analysed.stderr.splitlines()), (
+        analysed.stderr
+    )
     analysis = requests.get(f"{live_server.url}/v1/games/{game_id}/analysis", timeout=15).json()
     lines = analysed.stdout.splitlines()
     decisions = [line for line in lines if re.match(r"^  trick \d+: ", line)]
