@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from service.store.redis_clients import is_cluster
 
 #: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -280,6 +279,10 @@ def queue_redis_url(settings: Mapping[str, Any]) -> str | None:
 
     None: the log is on a Redis Cluster and no plain Redis is named for RQ.
     """
+    # Imported here: gunicorn's worker class reads these settings before gevent patches
+    # the standard library, and the redis package must not be imported that early.
+    from service.store.redis_clients import is_cluster
+
     if settings["QUEUE_REDIS_URL"]:
         return settings["QUEUE_REDIS_URL"]
     if is_cluster(redis_url(settings)):
