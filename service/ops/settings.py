@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-
 #: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 #: The embedded Redis's memory limit when none is set: a quarter of the machine's
