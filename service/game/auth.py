@@ -43,14 +43,6 @@ def derive_rematch_id(server_secret: bytes, game_id: str) -> str:
     return hmac.new(server_secret, f"rematch|{game_id}".encode(), hashlib.sha256).hexdigest()[:16]
 
 
-def derive_keyed(server_secret: bytes, purpose: str, scoped_key: str) -> str:
-    """What a request with this (scoped) Idempotency-Key makes, derived: the same key
-    makes the same id or token again, so a retry finds the first request's work without
-    the server storing its answer (a token is never stored)."""
-    digest = hmac.new(server_secret, f"{purpose}|{scoped_key}".encode(), hashlib.sha256)
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
-
-
 def fingerprint(secret: str) -> str:
     """What is stored in place of a token or invite."""
     return hashlib.sha256(secret.encode()).hexdigest()

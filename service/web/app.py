@@ -239,13 +239,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             webhook_retry_seconds=retry_seconds(app.config),
             challenges=Challenges(
                 client,
-                secret,
                 open_seconds=app.config["CHALLENGE_SECONDS"],
                 record_seconds=app.config["CHALLENGE_RECORD_SECONDS"],
             ),
             seeks=SeekPool(
                 client,
-                secret,
                 SeekRules(
                     alive_seconds=app.config["SEEK_ALIVE_SECONDS"],
                     window_start=app.config["SEEK_WINDOW_START"],
