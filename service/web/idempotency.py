@@ -95,6 +95,15 @@ def idempotency_key() -> str | None:
     return key
 
 
+def caller_scope() -> str:
+    """The principal a key of a request without a seat token belongs to: the player
+    whose token it carries, else its client app, else its address."""
+    player = current_player()
+    if player is not None:
+        return f"player:{player.app}:{player.id}"
+    return current_caller().scope
+
+
 def caller_key() -> str | None:
     """The Idempotency-Key of a request scoped to its caller (create, join, ...).
 
@@ -102,7 +111,7 @@ def caller_key() -> str | None:
     address: other devices behind it share the scope.
     """
     key = idempotency_key()
-    if key is not None and current_caller().client is None:
+    if key is not None and current_player() is None and current_caller().client is None:
         _long_enough(key)
     return key
 
@@ -120,9 +129,8 @@ def _long_enough(key: str) -> None:
 def _scope(key: str) -> str:
     """Where a request's key is remembered: the player whose token it carries, else its
     seat token, else its caller (client app, else address)."""
-    player = current_player()
-    if player is not None:
-        return f"player:{player.app}:{player.id}"
+    if current_player() is not None:
+        return caller_scope()
     if (request.method, request.path) not in KEY_ENDPOINTS and seat_token() is not None:
         return f"seat:{token_print()[:16]}"
     caller = current_caller()

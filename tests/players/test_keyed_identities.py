@@ -285,3 +285,23 @@ def _hook_twice(url: str, app_headers: dict[str, str]) -> None:
 )
 def test_the_same_key_with_another_body_is_refused(live_server, redis_url, twice):
     twice(live_server.url, new_app(redis.Redis.from_url(redis_url)).headers)
+
+
+def test_a_players_join_key_is_the_players_own_not_its_addresss(live_server, redis_url):
+    url = live_server.url
+    app = new_app(redis.Redis.from_url(redis_url))
+    creator, joiner, other = _players(url, app.headers, 3)
+    made = _post(url, "/v1/games", {"opponent": {"type": "human"}}, creator.headers)
+    assert made.status_code == 201, made.text
+    join = f"/v1/games/{made.json()['game_id']}/join"
+    body = {"invite": made.json()["invite"]}
+    # a short key is the player's own: other devices behind the address never share it
+    seated = _post(url, join, body, {**joiner.headers, **_key("1")})
+    assert seated.status_code == 201, seated.text
+    again = _post(url, join, body, {**joiner.headers, **_key("1")})
+    assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json()["token"] == seated.json()["token"]
+    # another player's same key is its own request: the seat is taken, nothing replayed
+    late = _post(url, join, body, {**other.headers, **_key("1")})
+    assert late.status_code == 409, late.text
+    assert late.json()["code"] == "seat_taken"
