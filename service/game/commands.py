@@ -147,8 +147,9 @@ class GameService(GameQueries):
             self._known_level(new.opponent.level, "bot level")
         if new.clock is not None:
             self._known_level(new.clock.bot_level, "clock's bot level")
-        # With a key, the game's id is the key's (see _game_id_for): the create's
-        # first append is its claim, so a crash before it leaves nothing claimed.
+        # With a key, the game's id is the one kept with the key (see _game_id_for):
+        # the create's first append is its claim, so a crash before it leaves
+        # nothing claimed but the id.
         key = "create" if idempotency_key is not None else None
         game_id = (
             self._game_id_for(_scoped(scope, idempotency_key))
@@ -628,12 +629,13 @@ class GameService(GameQueries):
     def _game_id_for(self, scoped_key: str) -> str:
         """The id of the game a create with this (scoped) Idempotency-Key makes.
 
-        Every retry of the create names the same game, so the append that
-        creates it (only onto an empty log, remembering the key) is the whole
-        claim: two racing retries make one game, and a worker killed halfway
-        has claimed nothing (``auth.derive_game_id``).
+        Drawn at random by the first create and kept with the key
+        (``GameLog.keyed_game_id``), so every retry of the create names the same
+        game, and the append that creates it (only onto an empty log, remembering
+        the key) is the whole claim: two racing retries make one game, and a
+        worker killed halfway has claimed nothing but the id.
         """
-        return auth.derive_game_id(self.secret, scoped_key)
+        return self.store.keyed_game_id(scoped_key)
 
     def _created_again(self, replayed: Replayed) -> Seated:
         seated = self._seated_again(replayed, 0)

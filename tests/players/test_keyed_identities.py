@@ -18,6 +18,7 @@ import pytest
 import redis
 import requests
 
+from service.devtools.embedded_redis import EmbeddedRedis
 from tests.support.players import bearer, new_app
 from tests.support.servers import LiveServer
 from tests.support.waiting import wait_until
@@ -305,3 +306,25 @@ def test_a_players_join_key_is_the_players_own_not_its_addresss(live_server, red
     late = _post(url, join, body, {**other.headers, **_key("1")})
     assert late.status_code == 409, late.text
     assert late.json()["code"] == "seat_taken"
+
+
+def test_a_create_key_names_no_game_two_deployments_with_one_secret_make_two_random_ids(
+    tmp_path,
+):
+    """The same caller's same key on two services that share the server's secret (each its
+    own Redis): were the id derived from the key, both would name one game."""
+    key = _key(str(uuid.uuid4()))
+    made = []
+    for name in ("one", "two"):
+        with EmbeddedRedis(tmp_path / name) as store:
+            server = LiveServer(store.url, workers=1, env={"SCHNAPSEN_LOG_LEVEL": "WARNING"})
+            try:
+                answer = _post(server.url, "/v1/games", {"opponent": {"type": "human"}}, key)
+                assert answer.status_code == 201, answer.text
+                again = _post(server.url, "/v1/games", {"opponent": {"type": "human"}}, key)
+                assert again.headers.get("Idempotent-Replayed") == "true"
+                assert again.json()["game_id"] == answer.json()["game_id"]
+                made.append(answer.json()["game_id"])
+            finally:
+                server.stop()
+    assert made[0] != made[1]
