@@ -288,7 +288,7 @@ def test_the_same_key_with_another_body_is_refused(live_server, redis_url, twice
     twice(live_server.url, new_app(redis.Redis.from_url(redis_url)).headers)
 
 
-def test_a_players_join_key_is_the_players_own_not_its_addresss(live_server, redis_url):
+def test_a_players_join_key_is_the_players_own_not_its_address(live_server, redis_url):
     url = live_server.url
     app = new_app(redis.Redis.from_url(redis_url))
     creator, joiner, other = _players(url, app.headers, 3)
