@@ -1,10 +1,10 @@
 """Seat tokens and invites: random, derived, stored only as hashes.
 
 A seat's token is ``HMAC(server secret, game, seat, nonce)`` with a fresh
-128-bit nonce per seat: 256 bits a guesser cannot predict. Redis keeps the
-nonce and the SHA-256 of the token, never the token. Deriving (rather than
-only drawing) the token lets a retried create or join with the same
-``Idempotency-Key`` answer the very same token again without storing it.
+random 128-bit nonce per seat: 256 bits a guesser cannot predict. Redis keeps
+the nonce and the SHA-256 of the token, never the token; a retried create or
+join with the same ``Idempotency-Key`` answers the very same token again from
+the seat's nonce. Nothing here is derived from what a caller sends.
 """
 
 from __future__ import annotations
@@ -25,12 +25,6 @@ def derive_secret(server_secret: bytes, game_id: str, purpose: str, nonce: str) 
     return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
 
 
-def derive_game_id(server_secret: bytes, scoped_key: str) -> str:
-    """The id of the game a create with this (scoped) Idempotency-Key makes: 16 hex
-    digits, like a random game id, that nobody without the server's secret can derive."""
-    return hmac.new(server_secret, f"create|{scoped_key}".encode(), hashlib.sha256).hexdigest()[:16]
-
-
 def seat_token(server_secret: bytes, game_id: str, seat: int, nonce: str) -> str:
     """The token of ``seat`` of a game, from the nonce its seats record keeps."""
     return derive_secret(server_secret, game_id, f"seat:{seat}", nonce)
@@ -41,14 +35,6 @@ def derive_rematch_id(server_secret: bytes, game_id: str) -> str:
     the rematch's first append (onto an empty log) is the whole claim, and two accepts
     make one game. Nobody without the server's secret can derive it."""
     return hmac.new(server_secret, f"rematch|{game_id}".encode(), hashlib.sha256).hexdigest()[:16]
-
-
-def derive_keyed(server_secret: bytes, purpose: str, scoped_key: str) -> str:
-    """What a request with this (scoped) Idempotency-Key makes, derived: the same key
-    makes the same id or token again, so a retry finds the first request's work without
-    the server storing its answer (a token is never stored)."""
-    digest = hmac.new(server_secret, f"{purpose}|{scoped_key}".encode(), hashlib.sha256)
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
 
 
 def fingerprint(secret: str) -> str:

@@ -11,7 +11,6 @@ is left here is who may ask, and what the engine decides.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import secrets
 import time
@@ -148,8 +147,9 @@ class GameService(GameQueries):
             self._known_level(new.opponent.level, "bot level")
         if new.clock is not None:
             self._known_level(new.clock.bot_level, "clock's bot level")
-        # With a key, the game's id is the key's (see _game_id_for): the create's
-        # first append is its claim, so a crash before it leaves nothing claimed.
+        # With a key, the game's id is the one kept with the key (see _game_id_for):
+        # the create's first append is its claim, so a crash before it leaves
+        # nothing claimed but the id.
         key = "create" if idempotency_key is not None else None
         game_id = (
             self._game_id_for(_scoped(scope, idempotency_key))
@@ -239,10 +239,13 @@ class GameService(GameQueries):
         rated: bool,
         clock: clocks.TimeControl | None = None,
         via: str = "seek",
+        *,
+        nonces: tuple[str, str],
     ) -> Current:
-        """The game of two paired seeks, made once whoever asks first (both seekers'
-        waits may): its id is the pairing's, and its seat tokens derive from the id
-        alone (``paired_token``), so whoever made it, each seeker learns its token."""
+        """The game of a pairing or an accepted challenge, made once whoever asks first
+        (both players' reads may): its random id and its seats' random ``nonces`` were
+        drawn when the pairing was made and kept with it, so whoever makes it, each
+        player learns its own seat's token (``paired_token``)."""
         first_dealer = dealing.first_dealer(None)
         events: tuple[Event, ...] = (
             GameCreated(variant, first_dealer, Dealing.RANDOM),
@@ -251,23 +254,21 @@ class GameService(GameQueries):
             DealStarted(1, first_dealer, tuple(self._deck(None, 1)), _nonce()),
         )
         seats = []
-        for seat, player in enumerate(players):
-            nonce = self._paired_nonce(game_id, seat)
+        for seat, (player, nonce) in enumerate(zip(players, nonces, strict=True)):
             token = self._seat_token(game_id, seat, nonce)
             seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
         record = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
         self.client_games.add(owner, game_id, int(time.time() * 1000))
         outcome = self.transaction.begin(game_id, Decided(events, None, record))
-        if outcome is None:  # made already, by the other seeker's wait
+        if outcome is None:  # made already, by the other player's read
             return self.current(game_id)
         return outcome.current
 
-    def paired_token(self, game_id: str, seat: int) -> str:
-        """A paired game's seat token (see ``create_paired``)."""
-        return self._seat_token(game_id, seat, self._paired_nonce(game_id, seat))
-
-    def _paired_nonce(self, game_id: str, seat: int) -> str:
-        return hmac.new(self.secret, f"paired|{game_id}|{seat}".encode(), "sha256").hexdigest()[:32]
+    def paired_token(self, current: Current, seat: int) -> str:
+        """A seat's token in a paired game, from the nonce its seats record keeps."""
+        nonce = current.seats[seat].nonce
+        assert nonce is not None  # a paired game's seats keep what their tokens came from
+        return self._seat_token(current.game_id, seat, nonce)
 
     def join(
         self,
@@ -628,12 +629,13 @@ class GameService(GameQueries):
     def _game_id_for(self, scoped_key: str) -> str:
         """The id of the game a create with this (scoped) Idempotency-Key makes.
 
-        Every retry of the create names the same game, so the append that
-        creates it (only onto an empty log, remembering the key) is the whole
-        claim: two racing retries make one game, and a worker killed halfway
-        has claimed nothing (``auth.derive_game_id``).
+        Drawn at random by the first create and kept with the key
+        (``GameLog.keyed_game_id``), so every retry of the create names the same
+        game, and the append that creates it (only onto an empty log, remembering
+        the key) is the whole claim: two racing retries make one game, and a
+        worker killed halfway has claimed nothing but the id.
         """
-        return auth.derive_game_id(self.secret, scoped_key)
+        return self.store.keyed_game_id(scoped_key)
 
     def _created_again(self, replayed: Replayed) -> Seated:
         seated = self._seated_again(replayed, 0)

@@ -150,6 +150,12 @@ class GameLog(Protocol):
         """The record of an idempotency key, without loading the game."""
         ...
 
+    def keyed_game_id(self, scoped_key: str) -> str:
+        """The id of the game a create with this (scoped) Idempotency-Key makes: drawn at
+        random by the first create and kept for the key's day, so its retries name the
+        same game; nothing of it follows from the key."""
+        ...
+
     def events(self, game_id: str, after: int = 0, until: int | None = None) -> list[Event]:
         """Events with versions in ``after+1 .. until`` (default: to the head)."""
         ...

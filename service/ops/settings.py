@@ -145,8 +145,16 @@ DEFAULTS: dict[str, Any] = {
     "SEEK_WINDOW_WIDENING": 25.0,
     "SEEK_WINDOW_WIDEST": 600.0,
     "SEEKS_PER_CLIENT": 10_000,
+    # Seconds a seek's record is kept (its status, and once paired its game), counted
+    # from the seek's creation.
+    "SEEK_RECORD_SECONDS": 3600,
     # Seconds a challenge stands before it expires unanswered.
     "CHALLENGE_SECONDS": 600.0,
+    # Seconds a challenge's record is kept (its status, and once accepted its game).
+    "CHALLENGE_RECORD_SECONDS": 86400,
+    # Seconds the first answer of a keyed POST is kept for its retries (it may carry a
+    # token: it is kept no longer than this).
+    "IDEMPOTENCY_SECONDS": 86400,
     # Webhooks: endpoints per client app; addresses a delivery may reach although they
     # are loopback, private or link-local (comma-separated addresses or networks; empty:
     # none, production's default); the pauses before each retry (s, comma-separated;
@@ -219,7 +227,10 @@ ENVIRONMENT = {
     "SEEK_WINDOW_WIDENING": "SCHNAPSEN_SEEK_WINDOW_WIDENING",
     "SEEK_WINDOW_WIDEST": "SCHNAPSEN_SEEK_WINDOW_WIDEST",
     "SEEKS_PER_CLIENT": "SCHNAPSEN_SEEKS_PER_CLIENT",
+    "SEEK_RECORD_SECONDS": "SCHNAPSEN_SEEK_RECORD_SECONDS",
     "CHALLENGE_SECONDS": "SCHNAPSEN_CHALLENGE_SECONDS",
+    "CHALLENGE_RECORD_SECONDS": "SCHNAPSEN_CHALLENGE_RECORD_SECONDS",
+    "IDEMPOTENCY_SECONDS": "SCHNAPSEN_IDEMPOTENCY_SECONDS",
     "WEBHOOKS_PER_CLIENT": "SCHNAPSEN_WEBHOOKS_PER_CLIENT",
     "WEBHOOK_ALLOW_ADDRESSES": "SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES",
     "WEBHOOK_RETRY_SECONDS": "SCHNAPSEN_WEBHOOK_RETRY_SECONDS",

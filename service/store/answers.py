@@ -3,7 +3,7 @@
 Game commands keep their Idempotency-Key in the game's own log record (one
 append writes the events and the key, see ``service.store.events``). A request
 whose effect is a job has no log to write: its first answer is kept here,
-one Redis string per (scope, key), for ``IDEMPOTENCY_TTL``, and a retry
+one Redis string per (scope, key), for ``SCHNAPSEN_IDEMPOTENCY_SECONDS``, and a retry
 reads it back instead of starting another job.
 
 A request claims its key before it runs (``SET NX`` of a pending record)
@@ -58,8 +58,11 @@ class Seen:
 class StoredAnswers:
     """First answers of keyed requests, by scope and key."""
 
-    def __init__(self, client: AnyRedis):
+    def __init__(self, client: AnyRedis, *, keep_seconds: int = IDEMPOTENCY_TTL):
         self.redis = client
+        #: How long a first answer is kept (``SCHNAPSEN_IDEMPOTENCY_SECONDS``): it may
+        #: carry a token, so no longer than its retries need it.
+        self.keep_seconds = keep_seconds
         self._release = client.register_script(_RELEASE)
 
     def claim(
@@ -90,7 +93,7 @@ class StoredAnswers:
             "body": answer.body,
             "headers": answer.headers,
         }
-        self.redis.set(claim.record, json.dumps(record), ex=IDEMPOTENCY_TTL)
+        self.redis.set(claim.record, json.dumps(record), ex=self.keep_seconds)
 
     def give_back(self, claim: Claim) -> None:
         """The request was refused or failed: the key is free for its retry."""

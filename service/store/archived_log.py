@@ -12,9 +12,8 @@ it came from.
 An archived game has ended: every command on it is refused by the rules before
 anything is appended. Should an append reach an archived game anyway, Redis's
 empty log refuses it as stale (it is not at the expected version), and the
-next load finds the game over; a create whose id is an archived game's (a
-keyed create retried after its key was forgotten: the id comes from the key)
-is refused as stale too, and the create takes a new id. A keyed request
+next load finds the game over; a create whose id is an archived game's is
+refused as stale too, and the create takes a new id. A keyed request
 retried within its day is answered from the idempotency record, which Redis
 keeps after the log has gone.
 
@@ -122,8 +121,8 @@ class ArchivedLog:
         deal_start: bool = False,
     ) -> int | Duplicate:
         if expected_version == 0 and idempotency_key is not None:
-            # A keyed create's id comes from its key: once Redis forgot both the game
-            # and the key, the id is the archived game's still, and taken.
+            # A keyed create's id is kept a day with its key: should it name an
+            # archived game the id is taken.
             game = self.archived(game_id)
             if game is not None:
                 raise StaleVersionError(0, game.version)
@@ -137,6 +136,9 @@ class ArchivedLog:
             snapshot=snapshot,
             deal_start=deal_start,
         )
+
+    def keyed_game_id(self, scoped_key: str) -> str:
+        return self.live.keyed_game_id(scoped_key)
 
     def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
         return self.live.duplicate(game_id, idempotency_key)

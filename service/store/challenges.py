@@ -3,22 +3,22 @@
 A challenge stands for ``open_seconds``; the challenged player accepts or
 declines it, the challenger may cancel it. Its changes are one script
 (``lua/challenge.lua``), so a challenge is accepted once, only by the player
-it names, and never after a decline, a cancel or its time. Accepting makes a
-game whose id and seat tokens derive from the challenge (as a pairing's do,
-``GameService.create_paired``), so either player's request makes it, once.
+it names, and never after a decline, a cancel or its time. The accept draws
+the game's id, the challenger's seat and the nonces of the two seats' tokens
+at random and keeps them in the record (as a pairing does,
+``GameService.create_paired``), so either player's request makes the game,
+once, and nothing of it follows from the challenge's id or a caller's key.
 
 Redis keys (tag ``{client:<app>}``, the app's slot):
 
 - ``sch:{client:<app>}:challenge:<id>``       hash: from, to, variant, rated, status,
-  created (ms), game, from_seat; kept ``record_seconds``
+  created (ms), game, from_seat, nonces; kept ``record_seconds``
 - ``sch:{client:<app>}:challenges:<player>``  sorted set: the player's challenges,
   made and received, by creation time; the open ones are capped per maker
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import time
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from enum import StrEnum
 
 import redis
 
+from service.game.auth import new_nonce
 from service.store.scripts import Script, lua_script
 
 
@@ -61,6 +62,9 @@ class Challenge:
     challenger_seat: int | None = None
     #: The game's time control (``TimeControl.encode``); None: no clock.
     clock: str | None = None
+    #: The nonces of the game's two seat tokens (seat 0's, seat 1's), once accepted:
+    #: server-side only, each player is answered its own seat's token.
+    nonces: tuple[str, str] | None = None
 
     def seat_of(self, player: str) -> int | None:
         if self.challenger_seat is None:
@@ -78,7 +82,6 @@ class Challenges:
     def __init__(
         self,
         client: redis.Redis,
-        secret: bytes,
         *,
         open_seconds: float = 600.0,
         open_per_player: int = 20,
@@ -88,14 +91,7 @@ class Challenges:
         self.open_seconds = open_seconds
         self.open_per_player = open_per_player
         self.record_seconds = record_seconds
-        self._secret = secret
         self._script = Script(client, lua_script("challenge"))
-
-    def game_id_for(self, app: str, challenge_id: str) -> str:
-        """The id of the game an accept makes: derived, so it is made once."""
-        return hmac.new(
-            self._secret, f"challenge|{app}|{challenge_id}".encode(), hashlib.sha256
-        ).hexdigest()[:16]
 
     def make(
         self,
@@ -105,16 +101,9 @@ class Challenges:
         variant: str,
         rated: bool,
         clock: str | None = None,
-        challenge_id: str | None = None,
     ) -> Challenge:
-        """A new open challenge; ``TooManyChallenges`` past the challenger's open ones.
-        ``challenge_id``: the id a keyed request derives; when that challenge exists
-        already, it is answered as it stands."""
-        if challenge_id is not None:
-            try:
-                return self.get(app, challenge_id)
-            except UnknownChallenge:
-                pass
+        """A new open challenge, with a random id; ``TooManyChallenges`` past the
+        challenger's open ones."""
         now = int(time.time() * 1000)
         own = f"{_prefix(app)}challenges:{challenger}"
         open_since = now - int(self.open_seconds * 1000)
@@ -130,7 +119,7 @@ class Challenges:
         if open_made >= self.open_per_player:
             raise TooManyChallenges(challenger)
         challenge = Challenge(
-            id=challenge_id or "ch_" + secrets.token_hex(8),
+            id="ch_" + secrets.token_hex(8),
             challenger=challenger,
             challenged=challenged,
             variant=variant,
@@ -189,7 +178,6 @@ class Challenges:
 
     def _run(self, app: str, challenge_id: str, op: str, player: str) -> Challenge:
         key = f"{_prefix(app)}challenge:{challenge_id}"
-        game_id = self.game_id_for(app, challenge_id)
         answer = self._script(
             keys=[key],
             args=[
@@ -197,8 +185,9 @@ class Challenges:
                 player,
                 int(time.time() * 1000),
                 int(self.open_seconds * 1000),
-                game_id,
-                int(game_id[-1], 16) % 2,
+                secrets.token_hex(8),  # the game an accept now makes: a random id
+                secrets.randbelow(2),  # the challenger's seat in it: a coin
+                f"{new_nonce()} {new_nonce()}",  # its seat tokens' nonces, drawn now
             ],
         )
         if answer[0] == b"gone":
@@ -216,4 +205,10 @@ class Challenges:
             game_id=text.get("game"),
             challenger_seat=int(text["from_seat"]) if "from_seat" in text else None,
             clock=text.get("clock") or None,
+            nonces=_pair(text["nonces"]) if "nonces" in text else None,
         )
+
+
+def _pair(nonces: str) -> tuple[str, str]:
+    first, second = nonces.split(" ")
+    return first, second

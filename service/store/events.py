@@ -32,7 +32,9 @@ lives on its primary alone.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -286,6 +288,18 @@ class EventStore:
     def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:
         raw = self.redis.hget(keys(game_id)["idem"], idempotency_key)
         return None if raw is None else self._confirmed(game_id, _duplicate(raw))
+
+    def keyed_game_id(self, scoped_key: str) -> str:
+        """A keyed create's game id: random, set once (``SET NX``) and kept
+        ``IDEMPOTENCY_TTL``, in a key of its own (hashed: a scope may hold an address)."""
+        record = f"{PREFIX}:keyed-create:{hashlib.sha256(scoped_key.encode()).hexdigest()[:32]}"
+        while True:
+            drawn = secrets.token_hex(8)
+            if self.redis.set(record, drawn, nx=True, ex=IDEMPOTENCY_TTL):
+                return drawn
+            kept = self.redis.get(record)
+            if kept is not None:  # else it expired in between: draw again
+                return str(kept.decode())
 
 
 def _duplicate(raw: bytes) -> Duplicate:

@@ -84,14 +84,10 @@ class PlayerStore:
         self._rate = Script(client, lua_script("rate_game"))
 
     # -- registering and identifying -----------------------------------------------
-    def register(
-        self, app: str, app_player_id: str, name: str, *, token_secret: str | None = None
-    ) -> tuple[Player, str]:
-        """The app's player with that id (new, or renamed) and a new token for it; the
-        player's token before, if any, stops working. ``token_secret``: the token's
-        random part, when the request derives it (a retry gets the same token, and the
-        same token again changes nothing). Raises ``PlayersFull``."""
-        token = TOKEN_PREFIX + (token_secret or secrets.token_urlsafe(32))
+    def register(self, app: str, app_player_id: str, name: str) -> tuple[Player, str]:
+        """The app's player with that id (new, or renamed) and a new random token for it;
+        the player's token before, if any, stops working. Raises ``PlayersFull``."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         fingerprint = _fingerprint(token)
         new_id = "pl_" + secrets.token_hex(8)
         player_id, replaced = self._register(

@@ -15,6 +15,11 @@ closest, if each side's window holds the other: a window starts at
 the seek's waiting, up to ``window_widest``; a seek's own rating range, when
 given, is never widened. Ties go to the seek that waited longer.
 
+A pairing draws its game's id, which seek takes which seat, and the nonces of
+the two seats' tokens at random when it is made, and keeps them in both
+seeks' records: whichever seeker's wait answers first makes the game, once,
+and nothing of it follows from a seek's id or a caller's key.
+
 Redis keys (tag ``{client:<app>}``):
 
 - ``sch:{client:<app>}:pool``              sorted set: waiting seek id -> rating
@@ -24,8 +29,6 @@ Redis keys (tag ``{client:<app>}``):
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import time
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ from enum import StrEnum
 
 import redis
 
+from service.game.auth import new_nonce
 from service.store.scripts import Script, lua_script
 
 
@@ -79,6 +83,9 @@ class SeekState:
     game_id: str | None = None
     seat: int | None = None
     partner: str | None = None
+    #: The nonces of the paired game's two seat tokens (seat 0's, seat 1's): server-side
+    #: only, each seeker is answered its own seat's token.
+    nonces: tuple[str, str] | None = None
 
 
 def _key_prefix(app: str) -> str:
@@ -88,18 +95,10 @@ def _key_prefix(app: str) -> str:
 class SeekPool:
     """The seeks of every app: create (and pair at once), wait (and pair), cancel, read."""
 
-    def __init__(self, client: redis.Redis, secret: bytes, rules: SeekRules = SeekRules()):
+    def __init__(self, client: redis.Redis, rules: SeekRules = SeekRules()):
         self.redis = client
         self.rules = rules
-        self._secret = secret
         self._script = Script(client, lua_script("seek"))
-
-    def game_id_for(self, app: str, seek_id: str) -> str:
-        """The id of the game a pairing made on ``seek_id``'s turn creates: derived, so the
-        game is made once whoever creates it (16 hex digits, like any game id)."""
-        return hmac.new(
-            self._secret, f"pairing|{app}|{seek_id}".encode(), hashlib.sha256
-        ).hexdigest()[:16]
 
     def create(
         self,
@@ -109,14 +108,15 @@ class SeekPool:
         kind: str,
         low: float | None,
         high: float | None,
-        seek_id: str | None = None,
     ) -> SeekState:
-        """A new waiting seek, paired at once when a partner waits. Raises ``SeekExists``
-        (the player's waiting seek) and ``SeeksFull``. ``seek_id``: the id a keyed
-        request derives; when that seek exists already, this is a wait on it."""
-        seek_id = seek_id or "sk_" + secrets.token_hex(8)
+        """A new waiting seek, with a random id, paired at once when a partner waits.
+        Raises ``SeekExists`` (the player's waiting seek) and ``SeeksFull``."""
         extra = [player, repr(float(rating)), kind, _bound(low), _bound(high)]
-        return self._run(app, "create", seek_id, extra)
+        while True:
+            try:
+                return self._run(app, "create", "sk_" + secrets.token_hex(8), extra)
+            except UnknownSeek:  # the random id is taken (never seen): draw another
+                continue
 
     def wait(self, app: str, seek_id: str) -> SeekState:
         """Keep a waiting seek alive and try to pair it again (its window has widened)."""
@@ -138,24 +138,24 @@ class SeekPool:
 
     def _run(self, app: str, op: str, seek_id: str, extra: list[str] | None = None) -> SeekState:
         rules = self.rules
-        game_id = self.game_id_for(app, seek_id)
         args = [
             _key_prefix(app),
             op,
             seek_id,
             int(time.time() * 1000),
             int(rules.alive_seconds * 1000),
-            game_id,
-            int(game_id[-1], 16) % 2,  # which seat the older seek takes: the game's coin
+            secrets.token_hex(8),  # the game of a pairing made now: a random id
+            secrets.randbelow(2),  # which seat the older seek takes: a coin
             rules.window_start,
             rules.window_widening,
             rules.window_widest,
             rules.pool_cap,
             rules.neighbours,
             rules.record_seconds,
+            f"{new_nonce()} {new_nonce()}",  # the two seat tokens' nonces, drawn now
             *(extra or []),
         ]
-        status, found_id, game, seat, partner = self._script(
+        status, found_id, game, seat, partner, nonces = self._script(
             keys=[f"{_key_prefix(app)}pool"], args=args
         )
         status = status.decode()
@@ -171,7 +171,13 @@ class SeekPool:
             game_id=game.decode() if game else None,
             seat=int(seat) if seat else None,
             partner=partner.decode() if partner else None,
+            nonces=_pair(nonces.decode()) if nonces else None,
         )
+
+
+def _pair(nonces: str) -> tuple[str, str]:
+    first, second = nonces.split(" ")
+    return first, second
 
 
 def _bound(value: float | None) -> str:

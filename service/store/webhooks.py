@@ -140,23 +140,20 @@ class WebhookStore:
         kinds: Sequence[str],
         secret: str,
         description: str = "",
-        *,
-        endpoint_id: str | None = None,
     ) -> Endpoint:
-        """A new endpoint (``endpoint_id``: the id a keyed request derives)."""
+        """A new endpoint, with a random id."""
         key = f"{_tag(app)}:webhooks"
         if self.redis.hlen(key) >= self.endpoints_per_client:
             raise TooManyEndpoints(app)
         endpoint = Endpoint(
-            id=endpoint_id or "wh_" + secrets.token_hex(8),
+            id="wh_" + secrets.token_hex(8),
             url=url,
             kinds=tuple(kinds),
             secret=secret,
             created=round(time.time(), 3),
             description=description,
         )
-        if not self.redis.hsetnx(key, endpoint.id, endpoint.to_json()):
-            return self.get(app, endpoint.id)  # the same keyed request, made twice at once
+        self.redis.hset(key, endpoint.id, endpoint.to_json())
         return endpoint
 
     def get(self, app: str, endpoint_id: str) -> Endpoint:

@@ -1,11 +1,13 @@
-"""Idempotency-Key on every POST: the header read, its scope, and ``@idempotent`` for jobs.
+"""Idempotency-Key on every POST: the header read, its scope, and ``@idempotent``.
 
-Every POST takes an ``Idempotency-Key``; a retry with the same key and the
-same request answers the first answer again (``Idempotent-Replayed: true``),
-the same key with another request is 422 ``idempotency_key_reused``. Keys
-belong to a scope, and never answer outside it:
+Every POST takes an ``Idempotency-Key``, as payment APIs take it: a retry
+with the same key and the same request answers the first answer again
+(``Idempotent-Replayed: true``), the same key with another request is 422
+``idempotency_key_reused``. Keys belong to the principal that sends them, and
+never answer outside that scope:
 
-- under a seat's token (actions, resign, abort, claim-timeout, hints, a
+- a player's token (``spt_...``): that player, within its app;
+- a seat's token (actions, resign, abort, claim-timeout, hints, rematches, a
   seat's export or analysis): that token;
 - otherwise the caller (``service.web.callers``): its client app, else its
   address. Anonymous callers behind one address (a carrier's NAT) share that
@@ -13,9 +15,12 @@ belong to a scope, and never answer outside it:
   characters (a UUID): ``1`` or ``create-game`` would hand one phone the
   other's game. Shorter: 422 ``idempotency_key_too_short``.
 
-Game commands record their key in the game's log with the append itself
-(``service.game.commands``). Requests that start a job take ``@idempotent``,
-which keeps their first answer in ``service.store.answers``.
+A key names nothing: no id, token or secret is derived from it. Game commands
+record their key in the game's log with the append itself
+(``service.game.commands``). Every other POST takes ``@idempotent``, which
+keeps its first answer in ``service.store.answers`` for
+``SCHNAPSEN_IDEMPOTENCY_SECONDS``; once that answer expired, the same key is
+a new request and makes a new thing.
 """
 
 from __future__ import annotations
@@ -32,11 +37,16 @@ import redis
 from apispec import BasePlugin
 from flask import Response, after_this_request, current_app, request
 
-from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
-from service.web.callers import KEY_ENDPOINTS, current_caller, seat_token, token_print
+from service.web.callers import (
+    KEY_ENDPOINTS,
+    current_caller,
+    current_player,
+    seat_token,
+    token_print,
+)
 from service.web.services import services
 
 log = logging.getLogger(__name__)
@@ -59,9 +69,10 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
     "description": "Retry safely: the same key and request answer the first answer again "
     "(`Idempotent-Replayed: true`); the same key with another request: 422 "
-    "`idempotency_key_reused`. Keys are remembered a day, per seat token, else per "
-    f"caller (client key, else address). Send a UUID: without a client key or a seat "
-    f"token a key needs at least {MIN_ADDRESS_KEY_LENGTH} characters (422 "
+    "`idempotency_key_reused`. Keys are remembered a day (`SCHNAPSEN_IDEMPOTENCY_SECONDS`), "
+    "per player token, else seat token, else caller (client key, else address); once "
+    "forgotten, the same key makes a new request. Send a UUID: without a player token, a "
+    f"client key or a seat token a key needs at least {MIN_ADDRESS_KEY_LENGTH} characters (422 "
     "`idempotency_key_too_short`), since callers behind one address share its scope",
 }
 
@@ -84,15 +95,13 @@ def idempotency_key() -> str | None:
     return key
 
 
-def keyed(purpose: str) -> str | None:
-    """What a request with an Idempotency-Key derives for ``purpose`` (an id, a token's
-    random part): the same again when the request is retried, something else for another
-    caller's same key; None without a key. Nothing is stored: what the first request made
-    is found again by what it derives (``auth.derive_keyed``)."""
-    key = idempotency_key()
-    if key is None:
-        return None
-    return auth.derive_keyed(services().games.secret, purpose, f"{current_caller().scope}|{key}")
+def caller_scope() -> str:
+    """The principal a key of a request without a seat token belongs to: the player
+    whose token it carries, else its client app, else its address."""
+    player = current_player()
+    if player is not None:
+        return f"player:{player.app}:{player.id}"
+    return current_caller().scope
 
 
 def caller_key() -> str | None:
@@ -102,7 +111,7 @@ def caller_key() -> str | None:
     address: other devices behind it share the scope.
     """
     key = idempotency_key()
-    if key is not None and current_caller().client is None:
+    if key is not None and current_player() is None and current_caller().client is None:
         _long_enough(key)
     return key
 
@@ -118,7 +127,10 @@ def _long_enough(key: str) -> None:
 
 
 def _scope(key: str) -> str:
-    """Where a job request's key is remembered: its seat token, else its caller."""
+    """Where a request's key is remembered: the player whose token it carries, else its
+    seat token, else its caller (client app, else address)."""
+    if current_player() is not None:
+        return caller_scope()
     if (request.method, request.path) not in KEY_ENDPOINTS and seat_token() is not None:
         return f"seat:{token_print()[:16]}"
     caller = current_caller()
@@ -128,7 +140,8 @@ def _scope(key: str) -> str:
 
 
 def idempotent(view: F) -> F:
-    """Give a POST that starts a job the Idempotency-Key: its first answer, kept a day.
+    """Give a POST the Idempotency-Key: its first answer, kept for its retries
+    (``SCHNAPSEN_IDEMPOTENCY_SECONDS``, a day by default; an answer may carry a token).
 
     Put it right above the view function (below ``@operation``): it sees the
     request once the body was parsed and checked, and keeps the answer as it

@@ -1,10 +1,12 @@
 """Retried POSTs of players, seeks and challenges with the same Idempotency-Key make
-nothing new and answer the same player, token, seek or challenge; no token is stored."""
+nothing new and answer the same player, token, seek or challenge; a token is kept only
+in the first answer, and that only for the retry window."""
 
 from __future__ import annotations
 
 import uuid
 
+from service.ops import settings
 from tests.support.players import bearer, new_app
 
 
@@ -22,8 +24,15 @@ def test_a_retried_registration_answers_the_same_token_and_the_token_stays_valid
     second = client.post("/v1/players", json=body, headers=headers).json
     assert first == second
     assert client.get("/v1/players/me", headers=bearer(first["token"])).status_code == 200
-    # the token is stored only as its hash
+    # the token names no key, and only its first answer holds it, for the retry window
     assert not [k for k in redis_client.scan_iter(match="*") if first["token"].encode() in k]
+    holding = [
+        k
+        for k in redis_client.scan_iter(match="*")
+        if redis_client.type(k) == b"string" and first["token"].encode() in redis_client.get(k)
+    ]
+    assert len(holding) == 1
+    assert 0 < redis_client.ttl(holding[0]) <= settings.DEFAULTS["IDEMPOTENCY_SECONDS"]
     other = client.post("/v1/players", json=body, headers={**app.headers, **_key()}).json
     assert other["token"] != first["token"]  # a new key: a new token, the old one replaced
     assert client.get("/v1/players/me", headers=bearer(first["token"])).status_code == 401

@@ -1,21 +1,24 @@
 -- KEYS: the app's pool of seeks (sorted set: seek id -> the seeker's rating).
 -- ARGV: 1 key prefix of the app ('sch:{client:<app>}:'), 2 'create' | 'wait' | 'cancel',
 --       3 seek id, 4 now (ms), 5 alive (ms: how long a seek lives unless waited on),
---       6 a game id for a pairing made now, 7 which seat the pairing's older seek takes
---       (0 or 1), 8 the window at first (rating points), 9 its widening per second,
---       10 its widest, 11 the most seeks the pool holds, 12 neighbours looked at per side,
---       13 seconds a seek's record is kept, and for 'create': 14 player id, 15 rating,
---       16 kind (what must be equal to pair: variant, rated, clock), 17 lowest and
---       18 highest rating accepted ('' for none).
+--       6 a random game id for a pairing made now, 7 which seat the pairing's older seek
+--       takes (0 or 1, random), 8 the window at first (rating points), 9 its widening per
+--       second, 10 its widest, 11 the most seeks the pool holds, 12 neighbours looked at
+--       per side, 13 seconds a seek's record is kept, 14 the random nonces of the two seat
+--       tokens of a pairing made now ('<seat 0> <seat 1>'), and for 'create': 15 player
+--       id, 16 rating, 17 kind (what must be equal to pair: variant, rated, clock), 18
+--       lowest and 19 highest rating accepted ('' for none).
 -- One script, one slot: a seek is paired once, never with its own player, and a
--- cancelled or expired seek never. Returns {status, seek id, game, seat, partner}.
+-- cancelled or expired seek never. A pairing keeps its game id and its seats' nonces
+-- in both seeks' records, so either seeker's wait makes the same game.
+-- Returns {status, seek id, game, seat, partner, nonces}.
 local P, op, id, now = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local pool = KEYS[1]
 local function key(s) return P .. 'seek:' .. s end
 
 local function answer(s)
-  local h = redis.call('HMGET', key(s), 'status', 'game', 'seat', 'partner')
-  return {h[1] or 'gone', s, h[2] or false, h[3] or false, h[4] or false}
+  local h = redis.call('HMGET', key(s), 'status', 'game', 'seat', 'partner', 'nonces')
+  return {h[1] or 'gone', s, h[2] or false, h[3] or false, h[4] or false, h[5] or false}
 end
 
 local function window(created, low, high, rating)
@@ -83,24 +86,26 @@ local function pair(s)
   local older_seat = tonumber(ARGV[7])
   local mine = older_seat
   if tonumber(me[4]) > tonumber(h[4]) or (me[4] == h[4] and s > c) then mine = 1 - older_seat end
-  redis.call('HSET', key(s), 'status', 'paired', 'game', game, 'seat', mine, 'partner', c)
-  redis.call('HSET', key(c), 'status', 'paired', 'game', game, 'seat', 1 - mine, 'partner', s)
+  local nonces = ARGV[14]
+  redis.call('HSET', key(s), 'status', 'paired', 'game', game, 'seat', mine, 'partner', c,
+    'nonces', nonces)
+  redis.call('HSET', key(c), 'status', 'paired', 'game', game, 'seat', 1 - mine, 'partner', s,
+    'nonces', nonces)
   redis.call('ZREM', pool, s, c)
   redis.call('DEL', P .. 'seeking:' .. me[1], P .. 'seeking:' .. h[1])
   return answer(s)
 end
 
 if op == 'create' and redis.call('EXISTS', key(id)) == 1 then
-  -- the same request again (a keyed retry): its seek, as a wait on it would answer
-  if redis.call('HGET', key(id), 'player') ~= ARGV[14] then return {'gone', id, false, false, false} end
-  op = 'wait'
+  -- a new seek's id is random: one already there is never taken over
+  return {'gone', id, false, false, false, false}
 end
 if op == 'create' then
-  local player = ARGV[14]
+  local player = ARGV[15]
   local earlier = redis.call('GET', P .. 'seeking:' .. player)
   if earlier then
     local h = read(earlier)
-    if live(h) then return {'exists', earlier, false, false, false} end
+    if live(h) then return {'exists', earlier, false, false, false, false} end
     drop(earlier, 'expired')
   end
   if redis.call('ZCARD', pool) >= tonumber(ARGV[11]) then
@@ -108,18 +113,18 @@ if op == 'create' then
       local h = read(c)
       if not h[7] or not live(h) then drop(c, 'expired') end
     end
-    if redis.call('ZCARD', pool) >= tonumber(ARGV[11]) then return {'full', id, false, false, false} end
+    if redis.call('ZCARD', pool) >= tonumber(ARGV[11]) then return {'full', id, false, false, false, false} end
   end
-  redis.call('HSET', key(id), 'player', player, 'rating', ARGV[15], 'kind', ARGV[16],
-    'created', now, 'low', ARGV[17], 'high', ARGV[18], 'status', 'waiting',
+  redis.call('HSET', key(id), 'player', player, 'rating', ARGV[16], 'kind', ARGV[17],
+    'created', now, 'low', ARGV[18], 'high', ARGV[19], 'status', 'waiting',
     'alive', now + tonumber(ARGV[5]))
   redis.call('EXPIRE', key(id), tonumber(ARGV[13]))
-  redis.call('ZADD', pool, tonumber(ARGV[15]), id)
+  redis.call('ZADD', pool, tonumber(ARGV[16]), id)
   redis.call('SET', P .. 'seeking:' .. player, id, 'EX', tonumber(ARGV[13]))
   return pair(id)
 end
 
-if redis.call('EXISTS', key(id)) == 0 then return {'gone', id, false, false, false} end
+if redis.call('EXISTS', key(id)) == 0 then return {'gone', id, false, false, false, false} end
 if op == 'cancel' then
   local h = read(id)
   if h[7] == 'waiting' then drop(id, 'cancelled') end

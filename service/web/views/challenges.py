@@ -28,7 +28,7 @@ from service.store.challenges import (
 from service.store.players import UnknownPlayer
 from service.web import examples
 from service.web.callers import required_player
-from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
+from service.web.idempotency import idempotent
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -73,13 +73,14 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
         "token": None,
     }
     seat = challenge.seat_of(player.id)
-    if challenge.status is ChallengeStatus.ACCEPTED and challenge.game_id and seat is not None:
+    accepted = challenge.status is ChallengeStatus.ACCEPTED and challenge.nonces is not None
+    if accepted and challenge.game_id and seat is not None and challenge.nonces is not None:
         first = challenge.challenger if challenge.challenger_seat == 0 else challenge.challenged
         second = challenge.challenged if first == challenge.challenger else challenge.challenger
         try:
-            games().current(challenge.game_id)
+            current = games().current(challenge.game_id)
         except GameNotFound:
-            games().create_paired(
+            current = games().create_paired(
                 challenge.game_id,
                 player.app,
                 (first, second),
@@ -87,6 +88,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
                 challenge.rated,
                 clock,
                 via="challenge",
+                nonces=challenge.nonces,
             )
             services().players.played(
                 player.app, [first, second], challenge.game_id, int(time.time() * 1000)
@@ -94,7 +96,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
         body.update(
             game_id=challenge.game_id,
             seat=seat,
-            token=games().paired_token(challenge.game_id, seat),
+            token=games().paired_token(current, seat),
         )
     return body
 
@@ -103,7 +105,7 @@ def _answer(player: Player, challenge: Challenge) -> dict[str, Any]:
 @blp.arguments(ChallengeRequestSchema, example=examples.CHALLENGE)
 @blp.response(201, ChallengeSchema, example=examples.CHALLENGE_OFFERED)
 @operation(blp, "createChallenge", security=PLAYER, problems=BODY + (404, 409))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def create_challenge(body: dict[str, Any]):
     """Challenge a named player of your app; it accepts or declines.
 
@@ -130,7 +132,6 @@ def create_challenge(body: dict[str, Any]):
             body.get("variant", "head"),
             body.get("rated", False),
             None if control is None else control.encode(),
-            challenge_id=None if (made := keyed("challenge")) is None else "ch_" + made[:22],
         )
     except TooManyChallenges:
         raise Problem(
@@ -190,7 +191,7 @@ def _refused(challenge: Challenge, what: str) -> Conflict:
 @blp.route("/challenges/<challenge_id>/accept", methods=["POST"])
 @blp.response(201, ChallengeSchema, example=examples.CHALLENGE_ACCEPTED)
 @operation(blp, "acceptChallenge", security=PLAYER, problems=_ONE + (409,))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def accept_challenge(challenge_id: str):
     """Accept a challenge made to you: answers the game, your seat and your token (the
     same again when asked again)."""
@@ -203,7 +204,7 @@ def accept_challenge(challenge_id: str):
 @blp.route("/challenges/<challenge_id>/decline", methods=["POST"])
 @blp.response(200, ChallengeSchema, example={**examples.CHALLENGE_OFFERED, "status": "declined"})
 @operation(blp, "declineChallenge", security=PLAYER, problems=_ONE + (409,))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def decline_challenge(challenge_id: str):
     """Decline a challenge made to you."""
     player, challenge = _decide(challenge_id, "decline")

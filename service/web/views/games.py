@@ -46,7 +46,12 @@ from service.store.client_games import Listed
 from service.store.events import announced_events
 from service.web import examples
 from service.web.callers import client_app, current_caller, current_player, seat_token
-from service.web.idempotency import IDEMPOTENCY_HEADER, caller_key, idempotency_key
+from service.web.idempotency import (
+    IDEMPOTENCY_HEADER,
+    caller_key,
+    caller_scope,
+    idempotency_key,
+)
 from service.web.operations import (
     ANYONE,
     BODY,
@@ -171,7 +176,7 @@ def create_game(body: dict[str, Any]):
     seated = games().create(
         new,
         idempotency_key=caller_key(),
-        scope=caller.scope,
+        scope=caller_scope(),
         owner=caller.client.id if caller.client else None,
         player=player.id if player else None,
     )
@@ -271,7 +276,7 @@ def join_game(body: dict[str, Any], game_id: str):
         game_id,
         body["invite"],
         idempotency_key=caller_key(),
-        scope=current_caller().scope,
+        scope=caller_scope(),
         player=(player.app, player.id) if player else None,
     )
     if player is not None:

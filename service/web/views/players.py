@@ -24,7 +24,7 @@ from service.game.problems import Problem
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
-from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
+from service.web.idempotency import idempotent
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
 from service.web.services import services
 
@@ -71,7 +71,7 @@ def _player(app: str, player_id: str) -> Player:
 @blp.arguments(RegisterPlayerSchema, example=examples.REGISTER_PLAYER)
 @blp.response(201, RegisteredPlayerSchema, example=examples.REGISTERED_PLAYER)
 @operation(blp, "registerPlayer", security=CLIENT_KEY, problems=BODY + (409,))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def register_player(body: dict[str, Any]):
     """Register a player of your app (from your backend, with your client key).
 
@@ -79,19 +79,16 @@ def register_player(body: dict[str, Any]):
     the player's devices: it creates, joins and seeks games as that player,
     with no other credential. Registering the same `app_player_id` again
     renames the player and gives it a new token; the old token stops working.
-    A retry with the same `Idempotency-Key` answers the same token again.
+    A retry with the same `Idempotency-Key` answers the first answer again and
+    changes nothing: a token a later registration replaced stays replaced.
     """
     app = client_app("registering a player")
     try:
         name = display_name(body["name"])
     except InvalidName as error:
         raise Problem(str(error), code=ProblemCode.INVALID_NAME) from None
-    # derived, never stored: the same key gives the same token again
-    token_secret = keyed(f"player-token|{body['app_player_id']}")
     try:
-        player, token = services().players.register(
-            app.id, body["app_player_id"], name, token_secret=token_secret
-        )
+        player, token = services().players.register(app.id, body["app_player_id"], name)
     except PlayersFull:
         raise Problem(
             "your app has registered as many players as it may",

@@ -4,8 +4,8 @@ Thin: the rules are ``service.game.rematch``, the commands
 ``service.game.rematch_service``; here the requests are read and the answers
 built. Every command is idempotent by its nature (a repeated offer, accept or
 decline answers the offer as it stands, and an accept always the same game and
-token), so a retry needs no stored answer; an ``Idempotency-Key`` is taken and
-checked for its form like on every POST.
+token); with an ``Idempotency-Key``, as on every POST, a retry is answered the
+first answer again (``service.web.idempotency``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from service.game.rematch import RematchStatus
 from service.game.rematch_service import Rematch, RematchService
 from service.web import examples
 from service.web.callers import current_caller, seat_token
-from service.web.idempotency import IDEMPOTENCY_HEADER, idempotency_key
+from service.web.idempotency import idempotent
 from service.web.operations import GAME, SEAT, operation
 from service.web.render import (
     etag,
@@ -84,7 +84,7 @@ def _answered(rematch: Rematch):
     success=True,
 )
 @operation(blp, "offerRematch", security=SEAT, problems=_REFUSALS)
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def offer(game_id: str):
     """Offer a rematch of a finished game.
 
@@ -93,7 +93,6 @@ def offer(game_id: str):
     offered already, the offer accepts it, and against a bot the bot accepts at
     once: then the answer is the new game (201), as an accept's.
     """
-    idempotency_key()
     rematch = _rematches().offer(game_id, seat_token())
     _tell_offer(rematch)
     return _answered(rematch)
@@ -115,7 +114,7 @@ def _tell_offer(rematch: Rematch) -> None:
 @blp.route("/<game_id>/rematch/accept", methods=["POST"])
 @blp.response(201, RematchSeatedSchema, headers=_LOCATION_HEADER, example=examples.REMATCH_SEATED)
 @operation(blp, "acceptRematch", security=SEAT, problems=_REFUSALS)
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def accept(game_id: str):
     """Accept the other seat's rematch offer: the new game, with the caller's token.
 
@@ -124,17 +123,15 @@ def accept(game_id: str):
     same game and token. The seat that offered: 409 `own_rematch_offer`; no
     open offer: 409 `no_rematch_offer`.
     """
-    idempotency_key()
     return _answered(_rematches().accept(game_id, seat_token()))
 
 
 @blp.route("/<game_id>/rematch/decline", methods=["POST"])
 @blp.response(200, RematchSchema, example=examples.REMATCH_DECLINED)
 @operation(blp, "declineRematch", security=SEAT, problems=_REFUSALS)
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def decline(game_id: str):
     """Decline the other seat's rematch offer; either seat may offer again later."""
-    idempotency_key()
     return _answered(_rematches().decline(game_id, seat_token()))
 
 

@@ -17,7 +17,7 @@ from service.game.problems import Conflict, GameNotFound, Problem
 from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, UnknownSeek
 from service.web import examples
 from service.web.callers import required_player
-from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
+from service.web.idempotency import idempotent
 from service.web.operations import BODY, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
@@ -51,16 +51,23 @@ def _answer(player: Player, state: SeekState) -> dict[str, Any]:
         "seat": None,
         "token": None,
     }
-    if state.status is SeekStatus.PAIRED and state.game_id is not None and state.seat is not None:
+    paired = state.status is SeekStatus.PAIRED and state.nonces is not None
+    if paired and state.game_id is not None and state.seat is not None:
         partner = seeks.owner(player.app, state.partner or "")
         if partner is None:  # the partner's record was forgotten: the game was made long ago
             partner = ""
         players = (player.id, partner) if state.seat == 0 else (partner, player.id)
         try:
-            games().current(state.game_id)
+            current = games().current(state.game_id)
         except GameNotFound:
-            games().create_paired(
-                state.game_id, player.app, players, Variant(variant), rated == "rated", clock
+            current = games().create_paired(
+                state.game_id,
+                player.app,
+                players,
+                Variant(variant),
+                rated == "rated",
+                clock,
+                nonces=state.nonces,
             )
         services().players.played(
             player.app, [p for p in players if p], state.game_id, int(time.time() * 1000)
@@ -68,7 +75,7 @@ def _answer(player: Player, state: SeekState) -> dict[str, Any]:
         body.update(
             game_id=state.game_id,
             seat=state.seat,
-            token=games().paired_token(state.game_id, state.seat),
+            token=games().paired_token(current, state.seat),
         )
     return body
 
@@ -83,7 +90,7 @@ def _own(player: Player, seek_id: str) -> None:
 @blp.arguments(SeekRequestSchema, required=False, example=examples.SEEK)
 @blp.response(201, SeekSchema, example=examples.SEEK_WAITING)
 @operation(blp, "createSeek", security=PLAYER, problems=BODY + (409,))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def create_seek(body: dict[str, Any]):
     """Seek a game: wait in your app's pool until another player of it is paired with you.
 
@@ -92,7 +99,8 @@ def create_seek(body: dict[str, Any]):
     (`GET /v1/seeks/{id}?wait=30`) until it is. A seek lives while somebody
     waits on it, and ends by itself `SCHNAPSEN_SEEK_ALIVE_SECONDS` after the
     last wait. One seek per player at a time. A retry with the same
-    `Idempotency-Key` answers that seek as it stands (it is not made again).
+    `Idempotency-Key` answers the first answer again (the seek is not made
+    again); wait on the seek to learn how it stands.
     """
     player = required_player()
     low, high = body.get("min_rating"), body.get("max_rating")
@@ -110,7 +118,6 @@ def create_seek(body: dict[str, Any]):
             ),
             low,
             high,
-            seek_id=None if (made := keyed("seek")) is None else "sk_" + made[:22],
         )
     except SeekExists as exists:
         raise Conflict(

@@ -35,7 +35,7 @@ from service.store.webhooks import (
 )
 from service.web import examples
 from service.web.callers import client_app
-from service.web.idempotency import IDEMPOTENCY_HEADER, keyed
+from service.web.idempotency import idempotent
 from service.web.operations import BODY, CLIENT_KEY, V1, operation
 from service.web.services import services
 
@@ -119,32 +119,20 @@ def _endpoint(app: str, endpoint_id: str) -> Endpoint:
 @blp.arguments(WebhookRequestSchema, example=examples.WEBHOOK_REQUEST)
 @blp.response(201, WebhookSchema, example=examples.WEBHOOK_CREATED)
 @operation(blp, "createWebhook", security=CLIENT_KEY, problems=BODY + (409,))
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def create_webhook(body: dict[str, Any]):
     """Register an endpoint of your app's backend for the kinds of notice it wants.
 
     The answer holds the signing secret (`whsec_...`), shown here and on each
     rotation only: check every delivery's `Schnapsen-Signature` with it. A retry
-    with the same `Idempotency-Key` answers the same endpoint.
+    with the same `Idempotency-Key` answers the first answer again (the same
+    endpoint; none is made again).
     """
     app = client_app("registering a webhook")
     url = _checked_url(body["url"])
-    made = keyed("webhook")
-    if made is not None:
-        try:
-            return endpoint_view(
-                services().webhooks.get(app.id, "wh_" + made[:16]), secret=True
-            ), 201
-        except UnknownEndpoint:
-            pass
     try:
         endpoint = services().webhooks.create(
-            app.id,
-            url,
-            body["events"],
-            new_secret(),
-            body["description"],
-            endpoint_id=None if made is None else "wh_" + made[:16],
+            app.id, url, body["events"], new_secret(), body["description"]
         )
     except TooManyEndpoints:
         raise Problem(
@@ -220,15 +208,14 @@ def delete_webhook(webhook_id: str):
 @blp.route("/webhooks/<webhook_id>/secret", methods=["POST"])
 @blp.response(200, WebhookSchema, example=examples.WEBHOOK_CREATED)
 @operation(blp, "rotateWebhookSecret", security=CLIENT_KEY, problems=_ONE)
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def rotate_secret(webhook_id: str):
     """A new signing secret: every delivery sent from now on is signed with it alone.
-    A retry with the same `Idempotency-Key` answers the same secret (it rotates once)."""
+    A retry with the same `Idempotency-Key` answers the first answer again (it rotates
+    once)."""
     app = client_app("rotating a webhook's secret")
     endpoint = _endpoint(app.id, webhook_id)
-    made = keyed(f"webhook-secret|{webhook_id}")
-    secret = new_secret() if made is None else "whsec_" + made
-    rotated = services().webhooks.save(app.id, replace(endpoint, secret=secret))
+    rotated = services().webhooks.save(app.id, replace(endpoint, secret=new_secret()))
     return endpoint_view(rotated, secret=True)
 
 
@@ -248,7 +235,7 @@ def list_deliveries(query: dict[str, Any], webhook_id: str):
 @blp.route("/webhooks/<webhook_id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
 @blp.response(202, DeliverySchema, example=examples.DELIVERY)
 @operation(blp, "redeliver", security=CLIENT_KEY, problems=_ONE)
-@blp.doc(parameters=[IDEMPOTENCY_HEADER])
+@idempotent
 def redeliver(webhook_id: str, delivery_id: str):
     """Deliver a delivery again (the same body, signed anew), with its retries. A retry
     with the same `Idempotency-Key` asks for no other delivery."""
@@ -271,6 +258,6 @@ def redeliver(webhook_id: str, delivery_id: str):
         app.id,
         delivery.id,
         services().webhook_retry_seconds,
-        job_id=f"{delivery.id}-again-{keyed('redeliver') or secrets.token_hex(8)}"[:80],
+        job_id=f"{delivery.id}-again-{secrets.token_hex(8)}"[:80],
     )
     return delivery_view(delivery), 202
