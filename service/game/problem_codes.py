@@ -117,7 +117,7 @@ class ProblemCode(StrEnum):
     CHALLENGE_SELF = "challenge_self", "You cannot challenge yourself", "Challenge another player of your app."
     CHALLENGE_CLOSED = "challenge_closed", "The challenge is closed", "The challenge was accepted, declined, cancelled or has expired, or it is not yours to answer so: only the challenged player accepts or declines, only the challenger cancels."
     TOO_MANY_CHALLENGES = "too_many_challenges", "Too many open challenges", "A player has at most 20 open challenges: wait for answers or cancel some."
-    INVALID_WEBHOOK_URL = "invalid_webhook_url", "Invalid webhook URL", "A webhook's URL is http or https, with a host, no user or password and no fragment, at most 2048 characters."
+    INVALID_WEBHOOK_URL = "invalid_webhook_url", "Invalid webhook URL", "A webhook's URL is http or https, with a host (a DNS name, an IPv4 address as four decimal numbers, or a bracketed IPv6 address), no user or password and no fragment, at most 2048 characters."
     WEBHOOK_ADDRESS_REFUSED = "webhook_address_refused", "Address refused", "Deliveries never go to loopback, private, link-local, metadata or other non-public addresses (unless the operator allows some: SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES)."
     WEBHOOK_NOT_FOUND = "webhook_not_found", "No such webhook", "Your app has no webhook endpoint with this id."
     TOO_MANY_WEBHOOKS = "too_many_webhooks", "Too many webhooks", "Your app has as many webhook endpoints as it may (SCHNAPSEN_WEBHOOKS_PER_CLIENT)."
