@@ -112,7 +112,7 @@ class ProblemCode(StrEnum):
     GAME_OF_ANOTHER_APP = "game_of_another_app", "A game of another app", "A player joins only games created through its own app."
     PLAYER_NOT_FOUND = "player_not_found", "No such player", "Your app has no player with this id."
     TOO_MANY_PLAYERS = "too_many_players", "Too many players", "Your app has registered as many players as it may (SCHNAPSEN_PLAYERS_PER_CLIENT)."
-    INVALID_NAME = "invalid_name", "Invalid display name", "A display name has 1 to 32 characters: letters, marks, numbers, punctuation and symbols, single spaces between words, no control or format characters and no markup (< > & \" ` [ ] { } \\)."
+    INVALID_NAME = "invalid_name", "Invalid display name", "A display name has 1 to 32 characters: letters, marks, numbers, punctuation and symbols, single spaces between words, no control or format characters, no markup (< > & \" ` [ ] { } \\), and at least one character to see: not only Hangul fillers, braille blanks or combining marks."
     CHALLENGE_NOT_FOUND = "challenge_not_found", "No such challenge", "You made or received no challenge with this id; challenges are forgotten a day after they are made."
     CHALLENGE_SELF = "challenge_self", "You cannot challenge yourself", "Challenge another player of your app."
     CHALLENGE_CLOSED = "challenge_closed", "The challenge is closed", "The challenge was accepted, declined, cancelled or has expired, or it is not yours to answer so: only the challenged player accepts or declines, only the challenger cancels."
