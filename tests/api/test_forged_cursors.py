@@ -22,11 +22,8 @@ from service.store.clients import ClientRegistry
 from tests.support.postgres import fresh_database
 from tests.support.servers import LiveServer
 
-#: The archive's back ends; the PostgreSQL runs carry their lane on the parameter.
-BACK_ENDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
-]
+#: The archive's back ends (every run starts gunicorn: the system lane, both alike).
+BACK_ENDS = ["sqlite", "postgresql"]
 
 
 def cursor_of(raw: bytes) -> str:
