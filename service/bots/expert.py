@@ -26,8 +26,12 @@ the same way (so a claim without 66 is chosen only where R9d makes it the
 cheaper loss: the closer's opponent, trickless at the close, concedes 2
 rather than the 3 the closer would win). The work is counted in deterministic units (playout steps and
 solver nodes) derived from ``budget_ms``, not read off a clock, so the same
-view, seed and budget always give the same decision; a wall-clock guard of
-a few budgets stops a search only on a machine much slower than this one.
+view, seed and budget always give the same decision where the wall clock is
+off (tournaments, analyses, the tests of determinism). In the service a
+wall-clock guard also stops a search ``GUARD_MARGIN_MS`` past its budget of
+wall time, so a decision takes about what its caller is charged for however
+busy the machine; on a busy machine a long search may then rest on fewer
+sampled deals than its work count allows.
 """
 
 from __future__ import annotations
@@ -59,8 +63,13 @@ NODE_WORK = 1
 VALUE_WORK = 4
 #: Enumerate every opponent hand of a closed talon when there are at most this many.
 ENUMERATE_HANDS = 40
-#: Stop, whatever the work count, after this many budgets of wall time.
-GUARD_BUDGETS = 4.0
+#: Stop, whatever the work count, this many ms of wall time past the budget: before a
+#: sampled deal that would end later, as far as the slowest deal so far tells (one deal
+#: takes a few ms here, about 20 at most). The caller is charged the budget
+#: (``service.jobs.decision_shares``), so the margin is what keeps a decision close to
+#: its charge on a busy machine; it is wide enough that a small budget's search is still
+#: stopped by its work count, not the clock, on a machine a few times slower.
+GUARD_MARGIN_MS = 250
 
 
 class ExpertBot:
@@ -113,8 +122,12 @@ class Search:
         self.rng = random.Random(seed)
         self.sampler = WorldSampler(view)
         self.work_limit = max(1, budget_ms) * WORK_PER_MS
-        guard = GUARD_BUDGETS * max(1, budget_ms) / 1000 + 0.05
-        self.deadline = time.perf_counter() + guard if wall_clock_guard else float("inf")
+        started = time.perf_counter()
+        guard = (max(1, budget_ms) + GUARD_MARGIN_MS) / 1000
+        self.deadline = started + guard if wall_clock_guard else float("inf")
+        #: When ``spent`` last looked, and the longest time between two looks (a deal's).
+        self.looked = started
+        self.slowest = 0.0
         self.steps = 0
         self.values_computed = 0
         self.solvers: dict[tuple[int, tuple[int, int] | None], EndgameSolver] = {}
@@ -125,7 +138,14 @@ class Search:
         return self.steps * STEP_WORK + nodes * NODE_WORK + self.values_computed * VALUE_WORK
 
     def spent(self) -> bool:
-        return self.work >= self.work_limit or time.perf_counter() > self.deadline
+        """Whether to stop before the next sampled deal: the work is done, or the deal
+        would end past the wall-clock guard's deadline (if it is as slow as the slowest)."""
+        if self.work >= self.work_limit:
+            return True
+        now = time.perf_counter()
+        self.slowest = max(self.slowest, now - self.looked)
+        self.looked = now
+        return now + self.slowest > self.deadline
 
     def run(self, actions: list[int]) -> dict[int, float]:
         """The average value of each action for the seat, over the sampled deals.

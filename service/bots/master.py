@@ -64,7 +64,9 @@ class MasterSearch(Search):
             return super()._run(actions)
         worlds = list(sampler.every_hand())
         limit = int(self.work_limit * PRESUMED_SHARE) - self.work
-        search = PresumedSearch(self.solver(worlds[0]), self.seat, limit, PRESUMED_WORK)
+        search = PresumedSearch(
+            self.solver(worlds[0]), self.seat, limit, PRESUMED_WORK, self.deadline
+        )
         try:
             values = search.action_values(worlds)
         except TooLarge:

@@ -26,10 +26,15 @@ scored as the solver scores them. The rules of play stay in the engine:
 legal actions and results come from ``FastDeal``. Positions are memoized by
 the worlds and what was played, and the work (a world at a node) is counted,
 so a search that grows past its limit stops deterministically
-(``TooLarge``) and the caller falls back to the per-world solve.
+(``TooLarge``) and the caller falls back to the per-world solve; so does one
+still running at the caller's wall-clock deadline (``deadline``, a
+``time.perf_counter`` time; none where the wall clock is off).
 """
 
 from __future__ import annotations
+
+import math
+import time
 
 from service.bots.solver import EndgameSolver
 from service.engine.core import FastDeal, codes_in
@@ -53,8 +58,16 @@ class PresumedSearch:
     unit each (as in ``expert``), and past ``limit`` units the search stops.
     """
 
-    def __init__(self, solver: EndgameSolver, seat: int, limit: int, visit_work: int) -> None:
+    def __init__(
+        self,
+        solver: EndgameSolver,
+        seat: int,
+        limit: int,
+        visit_work: int,
+        deadline: float = math.inf,
+    ) -> None:
         self.solver = solver
+        self.deadline = deadline
         self.seat = seat
         self.limit = limit
         self.visit_work = visit_work
@@ -70,7 +83,7 @@ class PresumedSearch:
     def action_values(self, worlds: list[FastDeal]) -> dict[int, float]:
         """Each legal action of the seat (to move in every world) with its mean value.
 
-        Raises ``TooLarge`` once the work passes the limit.
+        Raises ``TooLarge`` once the work passes the limit, or the time the deadline.
         """
         first = worlds[0]
         if first.to_move != self.seat:
@@ -103,7 +116,7 @@ class PresumedSearch:
             value = self.solver.value(first)
             return [value if first.to_move == seat else -value]
         self.visits += len(deals)
-        if self.work() > self.limit:
+        if self.work() > self.limit or time.perf_counter() > self.deadline:
             raise TooLarge
         hands = first.hands
         key = (

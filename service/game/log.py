@@ -80,6 +80,12 @@ class TurnClock:
         return None if self.last_ms is None else max(0, self.now_ms - self.last_ms)
 
 
+#: The latest creation time a cursor may carry (ms since the epoch, year 287396): the
+#: largest integer a Redis score (a double) holds exactly, far below what the archive's
+#: 64-bit integers hold, so a forged time never reaches a store as a number it refuses.
+MAX_CREATED_MS = 2**53 - 1
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """One game of a client's index: its id and when it was created (ms since the epoch).
@@ -104,7 +110,10 @@ class Listed:
         except (binascii.Error, UnicodeDecodeError, ValueError):
             raise ValueError("not a cursor of this listing") from None
         created, sep, game_id = raw.partition(":")
-        if not sep or not created.isascii() or not created.isdigit() or not game_id.isalnum():
+        if not sep or not created.isdigit() or not game_id.isalnum():
+            raise ValueError("not a cursor of this listing")
+        # Compared as a number before it reaches a store: a longer one is no time we gave out.
+        if len(created) > len(str(MAX_CREATED_MS)) or int(created) > MAX_CREATED_MS:
             raise ValueError("not a cursor of this listing")
         return cls(game_id, int(created))
 

@@ -38,6 +38,12 @@ _ALLOWED_CATEGORIES = (
 )
 #: Characters that make markup in the places names are shown (HTML, Markdown links).
 _MARKUP = frozenset('<>&"`[]{}\\')
+#: Categories of a character that shows: a letter, number, punctuation or symbol. A mark
+#: shows only on something else, a space is nothing to see.
+_VISIBLE_CATEGORIES = ("L", "N", "P", "S")
+#: Characters of those categories that render as nothing: the Hangul fillers (Unicode's
+#: default-ignorable letters) and the braille blank, a symbol with no dot.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class InvalidName(ValueError):
@@ -69,7 +75,9 @@ class Player:
 def display_name(text: str) -> str:
     """The name as kept (NFC, no leading or trailing space); ``InvalidName`` if it breaks a
     rule: 1-32 characters, single spaces between words, no control or format characters
-    (no bidirectional overrides, no zero-width joiners), no markup characters."""
+    (no bidirectional overrides, no zero-width joiners), no markup characters, and at least
+    one character to see (not only Hangul fillers, braille blanks or combining marks: a
+    name that renders as nothing would let a player pass for nobody)."""
     if not isinstance(text, str):
         raise InvalidName("a display name is a string")
     name = unicodedata.normalize("NFC", text).strip(" ")
@@ -85,4 +93,14 @@ def display_name(text: str) -> str:
                 f"a display name may not hold U+{ord(char):04X} "
                 f"({unicodedata.category(char)}: no control, format or separator characters)"
             )
+    if not any(_visible(char) for char in name):
+        raise InvalidName(
+            "a display name has a character to see: a letter, number, punctuation or symbol "
+            "(fillers, blanks and marks alone show nothing)"
+        )
     return name
+
+
+def _visible(char: str) -> bool:
+    """Whether ``char`` shows on its own, so a name holding it is not blank where shown."""
+    return char not in _BLANK and unicodedata.category(char).startswith(_VISIBLE_CATEGORIES)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from redis import Redis
 
 from service.bots.catalog import CATALOG
-from service.bots.expert import GUARD_BUDGETS
+from service.bots.expert import GUARD_MARGIN_MS
 
 #: At most this long, in seconds, for one decision job beyond its think time: the worker's
 #: fork, loading the position, a level that does not search, and saving the result.
@@ -87,11 +87,14 @@ def wait_bound_seconds(ms_per_caller: int, decisions_per_caller: int) -> float:
     """How long another caller's decision can wait behind one flooding caller, one worker.
 
     The flooder holds at most ``ms_per_caller`` of think time and
-    ``decisions_per_caller`` jobs queued or running; a search stops after at
-    most ``GUARD_BUDGETS`` times its budget of wall time; each job, the other
-    caller's own included, takes at most ``JOB_START_SECONDS`` more.
+    ``decisions_per_caller`` jobs queued or running; a search stops at most
+    ``GUARD_MARGIN_MS`` of wall time past its budget (``service.bots.expert``),
+    however busy the machine; each job, the other caller's own included, takes
+    at most ``JOB_START_SECONDS`` more. With the defaults (4000 ms, 4 jobs):
+    4 s + 4 x 0.25 s + 5 s = 10 s.
     """
-    return GUARD_BUDGETS * ms_per_caller / 1000 + (decisions_per_caller + 1) * JOB_START_SECONDS
+    searching = ms_per_caller + decisions_per_caller * GUARD_MARGIN_MS
+    return searching / 1000 + (decisions_per_caller + 1) * JOB_START_SECONDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,9 @@ SIX_TO_FOUR = ipaddress.IPv6Network("2002::/16")
 #: One DNS label: letters, digits and inner hyphens (an international name in its
 #: ``xn--`` form), at most 63 characters.
 _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+#: A label a resolver reads as a number: decimal or octal digits, or hex after ``0x``
+#: (``0x`` alone is 0). A host ending in one is an IPv4 address, not a name.
+_NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")
 
 
 class InvalidWebhookUrl(ValueError):
@@ -201,8 +204,12 @@ def check_url(url: str) -> Target:
 def _check_host(host: str, *, bracketed: bool) -> None:
     """A host is an IPv4 literal, a bracketed IPv6 literal or a DNS name.
 
-    A name whose last label is all digits is refused: no top-level domain is,
-    and resolvers read ``2130706433`` or ``0x7f.1`` as addresses.
+    A name whose last label is a number (``_NUMBER``: decimal, octal or hex)
+    is refused: no top-level domain is, and resolvers and browsers read
+    ``2130706433``, ``0x7f000001``, ``0x7f.1`` or ``0177.0.0.1`` as IPv4
+    addresses (inet_aton's forms; the WHATWG URL standard's "ends in a
+    number"), whose checks ``address_allowed`` would never see at
+    registration.
     """
     if bracketed:
         try:
@@ -223,7 +230,7 @@ def _check_host(host: str, *, bracketed: bool) -> None:
     labels = name.split(".")
     if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise InvalidWebhookUrl("a webhook URL's host is a DNS name or an IP address")
-    if labels[-1].isdigit():
+    if _NUMBER.fullmatch(labels[-1]):
         raise InvalidWebhookUrl("a webhook URL's IPv4 address is written as four decimal numbers")
 
 

@@ -49,6 +49,9 @@ def test_an_address_literal_is_only_a_form_here():
         "http://2130706433/",
         "http://0x7f.1/",
         "http://127.1/",
+        "http://0x7f000001/",
+        "http://0177.0.0.1/",
+        "http://127.0.0.0x1/",
         "",
     ],
 )

@@ -151,6 +151,7 @@ def test_a_flooding_caller_gets_429s_and_another_callers_cheap_decision_waits_wi
     bound = wait_bound_seconds(SETTINGS["DECISION_MS_PER_CALLER"], SETTINGS["DECISIONS_PER_CALLER"])
     print(f"the other caller's decision took {waited:.1f} s (bound {bound:.1f} s)")
     assert job["status"] == "finished", job
+    assert waited <= bound, (waited, bound)  # the documented bound is the promise here
     # The bound holds because the other decision waits behind the flooder's share only:
     # no more of its decisions started before the other one than its share lets it hold.
     other = Job.fetch(job["id"], connection=connection, serializer=JSONSerializer)
