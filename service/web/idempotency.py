@@ -36,7 +36,7 @@ from service.game import auth
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
-from service.web.callers import KEY_ENDPOINTS, current_caller, seat_token, token_print
+from service.web.callers import current_caller, seat_token, takes_client_key, token_print
 from service.web.services import services
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def _long_enough(key: str) -> None:
 
 def _scope(key: str) -> str:
     """Where a job request's key is remembered: its seat token, else its caller."""
-    if (request.method, request.path) not in KEY_ENDPOINTS and seat_token() is not None:
+    if not takes_client_key() and seat_token() is not None:
         return f"seat:{token_print()[:16]}"
     caller = current_caller()
     if caller.client is None:
