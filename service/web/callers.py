@@ -221,7 +221,7 @@ def _identify() -> Caller:
                 )
             return Caller(address, app)
     if accepts.player_token or accepts.key_as_bearer:
-        token = seat_token()
+        token = seat_token()  # the bearer token; 401 for an Authorization of another kind
         if token and accepts.player_token and token.startswith(PLAYER_TOKEN_PREFIX):
             player = current_player()
             assert player is not None  # current_player raised otherwise
