@@ -1,8 +1,8 @@
 """Client apps and their API keys: made by an operator, stored only hashed, revocable.
 
 Third-party apps call the service from their own backends with a key
-(``Authorization: Bearer <key>`` on ``POST /v1/games`` and ``POST /v1/bot/moves``,
-or ``X-Client-Key: <key>`` on any request). A key is 256 random bits; Redis
+(``Authorization: Bearer <key>`` or ``X-Client-Key: <key>``, wherever an
+operation declares it: ``service.web.callers``). A key is 256 random bits; Redis
 keeps only its SHA-256, so a copy of the database opens no app's account.
 Per client: the idempotency scope, the rate limits and the games cap.
 

@@ -44,9 +44,11 @@ from service.store.redis_clients import (
 from service.store.seeks import SeekPool, SeekRules
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
+from service.web.callers import check_declared
 from service.web.cors import init_cors
 from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
+from service.web.schemes import SCHEME_DOCS
 from service.web.services import Services
 from service.web.spec import ContractPlugin, register_components
 from service.web.views import (
@@ -183,28 +185,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         },
     )
     register_components(api.spec)
-    api.spec.components.security_scheme(
-        "bearerAuth", {"type": "http", "scheme": "bearer", "description": "A seat's token"}
-    )
-    api.spec.components.security_scheme(
-        "clientKey",
-        {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A client app's key (schnapsen-admin clients create), as "
-            "'Authorization: Bearer <key>' on POST /v1/games, GET /v1/games, "
-            "GET /v1/games/export and POST /v1/bot/moves",
-        },
-    )
-    api.spec.components.security_scheme(
-        "clientKeyHeader",
-        {
-            "type": "apiKey",
-            "in": "header",
-            "name": "X-Client-Key",
-            "description": "A client app's key, on any request",
-        },
-    )
+    for name, scheme in SCHEME_DOCS.items():
+        api.spec.components.security_scheme(name, scheme)
     api.register_blueprint(games.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
@@ -218,6 +200,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(problem_pages.blp)
     app.register_blueprint(pages.blp)
     app.register_blueprint(docs.blp)
+    check_declared(app)
     register_error_handlers(app)
     web_services.init_app(
         app,

@@ -1,19 +1,28 @@
-"""Who is calling: a registered client app (by its key), or an anonymous address.
+"""Who is calling: a registered client app (by its key), one of its players, or an
+anonymous address.
 
 "The same caller" is what idempotency records, rate limits and the games cap
-are scoped to, the way payment APIs scope them to an account:
+are scoped to, the way payment APIs scope them to an account. It is resolved
+once a request, from the security the matched operation declares
+(``service.web.operations``, ``service.web.schemes``), and from nothing else:
+a credential whose scheme the operation does not name is not read (deny by
+default; a request that matched no operation reads none).
 
-- a request with a valid client key (``X-Client-Key: <key>`` on any request, or
-  ``Authorization: Bearer <key>`` on ``POST /v1/games``, ``GET /v1/games``,
-  ``GET /v1/games/export`` and ``POST /v1/bot/moves``, where no seat token is
-  sent) is that client app, wherever it comes from;
+- ``X-Client-Key: <key>``, where the operation names ``clientKeyHeader``, is
+  that client app, wherever it calls from;
+- ``Authorization: Bearer spt_...``, where it names ``playerToken``, is that
+  player of its app;
+- ``Authorization: Bearer <key>``, where it names ``clientKey``, is that
+  client app; where it names neither, a bearer token is a seat's, which the
+  views read (``seat_token``);
 - any other request is anonymous and is its client address (the peer address,
   or the address the trusted proxies in front report, see ``SCHNAPSEN_PROXY_HOPS``).
-  A made-up bearer token counts as its address, never as a fresh client.
+  A made-up bearer token counts as its address, never as a fresh client (where
+  the operation needs a key, that is 401 ``client_key_required``).
 
 A revoked key answers 401 at once. With ``SCHNAPSEN_ANONYMOUS_CLIENTS=0`` the
-key endpoints refuse anonymous callers (401); seats always act with their own
-tokens.
+operations that take a key as a bearer token refuse anonymous callers (401);
+seats always act with their own tokens.
 
 The ``Authorization`` header is read once a request, and its token hashed at
 most once (``seat_token``, ``token_print``): the rate limits, the idempotency
@@ -24,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app, g, request
+from flask import Flask, current_app, g, request
 
 from service.game import auth
 from service.game.players import Player
@@ -32,18 +41,14 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
 from service.store.clients import ClientApp
 from service.store.players import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
+from service.web.schemes import NOTHING, Accepted, accepted_by
 from service.web.services import services
 
-#: The endpoints where a bearer token is a client key rather than a seat's token.
-KEY_ENDPOINTS = frozenset(
-    {
-        ("POST", "/v1/games"),
-        ("GET", "/v1/games"),
-        ("GET", "/v1/games/export"),
-        ("POST", "/v1/bot/moves"),
-    }
-)
 _CLIENT_KEY_HEADER = "X-Client-Key"
+#: Where an API operation's path starts: each one must declare its security.
+_API_PREFIX = "/v1/"
+#: How the refusals say a key is sent.
+_HOW_TO_SEND_A_KEY = "as 'X-Client-Key: <key>' or 'Authorization: Bearer <key>'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +170,7 @@ def client_app(needs: str) -> ClientApp:
     client = current_caller().client
     if client is None:
         raise Unauthorized(
-            f"{needs} needs your client key, as 'X-Client-Key: <key>' or "
-            "'Authorization: Bearer <key>'",
+            f"{needs} needs your client key, {_HOW_TO_SEND_A_KEY}",
             code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     return client
@@ -180,29 +184,69 @@ def current_caller() -> Caller:
     return caller
 
 
+def accepted() -> Accepted:
+    """What the operation this request was routed to declared it reads (nothing for a
+    request that matched no operation)."""
+    endpoint = request.endpoint
+    view = current_app.view_functions.get(endpoint) if endpoint else None
+    return accepted_by(view) or NOTHING
+
+
+def takes_client_key() -> bool:
+    """Whether this request's bearer token is read as a client key (its operation names
+    ``clientKey``), rather than a seat's or a player's token."""
+    return accepted().key_as_bearer
+
+
+def check_declared(app: Flask) -> None:
+    """Refuse to build an app with an API route that declares no security: on such a
+    route the server would read no credential at all, so a forgotten declaration would
+    silently turn every caller anonymous."""
+    for rule in app.url_map.iter_rules():
+        view = app.view_functions.get(rule.endpoint)
+        if rule.rule.startswith(_API_PREFIX) and accepted_by(view) is None:
+            raise TypeError(f"{rule.rule} ({rule.endpoint}) declares no security: use @operation")
+
+
 def _identify() -> Caller:
     address = request.remote_addr or "unknown"
-    on_key_endpoint = (request.method, request.path) in KEY_ENDPOINTS
-    key = request.headers.get(_CLIENT_KEY_HEADER)
-    explicit = key is not None
-    if key is None and on_key_endpoint:
-        key = seat_token()
-        player = current_player() if key else None
-        if player is not None:  # a player's request is its app's, for limits and listings
-            return Caller(address, services().clients.get(player.app), player)
-    if key:
-        registry = services().clients
-        app = registry.identify(key) if len(key) <= 512 else None
-        if app is not None and app.revoked:
-            raise Unauthorized("this client key was revoked", code=ProblemCode.CLIENT_KEY_REVOKED)
-        if app is not None:
+    accepts = accepted()
+    if accepts.key_header:
+        key = request.headers.get(_CLIENT_KEY_HEADER)
+        if key is not None:
+            app = _client_of(key)
+            if app is None:
+                raise Unauthorized(
+                    "this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY
+                )
             return Caller(address, app)
-        if explicit or not current_app.config["ANONYMOUS_CLIENTS"]:
-            raise Unauthorized("this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY)
-    if on_key_endpoint and not current_app.config["ANONYMOUS_CLIENTS"]:
+    if accepts.player_token or accepts.key_as_bearer:
+        token = seat_token()  # the bearer token; 401 for an Authorization of another kind
+        if token and accepts.player_token and token.startswith(PLAYER_TOKEN_PREFIX):
+            player = current_player()
+            assert player is not None  # current_player raised otherwise
+            # A player's request is its app's, for limits and listings.
+            return Caller(address, services().clients.get(player.app), player)
+        if token and accepts.key_as_bearer:
+            app = _client_of(token)
+            if app is not None:
+                return Caller(address, app)
+            if not current_app.config["ANONYMOUS_CLIENTS"]:
+                raise Unauthorized(
+                    "this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY
+                )
+    if accepts.key_as_bearer and accepts.anonymous and not current_app.config["ANONYMOUS_CLIENTS"]:
         raise Unauthorized(
-            "this server serves registered client apps only: send your client key as "
-            "'Authorization: Bearer <key>'",
+            "this server serves registered client apps only: send your client key "
+            + _HOW_TO_SEND_A_KEY,
             code=ProblemCode.CLIENT_KEY_REQUIRED,
         )
     return Caller(address)
+
+
+def _client_of(key: str) -> ClientApp | None:
+    """The client app whose key this is; None for an unknown key; 401 for a revoked one."""
+    app = services().clients.identify(key) if len(key) <= 512 else None
+    if app is not None and app.revoked:
+        raise Unauthorized("this client key was revoked", code=ProblemCode.CLIENT_KEY_REVOKED)
+    return app

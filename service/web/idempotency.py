@@ -41,10 +41,10 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.web.callers import (
-    KEY_ENDPOINTS,
     current_caller,
     current_player,
     seat_token,
+    takes_client_key,
     token_print,
 )
 from service.web.services import services
@@ -131,7 +131,7 @@ def _scope(key: str) -> str:
     seat token, else its caller (client app, else address)."""
     if current_player() is not None:
         return caller_scope()
-    if (request.method, request.path) not in KEY_ENDPOINTS and seat_token() is not None:
+    if not takes_client_key() and seat_token() is not None:
         return f"seat:{token_print()[:16]}"
     caller = current_caller()
     if caller.client is None:

@@ -28,7 +28,7 @@ from redis.cluster import RedisCluster
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.scripts import Script
-from service.web.callers import KEY_ENDPOINTS, Caller, current_caller, token_print
+from service.web.callers import Caller, current_caller, takes_client_key, token_print
 
 _HIT = """
 local counted = {}
@@ -140,7 +140,7 @@ def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
     who = caller.address if anonymous else caller.client.id
     checks = [("ip", who) if anonymous else ("client", who)]
     endpoint = (request.method, request.path)
-    if tokens and endpoint not in KEY_ENDPOINTS:
+    if tokens and not takes_client_key():
         token = token_print()
         if token:  # a seat's token; a made-up one is also held by the address limit
             checks.append(("token", token[:32]))

@@ -4,7 +4,8 @@ Why: generated clients are only as good as the spec, and a convention kept
 by hand on each endpoint is soon forgotten. ``@operation(blp, "getGame",
 security=SEAT_OR_SPECTATOR, problems=GAME)`` sets the stable ``operationId``
 (camelCase; the SDK method name, listed in docs/api.md), the ``security`` it
-accepts, and documents every problem answer (``application/problem+json``,
+accepts (which is also all the server reads of a caller's credentials there:
+``service.web.callers``), and documents every problem answer (``application/problem+json``,
 the shared ``Problem`` schema, an example each) that the request can get.
 The summary is the first line of the view's docstring (flask-smorest).
 
@@ -28,20 +29,49 @@ from typing import Any, TypeVar
 
 from flask_smorest import Blueprint
 
+from service.web.schemes import (
+    CLIENT_KEY_BEARER,
+    CLIENT_KEY_HEADER,
+    PLAYER_TOKEN,
+    SEAT_TOKEN,
+    Security,
+    declare,
+)
+
 F = TypeVar("F", bound=Callable[..., Any])
-Security = list[dict[str, list[str]]]
 
 # -- who may call: the alternatives of an operation's `security` ------------
-#: A seat's token (`Authorization: Bearer <token>`), or nobody: a spectator.
-SEAT_OR_SPECTATOR: Security = [{"bearerAuth": []}, {}]
-#: A seat's token only.
-SEAT: Security = [{"bearerAuth": []}]
-#: A client app's key (as a bearer token or X-Client-Key), or anonymous.
-CLIENT: Security = [{"clientKey": []}, {"clientKeyHeader": []}, {}]
+# The server reads exactly the credentials named here (service.web.schemes,
+# service.web.callers): a scheme an operation does not name is not read.
+
+
+def _needs(*schemes: str) -> dict[str, list[str]]:
+    """One alternative: these schemes together (a fresh dict each, so the written
+    document repeats no shared object)."""
+    return {scheme: [] for scheme in schemes}
+
+
+#: A seat's token, or nobody: a spectator; either with the app's X-Client-Key.
+SEAT_OR_SPECTATOR: Security = [_needs(SEAT_TOKEN), _needs(CLIENT_KEY_HEADER), {}]
+#: A seat's token only, with the app's X-Client-Key beside it or not.
+SEAT: Security = [_needs(SEAT_TOKEN), _needs(SEAT_TOKEN, CLIENT_KEY_HEADER)]
+#: A client app's key (as a bearer token or X-Client-Key), one of its players, or
+#: anonymous.
+CLIENT: Security = [_needs(CLIENT_KEY_BEARER), _needs(CLIENT_KEY_HEADER), _needs(PLAYER_TOKEN), {}]
 #: A client app's key only (as a bearer token or X-Client-Key).
-CLIENT_KEY: Security = [{"clientKey": []}, {"clientKeyHeader": []}]
+CLIENT_KEY: Security = [_needs(CLIENT_KEY_BEARER), _needs(CLIENT_KEY_HEADER)]
+#: A player's token only.
+PLAYER: Security = [_needs(PLAYER_TOKEN)]
+#: A player's token, or its app's key (as a bearer token or X-Client-Key).
+PLAYER_OR_APP: Security = [
+    _needs(PLAYER_TOKEN),
+    _needs(CLIENT_KEY_BEARER),
+    _needs(CLIENT_KEY_HEADER),
+]
+#: Anybody, or a player of an app (an X-Client-Key, when sent, must still be known).
+ANYONE_OR_PLAYER: Security = [_needs(PLAYER_TOKEN), _needs(CLIENT_KEY_HEADER), {}]
 #: Anybody (an X-Client-Key, when sent, must still be known).
-ANYONE: Security = [{"clientKeyHeader": []}, {}]
+ANYONE: Security = [_needs(CLIENT_KEY_HEADER), {}]
 #: Not an API call at all (health, metrics, the document): no credentials read.
 NONE: Security = [{}]
 
@@ -123,6 +153,8 @@ def operation(
         # the next one (through current_app.ensure_sync), seven calls on every request
         # for nothing. The view takes their documentation and is called directly.
         view._apidoc = documented._apidoc  # type: ignore[attr-defined]
+        # What the server reads of a request to this view: what it declares, no more.
+        declare(view, security)
         return view
 
     return decorate

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from service.store.clients import ClientRegistry
 from service.web.app import create_app
 from tests.support.paths import SECRET
 
@@ -75,3 +76,33 @@ def test_games_per_client_are_capped(limited):
 def test_health_is_never_limited(limited):
     for _ in range(50):
         assert limited.get("/healthz").status_code == 200
+
+
+def test_a_players_requests_count_against_its_apps_quota_wherever_its_token_is_declared(
+    redis_url, redis_client
+):
+    # The caller of a player's operation is the player of its app, as on a create: the
+    # app's quota holds all of its players, a player's token its own, not the address's.
+    for key in redis_client.scan_iter(match="sch:rl:*"):
+        redis_client.delete(key)
+    app = create_app({
+        "REDIS_URL": redis_url,
+        "SECRET_KEY": SECRET,
+        "RATE_LIMIT_PER_CLIENT": 4,
+        "RATE_LIMIT_PER_TOKEN": 50,
+        "RATE_LIMIT_PER_IP": 100,
+    }).test_client()  # fmt: skip
+    _, key = ClientRegistry(redis_client).create("players' quota")
+    registered = app.post(
+        "/v1/players",
+        json={"app_player_id": "quota-1", "name": "Quota"},
+        headers={"X-Client-Key": key},
+    )
+    assert registered.status_code == 201, registered.json
+    player = {"Authorization": f"Bearer {registered.json['token']}"}
+    answers = [app.get("/v1/players/me", headers=player) for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert POLICY.match(answers[-1].headers["RateLimit-Policy"]).group(1) == "client"
+    assert_limited(app.get("/v1/seeks/sk_0", headers=player), "rate_limited")
+    # The address itself, without the player's token, still has its own quota.
+    assert app.get("/v1/bot/levels").status_code == 200

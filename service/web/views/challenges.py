@@ -29,13 +29,12 @@ from service.store.players import UnknownPlayer
 from service.web import examples
 from service.web.callers import required_player
 from service.web.idempotency import idempotent
-from service.web.operations import BODY, V1, operation
+from service.web.operations import BODY, PLAYER, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
 
 blp = Blueprint("challenges", __name__, url_prefix="/v1", description="Challenges")
 
-PLAYER = [{"bearerAuth": []}]
 #: How often a waiting request reads its challenge again (s).
 POLL_SECONDS = 0.25
 _ONE = V1 + (404,)

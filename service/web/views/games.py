@@ -53,7 +53,7 @@ from service.web.idempotency import (
     idempotency_key,
 )
 from service.web.operations import (
-    ANYONE,
+    ANYONE_OR_PLAYER,
     BODY,
     CLIENT,
     CLIENT_KEY,
@@ -263,7 +263,7 @@ def get_game(game_id: str):
 @blp.route("/<game_id>/join", methods=["POST"])
 @blp.arguments(JoinSchema, example=examples.JOIN)
 @blp.response(201, SeatedSchema, headers=_ETAG_HEADER, example={**examples.SEATED, "seat": 1})
-@operation(blp, "joinGame", security=ANYONE, problems=BODY + GAME + (409,))
+@operation(blp, "joinGame", security=ANYONE_OR_PLAYER, problems=BODY + GAME + (409,))
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def join_game(body: dict[str, Any], game_id: str):
     """Take seat 1 with the invite. A second join is refused (409).

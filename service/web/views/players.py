@@ -25,15 +25,11 @@ from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import idempotent
-from service.web.operations import BODY, CLIENT_KEY, V1, operation
+from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
 from service.web.services import services
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
-#: A player's token, or its app's key: the reads of an app's players.
-PLAYER_OR_APP = [{"bearerAuth": []}, {"clientKey": []}, {"clientKeyHeader": []}]
-#: A player's token only.
-PLAYER = [{"bearerAuth": []}]
 _NOT_FOUND = V1 + (404,)
 
 

@@ -18,13 +18,12 @@ from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, Un
 from service.web import examples
 from service.web.callers import required_player
 from service.web.idempotency import idempotent
-from service.web.operations import BODY, V1, operation
+from service.web.operations import BODY, PLAYER, V1, operation
 from service.web.services import games, services
 from service.web.time_controls import clock_body, time_control
 
 blp = Blueprint("seeks", __name__, url_prefix="/v1", description="Matchmaking")
 
-PLAYER = [{"bearerAuth": []}]
 #: How often a waiting request asks its seek again (s): its pairing is known this soon.
 POLL_SECONDS = 0.25
 _SEEK = V1 + (404,)
