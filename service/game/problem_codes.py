@@ -118,7 +118,7 @@ class ProblemCode(StrEnum):
     CHALLENGE_NOT_FOUND = "challenge_not_found", "No such challenge", "You made or received no challenge with this id; challenges are forgotten a day after they are made."
     CHALLENGE_SELF = "challenge_self", "You cannot challenge yourself", "Challenge another player of your app."
     CHALLENGE_CLOSED = "challenge_closed", "The challenge is closed", "The challenge was accepted, declined, cancelled or has expired, or it is not yours to answer so: only the challenged player accepts or declines, only the challenger cancels."
-    TOO_MANY_CHALLENGES = "too_many_challenges", "Too many open challenges", "A player has at most 20 open challenges: wait for answers or cancel some."
+    TOO_MANY_CHALLENGES = "too_many_challenges", "Too many open challenges", "A player has at most 20 open challenges (wait for answers or cancel some), and makes at most SCHNAPSEN_CHALLENGE_RECORDS_PER_PLAYER (100) within SCHNAPSEN_CHALLENGE_RECORD_SECONDS (a day), whatever became of them."
     INVALID_WEBHOOK_URL = "invalid_webhook_url", "Invalid webhook URL", "A webhook's URL is http or https, with a host (a DNS name, an IPv4 address as four decimal numbers, or a bracketed IPv6 address), no user or password and no fragment, at most 2048 characters."
     WEBHOOK_ADDRESS_REFUSED = "webhook_address_refused", "Address refused", "Deliveries never go to loopback, private, link-local, metadata or other non-public addresses (unless the operator allows some: SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES)."
     WEBHOOK_NOT_FOUND = "webhook_not_found", "No such webhook", "Your app has no webhook endpoint with this id."
