@@ -12,8 +12,10 @@ from typing import Any
 
 import requests
 
-from tests.support.http import PROBLEM_JSON
+from service.game import glicko2
+from tests.support.http import PROBLEM_JSON, Api
 from tests.support.players import AppKey, bearer, new_app, register_over_http
+from tests.support.rated_games import MIN_TRICKS, play_tricks, rated_game, resign
 from tests.support.waiting import wait_until
 
 #: Long past a few 5 s deadlines and a worker's start: only a clock that never fires fails.
@@ -261,3 +263,79 @@ def test_a_keyed_create_sent_again_as_rated_is_refused_as_another_request(
     assert casual.status_code == 201, casual.text
     rated = requests.post(f"{url}/v1/games", json={"rated": True}, headers=headers, timeout=30)
     _refused(rated, 422, "idempotency_key_reused")
+
+
+# -- RX7, RX8: ratings that cannot be farmed cheaply ---------------------------------
+
+
+def _rating(url: str, player: dict[str, Any]) -> dict[str, Any]:
+    return _get(url, "/v1/players/me", player["token"]).json()["rating"]
+
+
+def _rated_once(url: str, player: dict[str, Any]) -> dict[str, Any] | None:
+    rating = _rating(url, player)
+    return rating if rating["games"] >= 1 else None
+
+
+def test_rx7_a_resign_before_three_tricks_costs_the_resigner_and_gives_the_winner_nothing(
+    live_server, worker, redis_client
+):
+    url = live_server.url
+    api = Api.live(url)
+    winner, loser = _players(url, new_app(redis_client))
+    game_id, tokens = rated_game(api, winner["token"], loser["token"])
+    resign(api, game_id, tokens[1])
+    lost = wait_until(lambda: _rated_once(url, loser), HANG_BOUND, "the resigner's rating")
+    _expected_winner, expected_loser = glicko2.rate_game(glicko2.Rating(), glicko2.Rating(), 1.0)
+    assert abs(lost["rating"] - expected_loser.rating) < 0.01
+    # The winner's rating is written by the same job, before the loser's is seen.
+    assert _rating(url, winner) == {
+        "rating": 1500.0,
+        "deviation": 350.0,
+        "volatility": 0.06,
+        "games": 0,
+    }
+
+
+def test_rx8_a_pairs_fourth_rated_game_within_a_day_changes_no_rating(
+    live_server, worker, redis_client
+):
+    url = live_server.url
+    api = Api.live(url)
+    anna, ben, cleo = _players(url, new_app(redis_client), 3)
+    expected = [glicko2.Rating(), glicko2.Rating()]
+    for number in range(4):
+        game_id, tokens = rated_game(api, anna["token"], ben["token"])
+        play_tricks(api, game_id, tokens, MIN_TRICKS)
+        resign(api, game_id, tokens[1])
+        if number < 3:
+            expected = list(glicko2.rate_game(expected[0], expected[1], 1.0))
+            wait_until(
+                lambda count=number + 1: _rating(url, ben)["games"] == count,
+                HANG_BOUND,
+                "the pair's rated game",
+            )
+    # Another pair's game, rated after the fourth on the one worker: by then the fourth's
+    # job has run.
+    game_id, tokens = rated_game(api, cleo["token"], ben["token"])
+    resign(api, game_id, tokens[0])
+    wait_until(lambda: _rated_once(url, cleo), HANG_BOUND, "the other pair's game")
+    assert _rating(url, anna)["games"] == 3
+    assert abs(_rating(url, anna)["rating"] - expected[0].rating) < 0.01
+    history = _get(url, f"/v1/players/{anna['player']['player_id']}/ratings", anna["token"])
+    assert len(history.json()["changes"]) == 3
+
+
+def test_rx8_the_leaderboard_shows_only_players_with_enough_rated_games(
+    live_server, worker, redis_client
+):
+    url = live_server.url
+    api = Api.live(url)
+    app = new_app(redis_client)
+    anna, ben = _players(url, app)
+    game_id, tokens = rated_game(api, anna["token"], ben["token"])
+    play_tricks(api, game_id, tokens, MIN_TRICKS)
+    resign(api, game_id, tokens[1])
+    wait_until(lambda: _rated_once(url, anna), HANG_BOUND, "the game's ratings")
+    board = requests.get(f"{url}/v1/leaderboard", headers=app.headers, timeout=30).json()
+    assert board["players"] == [], board
