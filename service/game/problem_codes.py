@@ -110,7 +110,7 @@ class ProblemCode(StrEnum):
     INVALID_PLAYER_TOKEN = "invalid_player_token", "Unknown player token", "No player has this token: it was never given, or a newer registration of the player replaced it."
     PLAYER_REQUIRED = "player_required", "Players only", "A rated game is created and joined by players of the app, with their player tokens."
     RATED_DEALING = "rated_dealing", "A rated game is dealt by the server", "A rated game takes no seed, deck or first_dealer: the server shuffles every deal and draws the first dealer, so nobody knows a hand before it is dealt (RX4). Leave them out, or create a casual game."
-    RATED_GAME_NO_HELP = "rated_game_no_help", "No help in a rated game", "The service's bots give no hints to a seat of a rated game (RX5); hints are for casual games."
+    RATED_GAME_NO_HELP = "rated_game_no_help", "No help in a rated game", "The service's bots give no hints to a seat of a rated game, and analyse it only once it is over (RX5); hints are for casual games."
     GAME_OF_ANOTHER_APP = "game_of_another_app", "A game of another app", "A player joins only games created through its own app."
     PLAYER_NOT_FOUND = "player_not_found", "No such player", "Your app has no player with this id."
     TOO_MANY_PLAYERS = "too_many_players", "Too many players", "Your app has registered as many players as it may (SCHNAPSEN_PLAYERS_PER_CLIENT)."

@@ -339,3 +339,16 @@ def test_rx8_the_leaderboard_shows_only_players_with_enough_rated_games(
     wait_until(lambda: _rated_once(url, anna), HANG_BOUND, "the game's ratings")
     board = requests.get(f"{url}/v1/leaderboard", headers=app.headers, timeout=30).json()
     assert board["players"] == [], board
+
+
+def test_rx5_a_seat_of_a_running_rated_game_gets_no_analysis_of_its_finished_deals(
+    live_server, redis_client
+):
+    url = live_server.url
+    api = Api.live(url)
+    first, second = _players(url, new_app(redis_client))
+    game_id, tokens = rated_game(api, first["token"], second["token"])
+    seen = play_tricks(api, game_id, tokens, 11)  # past 10 tricks: until the deal is over
+    assert seen["deals"] and seen["status"] == "active", seen
+    answer = _post(url, f"/v1/games/{game_id}/analysis", tokens[0], {"deals": [1]})
+    _refused(answer, 403, "rated_game_no_help")
