@@ -35,8 +35,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 import redis
+from redis.client import Pipeline
 from rq import Queue, Worker, worker_registration
 from rq.executions import Execution
 from rq.job import Job
@@ -64,8 +66,11 @@ class RoomKeeping(Worker):
     make_room: Callable[[], object] | None = None
     #: When this worker first met the full store (``time.monotonic``); None: there is room.
     _full_since: float | None = None
-    #: Jobs taken out of their queue whose start could not be recorded, to put back.
-    _taken_back: list[tuple[str, Queue]]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        #: Jobs taken out of their queue whose start could not be recorded, to put back.
+        self._taken_back: list[tuple[str, Queue]] = []
 
     # -- the worker's own bookkeeping --------------------------------------
     def register_birth(self) -> None:
@@ -85,7 +90,7 @@ class RoomKeeping(Worker):
     def register_death(self) -> None:
         self._skip_if_full("register its end", super().register_death)
 
-    def heartbeat(self, timeout: int | None = None, pipeline: object = None) -> None:
+    def heartbeat(self, timeout: int | None = None, pipeline: Pipeline | None = None) -> None:
         self._skip_if_full("beat", lambda: super(RoomKeeping, self).heartbeat(timeout, pipeline))
 
     def maintain_heartbeats(self, job: Job, execution: Execution) -> None:
@@ -94,7 +99,7 @@ class RoomKeeping(Worker):
             lambda: super(RoomKeeping, self).maintain_heartbeats(job, execution),
         )
 
-    def set_state(self, state: str, pipeline: object = None) -> None:
+    def set_state(self, state: str, pipeline: Pipeline | None = None) -> None:
         self._skip_if_full(
             "record its state", lambda: super(RoomKeeping, self).set_state(state, pipeline)
         )
@@ -113,7 +118,7 @@ class RoomKeeping(Worker):
     def run_maintenance_tasks(self) -> None:
         self._skip_if_full("run its maintenance", super().run_maintenance_tasks)
 
-    def _start_scheduler(self, *args: object, **kwargs: object) -> None:
+    def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
         """RQ's scheduler (its locks are writes): on a full store, maintenance starts it later."""
         self._skip_if_full(
             "start its scheduler",
@@ -148,7 +153,7 @@ class RoomKeeping(Worker):
             super().execute_job(job, queue)
         except JobNotTaken as error:
             self._refused(f"start job {job.id}", error)
-            self._taken_back_jobs().append((error.job.id, queue))
+            self._taken_back.append((error.job.id, queue))
         except redis.exceptions.ResponseError as error:
             if not refused_for_memory(error):
                 raise
@@ -160,7 +165,7 @@ class RoomKeeping(Worker):
         """Return once the queues' Redis has room, making room meanwhile; then catch up."""
         while self._full_now():
             self._one_pass_while_full()
-        if self._full_since is not None or self._taken_back_jobs():
+        if self._full_since is not None or self._taken_back:
             self._room_again()
 
     def _full_now(self) -> bool:
@@ -188,7 +193,7 @@ class RoomKeeping(Worker):
                     pipeline.hset(self.key, mapping=self.serialize())
                     worker_registration.register(self, pipeline)
                     pipeline.expire(self.key, self.worker_ttl + 60)
-                for job_id, queue in self._taken_back_jobs():
+                for job_id, queue in self._taken_back:
                     pipeline.lrem(queue.intermediate_queue_key, 1, job_id)
                     queue.push_job_id(job_id, pipeline=pipeline, at_front=True)
                 pipeline.execute()
@@ -197,7 +202,7 @@ class RoomKeeping(Worker):
                 raise
             self._refused("register again", error)
             return
-        taken_back = len(self._taken_back_jobs())
+        taken_back = len(self._taken_back)
         waited = time.monotonic() - self._full_since if self._full_since is not None else 0.0
         log.warning(
             "the store has room again: worker %s takes jobs after %.0f s (%d put back)",
@@ -205,13 +210,8 @@ class RoomKeeping(Worker):
             waited,
             taken_back,
         )
-        self._taken_back_jobs().clear()
+        self._taken_back.clear()
         self._full_since = None
-
-    def _taken_back_jobs(self) -> list[tuple[str, Queue]]:
-        if not hasattr(self, "_taken_back"):
-            self._taken_back = []
-        return self._taken_back
 
     def _skip_if_full(self, what: str, write: Callable[[], object]) -> None:
         try:
