@@ -111,8 +111,7 @@ class RunCommand:
     """``schnapsen-serve`` as a user starts it: no REDIS_URL, so with its embedded Redis.
 
     With ``stderr``, its standard error goes to that file (to read its log lines); with
-    ``stdout``, its standard output (the start banner); ``env``: settings of its own
-    (``SCHNAPSEN_...``) on top of the tests' environment.
+    ``stdout``, its standard output (the start banner).
     """
 
     def __init__(
@@ -121,9 +120,8 @@ class RunCommand:
         port: int,
         stderr: Path | None = None,
         stdout: Path | None = None,
-        env: dict[str, str] | None = None,
     ):
-        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | (env or {})
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env.pop("SCHNAPSEN_SECRET_KEY", None)
         script = Path(sys.executable).parent / "schnapsen-serve"
         command = [str(script)] if script.exists() else [sys.executable, "-m", "service.serve.run"]
