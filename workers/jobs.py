@@ -37,7 +37,7 @@ from service.store.analyses import AnalysisStore
 from service.store.archive_codec import ArchiveEncodeError
 from service.store.archiving import ArchiveMismatch
 from service.store.exports import StoredExport
-from service.store.full import when_there_is_room
+from service.store.full import refused_for_memory, room, when_there_is_room
 from service.store.webhooks import UnknownDelivery, UnknownEndpoint
 from workers.runtime import runtime
 
@@ -320,6 +320,27 @@ def archive_game(game_id: str) -> dict[str, Any]:
     }
 
 
+#: When this process last scanned for stray games on a full store (``time.monotonic``).
+_scanned_while_full: list[float] = []
+
+
+def _scan_due(client: Any, every_seconds: int, *, full: bool) -> bool:
+    """Whether this sweep scans for stray games: the first in ``every_seconds`` to set the
+    scan's key; on a full store, which refuses the key, the first in that time in this
+    process."""
+    if not full:
+        try:
+            return bool(client.set(STRAY_SCAN_KEY, 1, nx=True, ex=every_seconds))
+        except redis.exceptions.ResponseError as error:
+            if not refused_for_memory(error):
+                raise
+    now = time.monotonic()
+    if _scanned_while_full and now - _scanned_while_full[-1] < every_seconds:
+        return False
+    _scanned_while_full[:] = [now]
+    return True
+
+
 def sweep() -> dict[str, Any]:
     """One pass of the games' lifecycle (``service.store.archiving``).
 
@@ -328,15 +349,23 @@ def sweep() -> dict[str, Any]:
     scan of every log finds ended games nobody noted (they are archived) and
     games that stood still past ``ABANDONED_AFTER_SECONDS`` (they are ended by
     the service's policy, ``GameService.abandon``, and so archived).
+
+    On a full store (``service.store.full``) it makes room: archived games are
+    forgotten before their grace is over, ended games archived and forgotten at
+    once (``GameArchiver.sweep(full=True)``), and the scan, which cannot write its
+    key, is spaced by this process's own clock. The workers run it in their own
+    process then (``workers/room.py``): no job can be taken from a full Redis.
     """
     rt = runtime()
     archiver = rt.archiver
     if archiver is None:
         return {"swept": False}
-    swept = archiver.sweep()
+    full = room(archiver.redis).full
+    swept = archiver.sweep(full=full)
     report: dict[str, Any] = {"released": swept.released, "archived": swept.archived}
-    scan_every = max(int(rt.stray_scan_seconds), 1)
-    if archiver.redis.set(STRAY_SCAN_KEY, 1, nx=True, ex=scan_every):
+    if full:
+        report["full"] = True
+    if _scan_due(archiver.redis, max(int(rt.stray_scan_seconds), 1), full=full):
         found = abandoned = 0
         for game_id in archiver.strays():
             try:

@@ -42,6 +42,11 @@ jobs (no other job needs to arrive):
 So a killed job runs again at most 5 + 3 s after the kill, plus the time to
 run it (the test measures about 5 s). A job whose work horse alone dies is
 retried at once by its worker.
+
+A full Redis (past its ``maxmemory``) refuses RQ's own writes too: the worker
+then stays up, takes no job, and (a worker of the archive queue) runs the
+sweep in its own process to make room, until there is room again
+(``workers/room.py``).
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ from service.jobs.watch import announce_ended
 from service.ops.logs import configure_logging
 from service.ops.settings import from_env, queue_redis_url
 from service.store.redis_clients import QueuesNotConfigured
+from workers.room import RoomKeeping
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -265,6 +271,11 @@ class SchnapsenWorker(Worker):
         return max(1, int(self.maintenance_interval))
 
 
+class ServiceWorker(RoomKeeping, SchnapsenWorker):
+    """The worker command's worker: ``SchnapsenWorker``'s jobs and quick recovery, and it
+    lives through a full store, making room while it waits (``workers/room.py``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="schnapsen-worker", description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -293,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet_idle_loop()
     import workers.jobs  # noqa: F401  (the bots load once, not in the first player's move)
 
-    worker = SchnapsenWorker(
+    worker = ServiceWorker(
         queues,
         name=args.name,
         connection=connection,
@@ -303,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if settings["ARCHIVE_URL"]:
         worker.sweep_seconds = settings["SWEEP_SECONDS"]
+        if ARCHIVE in worker.queue_names():  # the archive queue's jobs are what frees memory
+            worker.make_room = workers.jobs.sweep
     worker.work(with_scheduler=True, burst=args.burst, logging_level=args.log_level.upper())
     return 0
 
