@@ -33,6 +33,7 @@ from service.game.problems import GameNotFound
 from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
 from service.jobs.queues import BOT_MOVE_TIMEOUT
+from service.jobs.webhook_outbox import Asked
 from service.store.analyses import AnalysisStore
 from service.store.archive_codec import ArchiveEncodeError
 from service.store.archiving import ArchiveMismatch
@@ -253,6 +254,15 @@ def webhook_due(app: str, delivery_id: str, round_: int) -> dict[str, Any]:
     if delivery.state != "pending" or delivery.round != round_:
         return {"delivery": delivery_id, "queued": False, "reason": "not due any more"}
     asked = rt.webhook_outboxes.add(app, delivery_id)
+    if asked is Asked.OUTBOX_FULL:
+        rt.webhooks.record_attempt(
+            app,
+            delivery,
+            status=None,
+            latency_ms=0.0,
+            error="not sent: the app's outbox is full",
+            state="failed",
+        )
     return {"delivery": delivery_id, "queued": asked.value}
 
 
