@@ -5,7 +5,8 @@ the queues' Redis), and an app with deliveries waiting has exactly one *turn*
 (an RQ job, ``workers.jobs.webhook_turn``) queued or running on the
 ``webhooks`` queue. A turn sends one delivery, the oldest of its app's, once;
 then, if the app has more, it queues the app's next turn, behind every turn
-already waiting. The queue is first in, first out, so apps take turns round
+already waiting (while no job at all waits, it sends the next one itself, for
+up to ``TURN_SECONDS``: the new turn would run next anyway). The queue is first in, first out, so apps take turns round
 the table: an app's slow receiver, a burst of its notices or its
 redeliveries hold at most one attempt in each round, and a delivery at the
 head of its app's outbox starts after at most one attempt of every other app
@@ -39,11 +40,15 @@ from redis import Redis
 from rq import Retry
 from rq.job import Job
 
-from service.jobs.names import WEBHOOKS
+from service.jobs.names import LEGACY_QUEUES, QUEUES, WEBHOOKS
 from service.jobs.queues import FAILURE_TTL, queue
 
-#: A turn's own bound: one attempt (its send deadline) and the bookkeeping around it.
+#: A turn's own bound: its attempts (each within its send deadline) and their bookkeeping.
 TURN_TIMEOUT = 30
+#: While no other job waits, a turn goes on with its app's next delivery for this long
+#: (s), each attempt begun only if it can end within ``TURN_TIMEOUT``: one app alone
+#: pays no queueing per delivery.
+TURN_SECONDS = 10
 #: Deliveries an app's outbox holds; a notice past it is recorded as failed at once.
 OUTBOX_CAP = 10_000
 #: A keyed redelivery is remembered this long: its retry asks for nothing more.
@@ -92,6 +97,7 @@ if not turn or string.sub(turn, 1, string.len(ARGV[2]) + 1) ~= ARGV[2] .. ' ' th
   return 0
 end
 if redis.call('LLEN', KEYS[1]) > 0 then
+  if ARGV[5] == '1' then return 2 end
   redis.call('SET', KEYS[4], ARGV[3])
   return 1
 end
@@ -215,16 +221,29 @@ class AppOutboxes:
         raw = found[1]
         return Head(raw.decode() if isinstance(raw, bytes) else str(raw), bool(found[2]))
 
-    def done(self, app: str, turn_id: str, delivery_id: str | None) -> bool:
-        """The turn's attempt is over: the delivery leaves the outbox, and the app's next
-        turn is queued (behind every other app's) if it has more. Whether it had."""
+    def done(self, app: str, turn_id: str, delivery_id: str | None, *, go_on: bool = False) -> bool:
+        """The turn's attempt is over: the delivery leaves the outbox. If the app has more,
+        the turn goes on with ``go_on`` (nothing else waits: ``others_waiting``), else the
+        app's next turn is queued, behind every other app's. Whether the app had more."""
         job_id = turn_job_id()
-        more = self._done(
-            keys=_keys(app), args=[delivery_id or "", turn_id, _turn_value(job_id), app]
+        more = int(
+            self._done(
+                keys=_keys(app),
+                args=[delivery_id or "", turn_id, _turn_value(job_id), app, "1" if go_on else "0"],
+            )
         )
-        if int(more):
+        if more == 1:
             self._enqueue_turn(app, job_id)
-        return bool(int(more))
+        return more > 0
+
+    def others_waiting(self) -> bool:
+        """Whether any job waits on any queue: another app's turn, or work that comes
+        before webhooks. While none does, a turn may send its app's next delivery at once
+        instead of queueing a new turn (which would run next anyway)."""
+        with self.connection.pipeline(transaction=False) as pipe:
+            for name in (*QUEUES, *LEGACY_QUEUES):
+                pipe.llen(f"rq:queue:{name}")
+            return any(int(length) for length in pipe.execute())
 
     def schedule_retry(
         self, app: str, delivery_id: str, round_: int, retry: int, pause: float
@@ -287,4 +306,12 @@ class AppOutboxes:
         )
 
 
-__all__ = ["AppOutboxes", "Asked", "Head", "OUTBOX_CAP", "turn_job_id"]
+__all__ = [
+    "OUTBOX_CAP",
+    "TURN_SECONDS",
+    "TURN_TIMEOUT",
+    "AppOutboxes",
+    "Asked",
+    "Head",
+    "turn_job_id",
+]
