@@ -115,3 +115,25 @@ def test_a_turn_whose_job_was_lost_is_queued_again_by_the_recovery(connection):
     assert outboxes.recover(now=time.time() + LOST_TURN_SECONDS + 1) >= 1
     (again,) = _turns(connection, app)
     assert outboxes.head(app, again.id).delivery_id == "dlv_a"
+
+
+def test_a_turn_goes_on_with_its_apps_next_delivery_only_while_nothing_else_waits(connection):
+    for job in queue(WEBHOOKS, connection).get_jobs():  # the other tests' turns: none waits
+        job.delete()
+    app = _app()
+    outboxes = AppOutboxes(connection)
+    outboxes.add(app, "dlv_a")
+    outboxes.add(app, "dlv_b")
+    outboxes.add(app, "dlv_c")
+    (turn,) = _turns(connection, app)
+    queue(WEBHOOKS, connection).remove(turn.id)  # a worker took it: it runs now
+    assert not outboxes.others_waiting()
+    assert outboxes.done(app, turn.id, "dlv_a", go_on=True) is True
+    assert _turns(connection, app) == []  # went on: no new turn queued
+    assert outboxes.head(app, turn.id).delivery_id == "dlv_b"
+    other = _app()
+    outboxes.add(other, "dlv_x")
+    assert outboxes.others_waiting()
+    assert outboxes.done(app, turn.id, "dlv_b", go_on=False) is True
+    ids = [job.id for job in queue(WEBHOOKS, connection).get_jobs()]
+    assert ids[0] == _turns(connection, other)[0].id and len(_turns(connection, app)) == 1
