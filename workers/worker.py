@@ -72,6 +72,7 @@ from service.jobs.clocks import enqueue_overdue
 from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES, WEBHOOKS
 from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
+from service.jobs.webhook_outbox import AppOutboxes
 from service.ops.logs import configure_logging
 from service.ops.settings import from_env, queue_redis_url
 from service.store.redis_clients import QueuesNotConfigured
@@ -248,7 +249,8 @@ class SchnapsenWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         """RQ's maintenance; then the clocks' jobs that RQ's scheduler left overdue (its
-        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then a sweep
+        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then the apps
+        whose webhook turn was lost (``AppOutboxes.recover``, every 10 s); then a sweep
         asked for when one is due: any worker of the archive queue may ask, and one a
         ``sweep_seconds`` gets it (``enqueue_sweep``)."""
         super().run_maintenance_tasks()
@@ -257,6 +259,11 @@ class SchnapsenWorker(Worker):
                 enqueue_overdue(self.connection)
             except redis.RedisError as error:  # the next pass looks again
                 log.warning("could not move overdue clocks: %s", error)
+        if WEBHOOKS in self.queue_names():
+            try:
+                AppOutboxes(self.connection).recover()
+            except redis.RedisError as error:  # the next pass looks again
+                log.warning("could not look for lost webhook turns: %s", error)
         if self.sweep_seconds is None or ARCHIVE not in self.queue_names():
             return
         try:

@@ -76,15 +76,15 @@ def test_readyz_is_503_naming_the_workers_when_none_runs(lone_app):
         "workers:moves",
         "workers:decisions",
         "workers:exports",
-        "workers:webhooks",
         "workers:archive",
+        "workers:webhooks",
     ]
     assert body["checks"]["workers"] == {
         "moves": 0,
         "decisions": 0,
         "exports": 0,
-        "webhooks": 0,
         "archive": 0,
+        "webhooks": 0,
     }
     assert "workers:moves" in body["detail"]
 
