@@ -26,7 +26,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from service.store.archive_sqlite import LOCK_TIMEOUT
 
@@ -151,7 +151,7 @@ def _whole_archive(db: sqlite3.Connection, path: Path) -> int:
 def _connection(path: Path, uri_mode: str = "rwc") -> Iterator[sqlite3.Connection]:
     """A connection to ``path`` (``ro``, ``rw``: the file must exist), closed after."""
     db = sqlite3.connect(
-        f"file:{path.resolve()}?mode={uri_mode}",
+        f"file:{quote(str(path.resolve()))}?mode={uri_mode}",
         uri=True,
         timeout=LOCK_TIMEOUT,
         isolation_level=None,
@@ -194,8 +194,9 @@ def without_password(url: str) -> str:
 
 
 def password(url: str) -> str | None:
-    """The password ``url`` holds, if any."""
-    return urlsplit(url).password
+    """The password ``url`` holds, if any, decoded (``%40`` is ``@``)."""
+    secret = urlsplit(url).password
+    return None if secret is None else unquote(secret)
 
 
 __all__ = [

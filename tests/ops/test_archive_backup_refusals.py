@@ -45,9 +45,10 @@ def test_a_backup_of_an_archive_that_is_not_there_writes_nothing(tmp_path: Path)
 
 
 def test_a_backup_of_the_run_commands_archive_is_whole_and_self_contained(tmp_path: Path):
-    games = archive_of(tmp_path / "var" / "archive.sqlite3")
+    data_dir = tmp_path / "data dir #1?"  # a name a URI would misread
+    games = archive_of(data_dir / "archive.sqlite3")
     copy = tmp_path / "backups" / "backup.sqlite3"
-    made = archive_admin({"SCHNAPSEN_DATA_DIR": str(tmp_path / "var")}, "backup", str(copy))
+    made = archive_admin({"SCHNAPSEN_DATA_DIR": str(data_dir)}, "backup", str(copy))
     assert made.returncode == 0, made.stderr
     assert f"backed up {GAMES} games" in made.stdout
     assert sqlite_game_ids(copy) == games and integrity(copy) == ["ok"]
