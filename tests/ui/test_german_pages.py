@@ -47,6 +47,21 @@ def assert_german(page, where: str) -> None:
     assert english_left(page) == [], where
 
 
+#: The words a language's table lacks: a key of the English table, or a data-w of the page.
+MISSING_WORDS = """async () => {
+  const { TABLES } = await import("/static/words.js");
+  const missing = [];
+  const fixed = [...document.querySelectorAll("[data-w]")].map((node) => node.dataset.w)
+    .concat([...document.querySelectorAll("[data-w-label]")].map((node) => node.dataset.wLabel));
+  for (const [lang, table] of Object.entries(TABLES)) {
+    for (const key of Object.keys(TABLES.en)) if (!(key in table)) missing.push(`${lang}: ${key}`);
+    if (lang === "en") continue;
+    for (const key of fixed) if (!(key in table.page)) missing.push(`${lang}: page.${key}`);
+  }
+  return missing;
+}"""
+
+
 def phone(browser, **options):
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, **options
@@ -119,6 +134,8 @@ def test_the_browsers_language_chooses_german_and_the_switch_is_remembered(live_
         page.goto(f"{base}/play/")
         page.wait_for_selector("body[data-state=setup]")
         assert_german(page, "a German browser")
+        missing = page.evaluate(MISSING_WORDS)
+        assert missing == [], missing
 
         page.select_option("#lang", "en")
         page.wait_for_selector("html[lang=en]")

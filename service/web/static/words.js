@@ -319,7 +319,8 @@ const DE = {
 
 const LEVELS_DE = { random: "Zufall", beginner: "Anfänger", novice: "Neuling", heuristic: "Heuristik", expert: "Experte" };
 
-const TABLES = { en: EN, de: DE };
+/** Every table by its language; each has every key of the English one. */
+export const TABLES = { en: EN, de: DE };
 
 /** The language of this page: ?lang=, else the one remembered, else the browser's. */
 function chosenLanguage() {
