@@ -55,9 +55,15 @@ class ApiError(CliError):
 class Client:
     """The HTTP API, one JSON call at a time; refusals raise ``ApiError``."""
 
-    def __init__(self, url: str, token: str | None = None):
+    def __init__(
+        self,
+        url: str,
+        token: str | None = None,
+        words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+    ):
         self.url = url.rstrip("/")
         self.token = token
+        self.words = words
         self.session = requests.Session()
 
     def call(
@@ -78,8 +84,7 @@ class Client:
             )
         except requests.RequestException as error:
             raise CliError(
-                f"cannot reach the service at {self.url} ({type(error).__name__}); "
-                "is it running? Start it with: schnapsen-serve"
+                self.words.say("unreachable", url=self.url, error=type(error).__name__)
             ) from error
         if response.status_code >= 400:
             try:
@@ -284,7 +289,7 @@ def print_analysis(
     elif terminal:
         err.write("\n")
     if job["status"] == "failed":
-        raise CliError(f"the analysis failed: {job.get('error', 'no reason given')}")
+        raise CliError(words.say("analysis failed", error=job.get("error", words.say("no reason"))))
     analysis = client.call("GET", job["result"]["url"])
     view = client.call("GET", f"/v1/games/{game_id}")
     names = seat_names(view["players"], view["seat"], words)
@@ -362,18 +367,22 @@ def parse_arguments(argv: list[str], settings: ClientSettings) -> argparse.Names
     return parser(settings).parse_args(_tokens_taken_whole(argv))
 
 
-def resumed(args: argparse.Namespace, settings: ClientSettings) -> tuple[str, str, str]:
+def resumed(
+    args: argparse.Namespace,
+    settings: ClientSettings,
+    words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+) -> tuple[str, str, str]:
     """The service, game and token ``play --resume`` takes up: the ones given, else the
     last game played here (at the service it was played on, unless --url says)."""
     last = last_game.load(settings.state_home)
     if args.resume:
         token = args.token or (last.token if last and last.game_id == args.resume else None)
         if not token:
-            raise CliError(f"resuming game {args.resume} needs your seat's --token")
+            raise CliError(words.say("resume needs token", game_id=args.resume))
         url = args.url or (last.url if last and last.game_id == args.resume else None)
         return url or settings.url, args.resume, token
     if last is None:
-        raise CliError("no game to resume: play one first, or give --resume GAME_ID --token TOKEN")
+        raise CliError(words.say("nothing to resume"))
     return args.url or last.url, last.game_id, last.token
 
 
@@ -389,19 +398,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "play":
             if args.resume is not None:
-                url, game_id, token = resumed(args, settings)
-                game = Game(Client(url), out, inp, settings, words)
+                url, game_id, token = resumed(args, settings, words)
+                game = Game(Client(url, words=words), out, inp, settings, words)
                 game.resume(game_id, token)
             else:
-                game = Game(Client(args.url or settings.url), out, inp, settings, words)
+                game = Game(
+                    Client(args.url or settings.url, words=words), out, inp, settings, words
+                )
                 game.start(args.level, args.variant, args.seed)
             return game.run()
         if args.command == "analyse":
-            client = Client(args.url, token=args.token)
+            client = Client(args.url, token=args.token, words=words)
             return print_analysis(
                 client, args.game_id, out, sys.stderr, color=settings.color, words=words
             )
-        client = Client(args.url, token=args.token)
+        client = Client(args.url, token=args.token, words=words)
         return print_replay(client, args.game_id, out, color=settings.color, words=words)
     except CliError as error:
         print(f"schnapsen: {error}", file=sys.stderr)

@@ -183,6 +183,13 @@ ENGLISH = Vocabulary(
         "analysis deal": "Deal {number}",
         "analysis decision": "  trick {trick}: {name} {phrase} {value}",
         "analysis best": "; best: {phrase} {value}",
+        "unreachable": "cannot reach the service at {url} ({error}); is it running? "
+        "Start it with: schnapsen-serve",
+        "analysis failed": "the analysis failed: {error}",
+        "no reason": "no reason given",
+        "resume needs token": "resuming game {game_id} needs your seat's --token",
+        "nothing to resume": "no game to resume: play one first, or give --resume GAME_ID "
+        "--token TOKEN",
     },
 )
 
@@ -306,6 +313,14 @@ GERMAN = Vocabulary(
         "analysis deal": "Runde {number}",
         "analysis decision": "  Stich {trick}: {name} {phrase} {value}",
         "analysis best": "; am besten: {phrase} {value}",
+        "unreachable": "der Dienst unter {url} ist nicht erreichbar ({error}); läuft er? "
+        "Starte ihn mit: schnapsen-serve",
+        "analysis failed": "die Auswertung ist fehlgeschlagen: {error}",
+        "no reason": "ohne Angabe eines Grundes",
+        "resume needs token": "um die Partie {game_id} fortzusetzen, braucht es das --token "
+        "deines Platzes",
+        "nothing to resume": "keine Partie zum Fortsetzen: spiel zuerst eine, oder gib "
+        "--resume GAME_ID --token TOKEN an",
     },
 )
 

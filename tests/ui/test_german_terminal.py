@@ -13,6 +13,7 @@ import random
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import time
 import uuid
@@ -160,3 +161,21 @@ def test_the_command_line_language_wins_over_the_environment_and_an_unknown_one_
     )  # fmt: skip
     assert done.returncode == 2, done
     assert "SCHNAPSEN_LANG" in done.stderr and "de" in done.stderr, done.stderr
+
+
+def test_the_clients_own_refusals_are_said_in_german(tmp_path):
+    with socket.socket() as probe:  # a loopback port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    german = environment(SCHNAPSEN_LANG="de", XDG_STATE_HOME=str(tmp_path))
+    done = subprocess.run(
+        [schnapsen(), "replay", "any", "--url", closed],
+        capture_output=True, text=True, env=german, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "nicht erreichbar" in done.stderr, done.stderr
+    done = subprocess.run(
+        [schnapsen(), "play", "--resume"],
+        capture_output=True, text=True, env=german, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "keine Partie zum Fortsetzen" in done.stderr, done.stderr
+    assert english_words(done.stderr.replace("GAME_ID", "").replace("TOKEN", "")) == []
