@@ -9,21 +9,23 @@ wrote goes to test-artifacts/ui/german-terminal-*.txt.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shlex
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
 from tests.support.browser import ARTIFACTS
 from tests.support.paths import REPO
-from tests.ui.test_cli import environment as cli_environment
-from tests.ui.test_cli import schnapsen
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -42,10 +44,21 @@ ENGLISH = re.compile(
 )
 
 
+#: Where the clients run here remember their last game, instead of the home folder.
+STATE_HOME = tempfile.mkdtemp(prefix="schnapsen-german-state-")
+
+
+def schnapsen() -> str:
+    script = Path(sys.executable).parent / "schnapsen"
+    assert script.exists(), "the console script is missing: pip install -e '.[dev]'"
+    return str(script)
+
+
 def environment(**more: str) -> dict[str, str]:
     """The client's environment, its code this checkout's (the console script alone
-    would import the installed one)."""
-    return dict(cli_environment(), PYTHONPATH=str(REPO), **more)
+    would import the installed one); UTF-8 out, no colour."""
+    base = dict(os.environ, PYTHONIOENCODING="utf-8", NO_COLOR="1", XDG_STATE_HOME=STATE_HOME)
+    return dict(base, PYTHONPATH=str(REPO), **more)
 
 
 def english_words(text: str) -> list[str]:
