@@ -1,0 +1,406 @@
+"""Waiting clients at scale: 10,000 waiters on one server, each woken by its game's next event.
+
+    python benchmarks/many_waiters.py [--waiters 10000] [--games 500] [--addresses 200]
+                                      [--max-waiting 6000] [--web-connections 7000]
+
+Starts ``schnapsen-serve`` as a user runs it (embedded Redis, a temporary
+``--data-dir``, every setting at its default but ``SCHNAPSEN_MAX_WAITING``
+and ``SCHNAPSEN_WEB_CONNECTIONS``, given here: per process, two processes),
+then, from one asyncio process on loopback only:
+
+- creates ``--games`` human-vs-human games (both seats taken), from ten
+  addresses 127.0.2.x (the games an address may create per hour stay at
+  their default);
+- opens ``--waiters`` waiters, round-robin over the games, from
+  ``--addresses`` loopback addresses 127.0.1.x (so each address holds
+  waiters/addresses, within ``SCHNAPSEN_MAX_WAITING_PER_ADDRESS``): half SSE
+  streams with ``Last-Event-ID`` at the game's head, half long-polls
+  (``/events?after=<head>&wait=25``, asked again when one answers empty), as
+  seat 0, seat 1 or a spectator;
+- once every waiter is held or refused and 3 s have passed with nothing
+  changing, makes one action in each game (the seat to move, its first
+  legal action);
+- waits until every held waiter has received its game's next version (or 60
+  s have passed), then everything leaves and the server stops.
+
+An SSE waiter has one stream and does not reconnect: a stream that ends
+before its game's event counts as *ended early* (with what it carried),
+never as woken. A long-poll's first answer decides whether it was refused;
+after that, a failed request counts as an error and it asks again. While the
+waiters connect, wait and wake, one client times ``GET /healthz`` every 20
+ms from 127.0.0.1. The run prints held, refused (by problem code), woken by
+kind, ended early, the time from an action's answer to each waiter's
+receipt, /healthz p50/p99, the service log's stream ends by reason and its
+warnings, and the figures as one JSON line. Bounded: each phase has a
+deadline, and the whole run stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from live import Service, log_summary  # noqa: E402  (a script beside its neighbour)
+
+POLL_WAIT = 25
+#: Bounds: connecting every waiter, the quiet before the actions, the wake-up.
+OPEN_SECONDS = 180.0
+QUIET_SECONDS = 3.0
+WAKE_SECONDS = 60.0
+#: Waiters started per 50 ms while connecting.
+OPEN_BATCH = 50
+STREAM_END = re.compile(r'"stream_end": "(\w+)"')
+
+
+@dataclass(eq=False)
+class Waiter:
+    game: dict
+    kind: str  # "sse" or "poll"
+    seat: int | None  # None: a spectator
+    address: str
+    held: bool = False
+    refused: str = ""
+    woken_at: float | None = None
+    ended_early: str = ""  # an SSE stream that ended before its event: what it carried
+    errors: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.game["version"]
+
+    def headers(self) -> str:
+        token = "" if self.seat is None else self.game["tokens"][self.seat]
+        return f"Authorization: Bearer {token}\r\n" if token else ""
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 answer with a Content-Length: (status, body)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+    body = await reader.readexactly(int(length.group(1))) if length else b""
+    return status, body
+
+
+def problem_code(status: int, body: bytes) -> str:
+    with contextlib.suppress(ValueError, AttributeError):
+        return f"{status} {json.loads(body).get('code')}"
+    return str(status)
+
+
+async def sse_waiter(port: int, w: Waiter) -> None:
+    """One stream from ``w.address``, read until its game's next version arrives."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(w.address, 0))
+    try:
+        writer.write(
+            f"GET /v1/games/{w.game['id']}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"{w.headers()}Last-Event-ID: {w.start}\r\n\r\n".encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        if status != 200:
+            length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+            body = await reader.readexactly(int(length.group(1))) if length else b""
+            w.refused = problem_code(status, body)
+            return
+        w.held = True
+        wanted, received = f"\nid: {w.start + 1}\n".encode(), bytearray()
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                w.ended_early = "closed: " + received[-120:].decode(errors="replace")
+                return
+            received += data
+            if wanted in received:
+                w.woken_at = time.monotonic()
+                return
+            if received.endswith(b"\r\n0\r\n\r\n"):  # the server ended the stream
+                w.ended_early = received[-120:].decode(errors="replace")
+                return
+            del received[: max(0, len(received) - 4096)]
+    finally:
+        writer.close()
+
+
+async def poll_waiter(port: int, w: Waiter) -> None:
+    """Long-polls from ``w.address`` on one connection (a new one if the server closes
+    it), until an answer carries its game's next version."""
+    after, connection = w.start, None
+    while True:
+        try:
+            if connection is None:
+                connection = await asyncio.open_connection(
+                    "127.0.0.1", port, local_addr=(w.address, 0)
+                )
+            reader, writer = connection
+            writer.write(
+                f"GET /v1/games/{w.game['id']}/events?after={after}&wait={POLL_WAIT} HTTP/1.1"
+                f"\r\nHost: 127.0.0.1\r\n{w.headers()}\r\n".encode()
+            )
+            w.held = w.held or not w.refused
+            status, body = await read_answer(reader)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            if connection is not None:
+                connection[1].close()
+            connection = None
+            w.errors += 1
+            await asyncio.sleep(1)
+            continue
+        if status != 200:
+            if after == w.start and not w.errors and w.woken_at is None and status >= 400:
+                w.held, w.refused = False, problem_code(status, body)
+                connection[1].close()
+                return
+            w.errors += 1
+            await asyncio.sleep(1)
+            continue
+        answer = json.loads(body)
+        if any(event["version"] == w.start + 1 for event in answer["events"]):
+            w.woken_at = time.monotonic()
+            connection[1].close()
+            return
+        after = answer["version"]
+
+
+async def call(session, method: str, url: str, **kwargs) -> dict:
+    async with session.request(method, url, **kwargs) as response:
+        if response.status >= 300:
+            raise RuntimeError(f"{method} {url}: {response.status} {await response.text()}")
+        return await response.json()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def new_game(session, url: str) -> dict:
+    """A game with both seats taken, at its head: id, tokens, version, and the first legal
+    action of the seat to move (with that seat)."""
+    created = await call(session, "POST", f"{url}/v1/games", json={})
+    game_url = f"{url}/v1/games/{created['game_id']}"
+    joined = await call(session, "POST", f"{game_url}/join", json={"invite": created["invite"]})
+    tokens = {0: created["token"], 1: joined["token"]}
+    view = joined["game"]
+    if view["to_move"] != 1:
+        view = await call(session, "GET", game_url, headers=bearer(tokens[view["to_move"]]))
+    return {
+        "id": created["game_id"], "tokens": tokens, "version": view["version"],
+        "mover": view["seat"], "action": view["deal"]["legal_actions"][0],
+    }  # fmt: skip
+
+
+async def make_games(url: str, count: int) -> list[dict]:
+    """``count`` games, created from ten addresses 127.0.2.x, 16 at a time."""
+    sessions = [
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(f"127.0.2.{i + 1}", 0)))
+        for i in range(10)
+    ]
+    gate = asyncio.Semaphore(16)
+
+    async def one(i: int) -> dict:
+        async with gate:
+            return await new_game(sessions[i % 10], url)
+
+    try:
+        return await asyncio.gather(*(one(i) for i in range(count)))
+    finally:
+        for session in sessions:
+            await session.close()
+
+
+async def act_once_each(url: str, games: list[dict]) -> dict[str, float]:
+    """One action per game (16 at a time); when each action's answer arrived."""
+    answered: dict[str, float] = {}
+    gate = asyncio.Semaphore(16)
+    connector = aiohttp.TCPConnector(local_addr=("127.0.2.100", 0))
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def one(game: dict) -> None:
+            async with gate:
+                await call(session, "POST", f"{url}/v1/games/{game['id']}/actions",
+                           json=game["action"], headers=bearer(game["tokens"][game["mover"]]))  # fmt: skip
+                answered[game["id"]] = time.monotonic()
+
+        await asyncio.gather(*map(one, games))
+    return answered
+
+
+async def healthz(url: str, samples: list[float], errors: list[int], stop: asyncio.Event):
+    async with aiohttp.ClientSession() as session:
+        while not stop.is_set():
+            started = time.perf_counter()
+            try:
+                async with session.get(f"{url}/healthz", timeout=aiohttp.ClientTimeout(10)) as r:
+                    await r.read()
+                    errors[0] += r.status != 200
+            except (aiohttp.ClientError, TimeoutError):
+                errors[0] += 1
+            samples.append(time.perf_counter() - started)
+            await asyncio.sleep(0.02)
+
+
+def make_waiters(games: list[dict], count: int, addresses: int) -> list[Waiter]:
+    """Round-robin over the games; kinds alternate per round, viewers per waiter."""
+    waiters = []
+    for i in range(count):
+        game, k = games[i % len(games)], i // len(games)
+        address = f"127.0.1.{1 + i % addresses}"
+        waiters.append(Waiter(game, ("sse", "poll")[k % 2], (0, 1, None)[i % 3], address))
+    return waiters
+
+
+def quantile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values) or [float("nan")]
+    return round(ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000, 1)
+
+
+async def held_and_quiet(waiters: list[Waiter], deadline: float) -> None:
+    """Until every waiter is held or refused and nothing changed for QUIET_SECONDS."""
+    last, quiet = None, time.monotonic()
+    while time.monotonic() < deadline:
+        state = [(w.held, w.refused) for w in waiters]
+        if state != last:
+            last, quiet = state, time.monotonic()
+        elif all(h or r for h, r in state) and time.monotonic() - quiet >= QUIET_SECONDS:
+            return
+        await asyncio.sleep(0.2)
+
+
+async def run(args, url: str, port: int) -> dict:
+    began = time.monotonic()
+    games = await make_games(url, args.games)
+    print(f"{len(games)} games made in {time.monotonic() - began:.1f} s", flush=True)
+    waiters = make_waiters(games, args.waiters, args.addresses)
+    samples: list[float] = []
+    health_errors, stop = [0], asyncio.Event()
+    timer = asyncio.create_task(healthz(url, samples, health_errors, stop))
+    tasks = []
+    began = time.monotonic()
+    for i, w in enumerate(waiters):
+        tasks.append(asyncio.create_task((sse_waiter if w.kind == "sse" else poll_waiter)(port, w)))
+        if i % OPEN_BATCH == OPEN_BATCH - 1:
+            await asyncio.sleep(0.05)
+    await held_and_quiet(waiters, began + OPEN_SECONDS)
+    opened = time.monotonic() - began
+    held = Counter(w.kind for w in waiters if w.held)
+    print(f"held {held['sse']} SSE + {held['poll']} long-poll in {opened:.1f} s", flush=True)
+    answered = await act_once_each(url, games)
+    deadline = time.monotonic() + WAKE_SECONDS
+    while time.monotonic() < deadline and any(
+        w.held and w.woken_at is None and not w.ended_early for w in waiters
+    ):
+        await asyncio.sleep(0.2)
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(timer, *tasks, return_exceptions=True)
+    woken = Counter(w.kind for w in waiters if w.woken_at is not None)
+    delays = [w.woken_at - answered[w.game["id"]] for w in waiters if w.woken_at is not None]
+    early = [w for w in waiters if w.ended_early]
+    return {
+        "waiters": args.waiters, "games": args.games, "addresses": args.addresses,
+        "held_sse": held["sse"], "held_poll": held["poll"],
+        "refused": dict(Counter(w.refused for w in waiters if w.refused)),
+        "woken_sse": woken["sse"], "woken_poll": woken["poll"],
+        "not_woken": sum(w.held and w.woken_at is None for w in waiters),
+        "sse_ended_early": len(early),
+        "ended_early_carried": sorted({re.sub(r"\s+", " ", w.ended_early) for w in early})[:3],
+        "errors_once_held": sum(w.errors for w in waiters),
+        "open_seconds": round(opened, 1),
+        "wake_p50_ms": quantile(delays, 0.5), "wake_p99_ms": quantile(delays, 0.99),
+        "wake_max_ms": quantile(delays, 1.0),
+        "healthz_requests": len(samples), "healthz_errors": health_errors[0],
+        "healthz_p50_ms": quantile(samples, 0.5), "healthz_p99_ms": quantile(samples, 0.99),
+    }  # fmt: skip
+
+
+def raise_fd_limit(wanted: int) -> int:
+    """The soft open-files limit, raised towards ``wanted`` (the server inherits it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
+
+
+def stream_ends(log: Path) -> dict[str, int]:
+    """The service log's stream ends, by reason."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return dict(Counter(STREAM_END.findall(text)))
+
+
+def report(r: dict) -> None:
+    print(f"\n{r['waiters']} waiters on {r['games']} games from {r['addresses']} addresses")
+    print(f"  held              {r['held_sse']:>6} SSE  {r['held_poll']:>6} long-poll")
+    print(f"  woken             {r['woken_sse']:>6} SSE  {r['woken_poll']:>6} long-poll")
+    print(f"  refused           {sum(r['refused'].values()):>6}  {r['refused'] or ''}")
+    print(f"  not woken         {r['not_woken']:>6}  (SSE ended early: {r['sse_ended_early']})")
+    for carried in r["ended_early_carried"]:
+        print(f"    an early end carried: {carried!r}")
+    print(f"  errors once held  {r['errors_once_held']:>6}")
+    print(f"  connecting took   {r['open_seconds']:>6} s")
+    print(f"  action -> waiter  p50 {r['wake_p50_ms']} ms, p99 {r['wake_p99_ms']} ms, "
+          f"max {r['wake_max_ms']} ms")  # fmt: skip
+    print(f"  /healthz          p50 {r['healthz_p50_ms']} ms, p99 {r['healthz_p99_ms']} ms "
+          f"({r['healthz_requests']} requests, {r['healthz_errors']} errors)")  # fmt: skip
+    print(f"  stream ends logged: {r.get('stream_ends_logged')}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--waiters", type=int, default=10_000)
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--addresses", type=int, default=200, help="127.0.1.1 .. 127.0.1.N")
+    parser.add_argument("--max-waiting", type=int, default=6000, help="per server process")
+    parser.add_argument("--web-connections", type=int, default=7000, help="per process")
+    args = parser.parse_args()
+    if not 1 <= args.addresses <= 254:
+        parser.error("--addresses: 1 to 254")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # as Ctrl-C: stop the server
+    print("Schnapsen waiters at scale (benchmarks/many_waiters.py)")
+    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"open files limit {raise_fd_limit(args.waiters + 4096)}")
+    settings = {
+        "SCHNAPSEN_MAX_WAITING": str(args.max_waiting),
+        "SCHNAPSEN_WEB_CONNECTIONS": str(args.web_connections),
+    }
+    with tempfile.TemporaryDirectory(prefix="schnapsen-waiters-") as tmp:
+        log_path, service = Path(tmp) / "serve.log", None
+        try:
+            with open(log_path, "wb") as log:
+                service = Service(Path(tmp) / "var", log, settings=settings)
+            print(f"server: schnapsen-serve at {service.url}, embedded Redis, default "
+                  f"settings but {settings}", flush=True)  # fmt: skip
+            result = asyncio.run(run(args, service.url, int(service.url.rsplit(":", 1)[1])))
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return 130
+        finally:
+            if service:
+                service.stop()
+            log_summary(log_path)
+        result["stream_ends_logged"] = stream_ends(log_path)
+    report(result)
+    everyone = result["woken_sse"] + result["woken_poll"] == args.waiters
+    print("\nACCEPTANCE: " + ("every waiter woken" if everyone else "NOT every waiter woken"))
+    print(json.dumps(result, separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
