@@ -18,15 +18,20 @@ then, from one asyncio process on loopback only:
   (``/events?after=<head>&wait=25``, asked again when one answers empty), as
   seat 0, seat 1 or a spectator;
 - once every waiter is held or refused and 3 s have passed with nothing
-  changing, makes one action in each game (the seat to move, its first
-  legal action);
+  changing, holds them ``--hold`` s more (20: past an SSE heartbeat, 15 s by
+  default, so every stream has passed a quiet one and looked whether its
+  client left), then makes one action in each game (the seat to move, its
+  first legal action);
 - waits until every held waiter has received its game's next version (or 60
   s have passed), then everything leaves and the server stops.
 
-An SSE waiter has one stream and does not reconnect: a stream that ends
-before its game's event counts as *ended early* (with what it carried),
-never as woken. A long-poll's first answer decides whether it was refused;
-after that, a failed request counts as an error and it asks again. While the
+A waiter whose connection fails before it is held (reset, 503
+``store_unavailable``) tries again after 1 s, as a client would, and each
+such try is counted by its reason; a waiting cap's answer (429/503
+``too_many_waiting*``, ``too_many_connections``) refuses it for good. Once
+held, an SSE waiter does not reconnect: a stream that ends before its game's
+event counts as *ended early* (with what it carried), never as woken; a
+failed long-poll counts as an error and asks again. While the
 waiters connect, wait and wake, one client times ``GET /healthz`` every 20
 ms from 127.0.0.1. The run prints held, refused (by problem code), woken by
 kind, ended early, the time from an action's answer to each waiter's
@@ -49,7 +54,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import aiohttp
@@ -62,9 +68,13 @@ POLL_WAIT = 25
 OPEN_SECONDS = 180.0
 QUIET_SECONDS = 3.0
 WAKE_SECONDS = 60.0
-#: Waiters started per 50 ms while connecting.
-OPEN_BATCH = 50
+#: Waiters started together while connecting (``--rate`` paces the batches).
+OPEN_BATCH = 25
 STREAM_END = re.compile(r'"stream_end": "(\w+)"')
+
+
+#: Answers that refuse a waiter for good: the server's caps on waiting and connections.
+REFUSALS = ("too_many_waiting", "too_many_connections")
 
 
 @dataclass(eq=False)
@@ -77,7 +87,10 @@ class Waiter:
     refused: str = ""
     woken_at: float | None = None
     ended_early: str = ""  # an SSE stream that ended before its event: what it carried
-    errors: int = 0
+    #: Attempts to connect that failed before it was held, by why (it tries again in 1 s,
+    #: as an EventSource or a polling client does).
+    retries: Counter = field(default_factory=Counter)
+    errors: int = 0  # failed long-polls once held (it asks again)
 
     @property
     def start(self) -> int:
@@ -88,13 +101,18 @@ class Waiter:
         return f"Authorization: Bearer {token}\r\n" if token else ""
 
 
-async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    """One HTTP/1.1 answer with a Content-Length: (status, body)."""
+class NotHeld(Exception):
+    """A waiter's request failed before it was held: the reason, to count and retry."""
+
+
+async def read_head(reader: asyncio.StreamReader) -> tuple[int, bytes]:
     head = await reader.readuntil(b"\r\n\r\n")
-    status = int(head[9:12])
+    return int(head[9:12]), head
+
+
+async def read_body(reader: asyncio.StreamReader, head: bytes) -> bytes:
     length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
-    body = await reader.readexactly(int(length.group(1))) if length else b""
-    return status, body
+    return await reader.readexactly(int(length.group(1))) if length else b""
 
 
 def problem_code(status: int, body: bytes) -> str:
@@ -103,25 +121,58 @@ def problem_code(status: int, body: bytes) -> str:
     return str(status)
 
 
+def refusal(w: Waiter, status: int, body: bytes) -> None:
+    """A refusal for good (``REFUSALS``): ``w.refused``; anything else: NotHeld (retry)."""
+    code = problem_code(status, body)
+    if any(code.endswith(name) or f" {name}_" in code for name in REFUSALS):
+        w.refused = code
+        return
+    raise NotHeld(code)
+
+
+async def connect(port: int, w: Waiter):
+    try:
+        return await asyncio.open_connection("127.0.0.1", port, local_addr=(w.address, 0))
+    except OSError as error:
+        raise NotHeld(f"connect: {type(error).__name__}") from None
+
+
+async def until_held(attempt, w: Waiter, deadline: float) -> None:
+    """``attempt(w)`` again (after 1 s) while it fails before the waiter is held."""
+    while True:
+        try:
+            return await attempt(w)
+        except NotHeld as why:
+            reason = str(why)
+        except (OSError, asyncio.IncompleteReadError, ValueError) as error:
+            if w.held:
+                raise
+            reason = type(error).__name__
+        w.retries[reason] += 1
+        if time.monotonic() > deadline:
+            w.refused = f"never held ({reason})"
+            return
+        await asyncio.sleep(1)
+
+
 async def sse_waiter(port: int, w: Waiter) -> None:
     """One stream from ``w.address``, read until its game's next version arrives."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(w.address, 0))
+    reader, writer = await connect(port, w)
     try:
         writer.write(
             f"GET /v1/games/{w.game['id']}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"{w.headers()}Last-Event-ID: {w.start}\r\n\r\n".encode()
         )
-        head = await reader.readuntil(b"\r\n\r\n")
-        status = int(head[9:12])
+        status, head = await read_head(reader)
         if status != 200:
-            length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
-            body = await reader.readexactly(int(length.group(1))) if length else b""
-            w.refused = problem_code(status, body)
-            return
+            return refusal(w, status, await read_body(reader, head))
         w.held = True
         wanted, received = f"\nid: {w.start + 1}\n".encode(), bytearray()
         while True:
-            data = await reader.read(65536)
+            try:
+                data = await reader.read(65536)
+            except OSError as error:
+                data, received = b"", received + f" [{error!r}]".encode()
             if not data:
                 w.ended_early = "closed: " + received[-120:].decode(errors="replace")
                 return
@@ -141,40 +192,41 @@ async def poll_waiter(port: int, w: Waiter) -> None:
     """Long-polls from ``w.address`` on one connection (a new one if the server closes
     it), until an answer carries its game's next version."""
     after, connection = w.start, None
-    while True:
-        try:
-            if connection is None:
-                connection = await asyncio.open_connection(
-                    "127.0.0.1", port, local_addr=(w.address, 0)
+    try:
+        while True:
+            try:
+                if connection is None:
+                    connection = await connect(port, w)
+                reader, writer = connection
+                writer.write(
+                    f"GET /v1/games/{w.game['id']}/events?after={after}&wait={POLL_WAIT} "
+                    f"HTTP/1.1\r\nHost: 127.0.0.1\r\n{w.headers()}\r\n".encode()
                 )
-            reader, writer = connection
-            writer.write(
-                f"GET /v1/games/{w.game['id']}/events?after={after}&wait={POLL_WAIT} HTTP/1.1"
-                f"\r\nHost: 127.0.0.1\r\n{w.headers()}\r\n".encode()
-            )
-            w.held = w.held or not w.refused
-            status, body = await read_answer(reader)
-        except (OSError, asyncio.IncompleteReadError, ValueError):
-            if connection is not None:
-                connection[1].close()
-            connection = None
-            w.errors += 1
-            await asyncio.sleep(1)
-            continue
-        if status != 200:
-            if after == w.start and not w.errors and w.woken_at is None and status >= 400:
-                w.held, w.refused = False, problem_code(status, body)
-                connection[1].close()
+                w.held = True  # sent: it waits (a refusal answers at once, below)
+                status, head = await read_head(reader)
+                body = await read_body(reader, head)
+            except (OSError, asyncio.IncompleteReadError, ValueError, NotHeld):
+                if connection is not None:
+                    connection[1].close()
+                connection = None
+                w.errors += 1
+                await asyncio.sleep(1)
+                continue
+            if status != 200:
+                if after == w.start and not w.errors:  # its first answer: not held
+                    w.held = False
+                    return refusal(w, status, body)
+                w.errors += 1
+                await asyncio.sleep(1)
+                continue
+            answer = json.loads(body)
+            if any(event["version"] == w.start + 1 for event in answer["events"]):
+                w.woken_at = time.monotonic()
                 return
-            w.errors += 1
-            await asyncio.sleep(1)
-            continue
-        answer = json.loads(body)
-        if any(event["version"] == w.start + 1 for event in answer["events"]):
-            w.woken_at = time.monotonic()
+            after = answer["version"]
+    finally:
+        if connection is not None:
             connection[1].close()
-            return
-        after = answer["version"]
 
 
 async def call(session, method: str, url: str, **kwargs) -> dict:
@@ -291,14 +343,18 @@ async def run(args, url: str, port: int) -> dict:
     timer = asyncio.create_task(healthz(url, samples, health_errors, stop))
     tasks = []
     began = time.monotonic()
+    held_by = began + OPEN_SECONDS
     for i, w in enumerate(waiters):
-        tasks.append(asyncio.create_task((sse_waiter if w.kind == "sse" else poll_waiter)(port, w)))
+        attempt = sse_waiter if w.kind == "sse" else poll_waiter
+        tasks.append(asyncio.create_task(until_held(partial(attempt, port), w, held_by)))
         if i % OPEN_BATCH == OPEN_BATCH - 1:
-            await asyncio.sleep(0.05)
-    await held_and_quiet(waiters, began + OPEN_SECONDS)
+            await asyncio.sleep(max(0.0, began + (i + 1) / args.rate - time.monotonic()))
+    await held_and_quiet(waiters, held_by + 2)
     opened = time.monotonic() - began
     held = Counter(w.kind for w in waiters if w.held)
-    print(f"held {held['sse']} SSE + {held['poll']} long-poll in {opened:.1f} s", flush=True)
+    print(f"held {held['sse']} SSE + {held['poll']} long-poll in {opened:.1f} s; "
+          f"{args.hold:g} s more before the actions", flush=True)  # fmt: skip
+    await asyncio.sleep(args.hold)
     answered = await act_once_each(url, games)
     deadline = time.monotonic() + WAKE_SECONDS
     while time.monotonic() < deadline and any(
@@ -321,6 +377,7 @@ async def run(args, url: str, port: int) -> dict:
         "sse_ended_early": len(early),
         "ended_early_carried": sorted({re.sub(r"\s+", " ", w.ended_early) for w in early})[:3],
         "errors_once_held": sum(w.errors for w in waiters),
+        "retries_before_held": dict(sum((w.retries for w in waiters), Counter())),
         "open_seconds": round(opened, 1),
         "wake_p50_ms": quantile(delays, 0.5), "wake_p99_ms": quantile(delays, 0.99),
         "wake_max_ms": quantile(delays, 1.0),
@@ -353,6 +410,8 @@ def report(r: dict) -> None:
     for carried in r["ended_early_carried"]:
         print(f"    an early end carried: {carried!r}")
     print(f"  errors once held  {r['errors_once_held']:>6}")
+    print(f"  connects retried  {sum(r['retries_before_held'].values()):>6}  "
+          f"{r['retries_before_held'] or ''}")  # fmt: skip
     print(f"  connecting took   {r['open_seconds']:>6} s")
     print(f"  action -> waiter  p50 {r['wake_p50_ms']} ms, p99 {r['wake_p99_ms']} ms, "
           f"max {r['wake_max_ms']} ms")  # fmt: skip
@@ -366,6 +425,9 @@ def main() -> int:
     parser.add_argument("--waiters", type=int, default=10_000)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--addresses", type=int, default=200, help="127.0.1.1 .. 127.0.1.N")
+    parser.add_argument("--hold", type=float, default=20, help="seconds held before acting "
+                        "(past a 15 s heartbeat, so every stream has had a quiet one)")  # fmt: skip
+    parser.add_argument("--rate", type=float, default=250, help="waiters started a second")
     parser.add_argument("--max-waiting", type=int, default=6000, help="per server process")
     parser.add_argument("--web-connections", type=int, default=7000, help="per process")
     args = parser.parse_args()
