@@ -37,7 +37,7 @@ def server(redis_url) -> Iterator[LiveServer]:
     """One gevent process with room for the streams, a heartbeat every second (a stream
     looks whether its client left after each quiet heartbeat), default shares."""
     env = {"SCHNAPSEN_SSE_HEARTBEAT_SECONDS": "1", "SCHNAPSEN_MAX_WAITING": "2000"}
-    live = LiveServer(redis_url, workers=1, connections=2000, env=env)
+    live = LiveServer(redis_url, workers=1, connections=2400, env=env)
     try:
         yield live
     finally:
