@@ -36,8 +36,9 @@ waiters connect, wait and wake, one client times ``GET /healthz`` every 20
 ms from 127.0.0.1. The run prints held, refused (by problem code), woken by
 kind, ended early, the time from an action's answer to each waiter's
 receipt, /healthz p50/p99, the service log's stream ends by reason and its
-warnings, and the figures as one JSON line. Bounded: each phase has a
-deadline, and the whole run stops by itself.
+warnings, and the figures as one JSON line; it exits 1 unless every waiter
+was woken. Bounded: each phase has a deadline, and the whole run stops by
+itself.
 """
 
 from __future__ import annotations
@@ -461,7 +462,7 @@ def main() -> int:
     everyone = result["woken_sse"] + result["woken_poll"] == args.waiters
     print("\nACCEPTANCE: " + ("every waiter woken" if everyone else "NOT every waiter woken"))
     print(json.dumps(result, separators=(",", ":")))
-    return 0
+    return 0 if everyone else 1
 
 
 if __name__ == "__main__":

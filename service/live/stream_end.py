@@ -15,7 +15,7 @@ from enum import Enum
 log = logging.getLogger(__name__)
 
 
-class StreamEnd(Enum):
+class StreamEnding(Enum):
     """The reasons an event stream ends (docs/guarantees.md lists them)."""
 
     #: The game is over: its last event and ``end`` were sent (an EventSource opening it
@@ -36,10 +36,10 @@ class StreamEnd(Enum):
 
 
 #: Ends that say something is wrong with the server rather than the client or the game.
-_WARNINGS = frozenset({StreamEnd.STORE_AWAY, StreamEnd.FAILED})
+_WARNINGS = frozenset({StreamEnding.STORE_AWAY, StreamEnding.FAILED})
 
 
-def log_stream_end(game_id: str, reason: StreamEnd, detail: str = "") -> None:
+def log_stream_end(game_id: str, reason: StreamEnding, detail: str = "") -> None:
     """One line per ended stream: its game and its reason (a warning for the store)."""
     level = logging.WARNING if reason in _WARNINGS else logging.INFO
     extra = {"game_id": game_id, "stream_end": reason.value}

@@ -41,7 +41,7 @@ from service.game.rematch_service import Rematch
 from service.live.feed import FeedReads
 from service.live.memory import GameMemory
 from service.live.outage import StoreOutage
-from service.live.stream_end import StreamEnd, log_stream_end
+from service.live.stream_end import StreamEnding, log_stream_end
 from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
@@ -460,7 +460,7 @@ def stream(query: dict[str, Any], game_id: str):
     client = _client_socket()
 
     def events() -> Iterator[str]:
-        """The stream's lines; returns why it ended (``StreamEnd``) and a detail."""
+        """The stream's lines; returns why it ended (``StreamEnding``) and a detail."""
         nonlocal after
         yield "retry: 1000\n\n"
         deadline = time.monotonic() + limit
@@ -477,10 +477,10 @@ def stream(query: dict[str, Any], game_id: str):
                     if burst:
                         yield burst  # one write for the burst
                     if finished:
-                        return StreamEnd.GAME_OVER, f"at version {after}"
+                        return StreamEnding.GAME_OVER, f"at version {after}"
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    return StreamEnd.DEADLINE, f"{limit:g} s, at version {after}"
+                    return StreamEnding.DEADLINE, f"{limit:g} s, at version {after}"
                 waited = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
                 outage.over()
             except redis.exceptions.RedisError as error:
@@ -488,25 +488,25 @@ def stream(query: dict[str, Any], game_id: str):
                 # (nothing is missed). A store away for longer ends the stream; the
                 # client resumes exactly with Last-Event-ID once it answers again.
                 if time.monotonic() >= deadline:
-                    return StreamEnd.DEADLINE, f"the store failed at it ({error})"
+                    return StreamEnding.DEADLINE, f"the store failed at it ({error})"
                 if not outage.wait():
-                    return StreamEnd.STORE_AWAY, str(error)
+                    return StreamEnding.STORE_AWAY, str(error)
                 waited = Waited.UNKNOWN
             if waited is not Waited.APPENDED:
                 if client is not None and client_gone(client):
                     # The client left: give its slot back now.
-                    return StreamEnd.CLIENT_LEFT, f"at version {after}"
+                    return StreamEnding.CLIENT_LEFT, f"at version {after}"
                 yield ": keep-alive\n\n"
 
     def generate() -> Iterator[str]:
         """``events``, and one log line with the reason it ended, however it ended."""
-        reason, detail = StreamEnd.CONNECTION_CLOSED, ""
+        reason, detail = StreamEnding.CONNECTION_CLOSED, ""
         try:
             reason, detail = yield from events()
         except GeneratorExit:
             raise  # the server closed the answer: CONNECTION_CLOSED
         except Exception as error:
-            reason, detail = StreamEnd.FAILED, repr(error)
+            reason, detail = StreamEnding.FAILED, repr(error)
             raise
         finally:
             log_stream_end(game_id, reason, detail)
