@@ -25,6 +25,10 @@ then, from one asyncio process on loopback only:
 - waits until every held waiter has received its game's next version (or 60
   s have passed), then everything leaves and the server stops.
 
+An action answered 503 (``store_unavailable`` with ``Retry-After``: the
+server's Redis connections all busy for a moment) is sent again with its
+``Idempotency-Key``, and counted.
+
 A waiter whose connection fails before it is held (reset, 503
 ``store_unavailable``) tries again after 1 s, as a client would, and each
 such try is counted by its reason; a waiting cap's answer (429/503
@@ -34,7 +38,7 @@ event counts as *ended early* (with what it carried), never as woken; a
 failed long-poll counts as an error and asks again. While the
 waiters connect, wait and wake, one client times ``GET /healthz`` every 20
 ms from 127.0.0.1. The run prints held, refused (by problem code), woken by
-kind, ended early, the time from an action's answer to each waiter's
+kind, ended early, the time from an action's request to each waiter's
 receipt, /healthz p50/p99, the service log's stream ends by reason and its
 warnings, and the figures as one JSON line; it exits 1 unless every waiter
 was woken. Bounded: each phase has a deadline, and the whole run stops by
@@ -50,6 +54,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -276,18 +281,32 @@ async def make_games(url: str, count: int) -> list[dict]:
             await session.close()
 
 
-async def act_once_each(url: str, games: list[dict]) -> dict[str, float]:
-    """One action per game (16 at a time); when each action's answer arrived."""
+async def act_once_each(url: str, games: list[dict], retried: Counter) -> dict[str, float]:
+    """One action per game (16 at a time); when each action was first sent. An action
+    refused for a moment (503, ``Retry-After``) is sent again with the same
+    ``Idempotency-Key``, as a client would, up to 10 times; ``retried`` counts why."""
     answered: dict[str, float] = {}
     gate = asyncio.Semaphore(16)
     connector = aiohttp.TCPConnector(local_addr=("127.0.2.100", 0))
     async with aiohttp.ClientSession(connector=connector) as session:
 
         async def one(game: dict) -> None:
+            headers = bearer(game["tokens"][game["mover"]])
+            headers["Idempotency-Key"] = f"many-waiters-{game['id']}-{game['version']}"
             async with gate:
-                await call(session, "POST", f"{url}/v1/games/{game['id']}/actions",
-                           json=game["action"], headers=bearer(game["tokens"][game["mover"]]))  # fmt: skip
-                answered[game["id"]] = time.monotonic()
+                sent = time.monotonic()
+                for _ in range(10):
+                    async with session.post(f"{url}/v1/games/{game['id']}/actions",
+                                            json=game["action"], headers=headers) as answer:  # fmt: skip
+                        body = await answer.read()
+                        if answer.status < 300:
+                            answered[game["id"]] = sent
+                            return
+                        if answer.status != 503:
+                            raise RuntimeError(f"an action: {answer.status} {body[:300]!r}")
+                        retried[problem_code(answer.status, body)] += 1
+                        await asyncio.sleep(float(answer.headers.get("Retry-After", 1)))
+                raise RuntimeError(f"an action refused 10 times: {body[:300]!r}")
 
         await asyncio.gather(*map(one, games))
     return answered
@@ -356,7 +375,8 @@ async def run(args, url: str, port: int) -> dict:
     print(f"held {held['sse']} SSE + {held['poll']} long-poll in {opened:.1f} s; "
           f"{args.hold:g} s more before the actions", flush=True)  # fmt: skip
     await asyncio.sleep(args.hold)
-    answered = await act_once_each(url, games)
+    action_retries: Counter = Counter()
+    answered = await act_once_each(url, games, action_retries)
     deadline = time.monotonic() + WAKE_SECONDS
     while time.monotonic() < deadline and any(
         w.held and w.woken_at is None and not w.ended_early for w in waiters
@@ -379,6 +399,7 @@ async def run(args, url: str, port: int) -> dict:
         "ended_early_carried": sorted({re.sub(r"\s+", " ", w.ended_early) for w in early})[:3],
         "errors_once_held": sum(w.errors for w in waiters),
         "retries_before_held": dict(sum((w.retries for w in waiters), Counter())),
+        "action_retries": dict(action_retries),
         "open_seconds": round(opened, 1),
         "wake_p50_ms": quantile(delays, 0.5), "wake_p99_ms": quantile(delays, 0.99),
         "wake_max_ms": quantile(delays, 1.0),
@@ -413,8 +434,10 @@ def report(r: dict) -> None:
     print(f"  errors once held  {r['errors_once_held']:>6}")
     print(f"  connects retried  {sum(r['retries_before_held'].values()):>6}  "
           f"{r['retries_before_held'] or ''}")  # fmt: skip
+    print(f"  actions retried   {sum(r['action_retries'].values()):>6}  "
+          f"{r['action_retries'] or ''}")  # fmt: skip
     print(f"  connecting took   {r['open_seconds']:>6} s")
-    print(f"  action -> waiter  p50 {r['wake_p50_ms']} ms, p99 {r['wake_p99_ms']} ms, "
+    print(f"  action sent -> woken  p50 {r['wake_p50_ms']} ms, p99 {r['wake_p99_ms']} ms, "
           f"max {r['wake_max_ms']} ms")  # fmt: skip
     print(f"  /healthz          p50 {r['healthz_p50_ms']} ms, p99 {r['healthz_p99_ms']} ms "
           f"({r['healthz_requests']} requests, {r['healthz_errors']} errors)")  # fmt: skip
@@ -426,6 +449,7 @@ def main() -> int:
     parser.add_argument("--waiters", type=int, default=10_000)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--addresses", type=int, default=200, help="127.0.1.1 .. 127.0.1.N")
+    parser.add_argument("--keep-log", type=Path, help="copy the service's log there")
     parser.add_argument("--hold", type=float, default=20, help="seconds held before acting "
                         "(past a 15 s heartbeat, so every stream has had a quiet one)")  # fmt: skip
     parser.add_argument("--rate", type=float, default=250, help="waiters started a second")
@@ -457,6 +481,8 @@ def main() -> int:
             if service:
                 service.stop()
             log_summary(log_path)
+            if args.keep_log and log_path.exists():
+                shutil.copyfile(log_path, args.keep_log)
         result["stream_ends_logged"] = stream_ends(log_path)
     report(result)
     everyone = result["woken_sse"] + result["woken_poll"] == args.waiters
