@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -73,8 +72,6 @@ from service.web.render import (
 from service.web.services import games, services
 from service.web.statuses import StaleIfMatch
 from service.web.time_controls import time_control
-
-log = logging.getLogger(__name__)
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
@@ -459,7 +456,7 @@ def stream(query: dict[str, Any], game_id: str):
     release = _take_waiting_slot(game_id)
     client = _client_socket()
 
-    def events() -> Iterator[str]:
+    def events() -> Generator[str, None, tuple[StreamEnding, str]]:
         """The stream's lines; returns why it ended (``StreamEnding``) and a detail."""
         nonlocal after
         yield "retry: 1000\n\n"
