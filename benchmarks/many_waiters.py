@@ -26,7 +26,8 @@ then, from one asyncio process on loopback only:
   s have passed), then everything leaves and the server stops.
 
 An action answered 503 (``store_unavailable`` with ``Retry-After``: the
-server's Redis connections all busy for a moment) is sent again with its
+server's Redis connections all busy for a moment) or 408 (``body_timeout``:
+a server process starved of CPU read the body late) is sent again with its
 ``Idempotency-Key``, and counted.
 
 A waiter whose connection fails before it is held (reset, 503
@@ -283,8 +284,9 @@ async def make_games(url: str, count: int) -> list[dict]:
 
 async def act_once_each(url: str, games: list[dict], retried: Counter) -> dict[str, float]:
     """One action per game (16 at a time); when each action was first sent. An action
-    refused for a moment (503, ``Retry-After``) is sent again with the same
-    ``Idempotency-Key``, as a client would, up to 10 times; ``retried`` counts why."""
+    refused for a moment (503 with ``Retry-After``; 408 when the server, starved of CPU,
+    read its body late) is sent again with the same ``Idempotency-Key``, as a client
+    would, up to 10 times; ``retried`` counts why."""
     answered: dict[str, float] = {}
     gate = asyncio.Semaphore(16)
     connector = aiohttp.TCPConnector(local_addr=("127.0.2.100", 0))
@@ -302,7 +304,7 @@ async def act_once_each(url: str, games: list[dict], retried: Counter) -> dict[s
                         if answer.status < 300:
                             answered[game["id"]] = sent
                             return
-                        if answer.status != 503:
+                        if answer.status not in (408, 503):
                             raise RuntimeError(f"an action: {answer.status} {body[:300]!r}")
                         retried[problem_code(answer.status, body)] += 1
                         await asyncio.sleep(float(answer.headers.get("Retry-After", 1)))
