@@ -198,7 +198,7 @@ async def sse_waiter(port: int, w: Waiter) -> None:
 async def poll_waiter(port: int, w: Waiter) -> None:
     """Long-polls from ``w.address`` on one connection (a new one if the server closes
     it), until an answer carries its game's next version."""
-    after, connection = w.start, None
+    after, connection, answered = w.start, None, False
     try:
         while True:
             try:
@@ -220,12 +220,13 @@ async def poll_waiter(port: int, w: Waiter) -> None:
                 await asyncio.sleep(1)
                 continue
             if status != 200:
-                if after == w.start and not w.errors:  # its first answer: not held
+                if not answered and not w.errors:  # its first answer: not held
                     w.held = False
                     return refusal(w, status, body)
                 w.errors += 1
                 await asyncio.sleep(1)
                 continue
+            answered = True
             answer = json.loads(body)
             if any(event["version"] == w.start + 1 for event in answer["events"]):
                 w.woken_at = time.monotonic()
@@ -338,6 +339,11 @@ def make_waiters(games: list[dict], count: int, addresses: int) -> list[Waiter]:
     return waiters
 
 
+def waiting(w: Waiter) -> bool:
+    """Not woken yet, and still to be: neither refused nor ended early."""
+    return w.woken_at is None and not w.refused and not w.ended_early
+
+
 def quantile(values: list[float], fraction: float) -> float:
     ordered = sorted(values) or [float("nan")]
     return round(ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000, 1)
@@ -380,9 +386,7 @@ async def run(args, url: str, port: int) -> dict:
     action_retries: Counter = Counter()
     answered = await act_once_each(url, games, action_retries)
     deadline = time.monotonic() + WAKE_SECONDS
-    while time.monotonic() < deadline and any(
-        w.held and w.woken_at is None and not w.ended_early for w in waiters
-    ):
+    while time.monotonic() < deadline and any(waiting(w) for w in waiters):
         await asyncio.sleep(0.2)
     stop.set()
     for task in tasks:
@@ -396,7 +400,7 @@ async def run(args, url: str, port: int) -> dict:
         "held_sse": held["sse"], "held_poll": held["poll"],
         "refused": dict(Counter(w.refused for w in waiters if w.refused)),
         "woken_sse": woken["sse"], "woken_poll": woken["poll"],
-        "not_woken": sum(w.held and w.woken_at is None for w in waiters),
+        "not_woken": sum(waiting(w) or bool(w.ended_early) for w in waiters),
         "sse_ended_early": len(early),
         "ended_early_carried": sorted({re.sub(r"\s+", " ", w.ended_early) for w in early})[:3],
         "errors_once_held": sum(w.errors for w in waiters),
