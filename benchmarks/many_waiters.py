@@ -31,8 +31,9 @@ a server process starved of CPU read the body late) is sent again with its
 ``Idempotency-Key``, and counted.
 
 A waiter whose connection fails before it is held (reset, 503
-``store_unavailable``) tries again after 1 s, as a client would, and each
-such try is counted by its reason; a waiting cap's answer (429/503
+``store_unavailable``) tries again after the answer's ``Retry-After`` (else
+1 s), as a client would, and each such try is counted by its reason; a
+long-poll refused once held waits its ``Retry-After`` too; a waiting cap's answer (429/503
 ``too_many_waiting*``, ``too_many_connections``) refuses it for good. Once
 held, an SSE waiter does not reconnect: a stream that ends before its game's
 event counts as *ended early* (with what it carried), never as woken; a
@@ -109,7 +110,18 @@ class Waiter:
 
 
 class NotHeld(Exception):
-    """A waiter's request failed before it was held: the reason, to count and retry."""
+    """A waiter's request failed before it was held: the reason, to count and retry
+    (after ``pause`` s: the answer's ``Retry-After``, else 1)."""
+
+    def __init__(self, reason: str, pause: float = 1.0):
+        super().__init__(reason)
+        self.pause = pause
+
+
+def retry_after(head: bytes) -> float:
+    """An answer's ``Retry-After`` in seconds (1 when it has none)."""
+    found = re.search(rb"(?i)\r\nretry-after: *(\d+)", head)
+    return float(found.group(1)) if found else 1.0
 
 
 async def read_head(reader: asyncio.StreamReader) -> tuple[int, bytes]:
@@ -128,13 +140,14 @@ def problem_code(status: int, body: bytes) -> str:
     return str(status)
 
 
-def refusal(w: Waiter, status: int, body: bytes) -> None:
-    """A refusal for good (``REFUSALS``): ``w.refused``; anything else: NotHeld (retry)."""
+def refusal(w: Waiter, status: int, head: bytes, body: bytes) -> None:
+    """A refusal for good (``REFUSALS``): ``w.refused``; anything else: NotHeld (retry
+    after its ``Retry-After``)."""
     code = problem_code(status, body)
     if any(code.endswith(name) or f" {name}_" in code for name in REFUSALS):
         w.refused = code
         return
-    raise NotHeld(code)
+    raise NotHeld(code, retry_after(head))
 
 
 async def connect(port: int, w: Waiter):
@@ -147,10 +160,11 @@ async def connect(port: int, w: Waiter):
 async def until_held(attempt, w: Waiter, deadline: float) -> None:
     """``attempt(w)`` again (after 1 s) while it fails before the waiter is held."""
     while True:
+        pause = 1.0
         try:
             return await attempt(w)
         except NotHeld as why:
-            reason = str(why)
+            reason, pause = str(why), why.pause
         except (OSError, asyncio.IncompleteReadError, ValueError) as error:
             if w.held:
                 raise
@@ -159,7 +173,7 @@ async def until_held(attempt, w: Waiter, deadline: float) -> None:
         if time.monotonic() > deadline:
             w.refused = f"never held ({reason})"
             return
-        await asyncio.sleep(1)
+        await asyncio.sleep(pause)
 
 
 async def sse_waiter(port: int, w: Waiter) -> None:
@@ -172,7 +186,7 @@ async def sse_waiter(port: int, w: Waiter) -> None:
         )
         status, head = await read_head(reader)
         if status != 200:
-            return refusal(w, status, await read_body(reader, head))
+            return refusal(w, status, head, await read_body(reader, head))
         w.held = True
         wanted, received = f"\nid: {w.start + 1}\n".encode(), bytearray()
         while True:
@@ -222,9 +236,9 @@ async def poll_waiter(port: int, w: Waiter) -> None:
             if status != 200:
                 if not answered and not w.errors:  # its first answer: not held
                     w.held = False
-                    return refusal(w, status, body)
+                    return refusal(w, status, head, body)
                 w.errors += 1
-                await asyncio.sleep(1)
+                await asyncio.sleep(retry_after(head))  # as the answer asks
                 continue
             answered = True
             answer = json.loads(body)
