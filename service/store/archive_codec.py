@@ -89,6 +89,7 @@ are read. Whatever is wrong with the bytes, ``decode`` raises
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -126,6 +127,9 @@ from service.engine.state import Dealing, GameState, Variant
 
 #: The format this module writes; ``decode`` reads every version listed in ``_READERS``.
 ARCHIVE_VERSION = 1
+
+#: Decoded games ``decode`` keeps, the newest (each a few KiB).
+DECODED_GAMES = 256
 
 #: The fields of the seats hash with a compact form, in the order of their 2-bit forms.
 SEAT_FIELDS: tuple[str, ...] = (
@@ -425,7 +429,14 @@ def decode(data: bytes) -> ArchivedGame:
     """The game the bytes hold; raises ``ArchiveDecodeError`` (only) for anything else."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ArchiveDecodeError(f"an archived game is bytes, not {type(data).__name__}")
-    data = bytes(data)
+    return _decode(bytes(data))
+
+
+@functools.lru_cache(maxsize=DECODED_GAMES)
+def _decode(data: bytes) -> ArchivedGame:
+    """``decode``, kept for the last few games: a read of an archived row decodes it once
+    for the digest its row does not keep (``archive_rows``) and once more for its reader,
+    and an ``ArchivedGame`` is a frozen value, shared safely."""
     if not data:
         raise ArchiveDecodeError("no bytes: an archived game starts with its format's version")
     reader = _READERS.get(data[0])
