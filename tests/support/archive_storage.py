@@ -23,6 +23,8 @@ class Footprint:
     games: int
     stored_bytes: int
     payload_bytes: int
+    #: Of ``stored_bytes``, what the indexes take.
+    index_bytes: int = 0
 
     @property
     def per_game(self) -> float:
@@ -50,19 +52,30 @@ def _sqlite(path: str) -> Footprint:
         (stored,) = db.execute(
             f"SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN ({marks})", names
         ).fetchone()
+        indexes = [
+            n
+            for (n,) in db.execute(
+                "SELECT name FROM sqlite_schema WHERE tbl_name = 'games' AND type = 'index'"
+            )
+        ]
+        (indexed,) = db.execute(
+            f"SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN ({','.join('?' * len(indexes))})",
+            indexes,
+        ).fetchone()
         games, payload = db.execute(
             "SELECT count(*), coalesce(sum(length(data)), 0) FROM games"
         ).fetchone()
-    return Footprint(int(games), int(stored), int(payload))
+    return Footprint(int(games), int(stored), int(payload), int(indexed))
 
 
 def _postgres(url: str) -> Footprint:
     with psycopg.connect(url, autocommit=True) as db:
-        (stored,) = db.execute(
-            "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)"
+        stored, indexed = db.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(relid)), 0),"
+            " coalesce(sum(pg_indexes_size(relid)), 0)"
             " FROM pg_partition_tree('games') WHERE isleaf"
         ).fetchone()
         games, payload = db.execute(
             "SELECT count(*), coalesce(sum(length(data)), 0) FROM games"
         ).fetchone()
-    return Footprint(int(games), int(stored), int(payload))
+    return Footprint(int(games), int(stored), int(payload), int(indexed))
