@@ -6,7 +6,10 @@ hex digits it always is (``secrets.token_hex(8)``) fit a 64-bit integer. So
 both back ends keep ``game_id`` as that integer with its top bit flipped:
 signed integers then sort as the ids' hex digits do, and the listing's order
 and its cursors are the ones the text gave. A variant and a status are a
-small number each, from fixed tables that only ever grow.
+small number each, from fixed tables that only ever grow. A client app's id
+(``cl_`` and 12 hex digits, ``clients.py``) is its 6 bytes after a 0 byte,
+any other id its UTF-8 after a 1 byte: 7 bytes where the text took 15, in
+the row and in the listing's index.
 
 Keys the tables cannot hold are refused before anything is written
 (``ArchiveKeyError``): the game stays where it is, as a game the codec
@@ -54,6 +57,37 @@ def cursor_key(game_id: str) -> int:
         return game_key(game_id)
     except ArchiveKeyError:
         return -_FLIP if str(game_id) < "0" * GAME_ID_DIGITS else _FLIP - 1
+
+
+#: A client app's id as its store makes it: the prefix and 6 random bytes in hex.
+_CLIENT_PREFIX = "cl_"
+_CLIENT_DIGITS = 12
+_CLIENT_HEX, _CLIENT_TEXT = b"\x00", b"\x01"
+
+
+def client_key(client_id: str | None) -> bytes | None:
+    """The column value of a client app's id (None: a game of no client app)."""
+    if client_id is None:
+        return None
+    digits = client_id.removeprefix(_CLIENT_PREFIX)
+    if (
+        len(client_id) == len(_CLIENT_PREFIX) + _CLIENT_DIGITS
+        and client_id.startswith(_CLIENT_PREFIX)
+        and not digits.strip("0123456789abcdef")
+    ):
+        return _CLIENT_HEX + bytes.fromhex(digits)
+    return _CLIENT_TEXT + client_id.encode()
+
+
+def client_id_of(key: bytes | str | None) -> str | None:
+    """The client app's id a column value stands for (an old SQLite row may hold the
+    text)."""
+    if key is None or isinstance(key, str):
+        return key
+    key = bytes(key)
+    if key[:1] == _CLIENT_HEX:
+        return _CLIENT_PREFIX + key[1:].hex()
+    return key[1:].decode()
 
 
 def game_id_of(key: int | bytes | str) -> str:

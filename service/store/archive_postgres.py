@@ -32,6 +32,7 @@ from service.store.archive_keys import (
     STATUS_CODES,
     VARIANT_CODES,
     ArchiveKeyError,
+    client_key,
     cursor_key,
     game_key,
 )
@@ -225,7 +226,7 @@ class PostgresArchive:
         self, query: ArchiveQuery, after: ArchiveKey | None, count: int
     ) -> list[ArchiveRecord]:
         where = ["client_id = %s"]
-        args: list[Any] = [query.client_id]
+        args: list[Any] = [client_key(query.client_id)]
         if query.status is not None:
             if query.status not in STATUS_CODES:
                 return []

@@ -15,6 +15,8 @@ from typing import Any
 from service.store import archive_codec
 from service.store.archive import ArchiveRecord
 from service.store.archive_keys import (
+    client_id_of,
+    client_key,
     game_id_of,
     game_key,
     status_code,
@@ -41,7 +43,7 @@ def row_values(record: ArchiveRecord) -> tuple[Any, ...]:
     kept = None if derived_digest(record.data) == record.digest else record.digest
     return (
         game_key(record.game_id),
-        record.client_id,
+        client_key(record.client_id),
         variant_code(record.variant),
         status_code(record.status),
         record.created_ms,
@@ -65,7 +67,7 @@ def record_of(row: tuple[Any, ...]) -> ArchiveRecord:
     game_id, client_id, variant, status, created_ms, ended_ms, data, kept = row
     return ArchiveRecord(
         game_id_of(game_id),
-        client_id,
+        client_id_of(client_id),
         variant_of(variant),
         status_of(status),
         int(created_ms),

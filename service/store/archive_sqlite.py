@@ -20,6 +20,7 @@ from service.store.archive_keys import (
     STATUS_CODES,
     VARIANT_CODES,
     ArchiveKeyError,
+    client_key,
     cursor_key,
     game_key,
 )
@@ -119,7 +120,7 @@ class SqliteArchive:
         self, query: ArchiveQuery, after: ArchiveKey | None, count: int
     ) -> list[ArchiveRecord]:
         where = ["client_id = ?"]
-        args: list[Any] = [query.client_id]
+        args: list[Any] = [client_key(query.client_id)]
         if query.status is not None:
             if query.status not in STATUS_CODES:
                 return []
@@ -187,6 +188,7 @@ def _add_migration_functions(db: sqlite3.Connection) -> None:
         return STATUS_CODES.get(word, word)
 
     db.create_function("archive_game_key", 1, key, deterministic=True)
+    db.create_function("archive_client_key", 1, client_key, deterministic=True)
     db.create_function("archive_variant_code", 1, variant, deterministic=True)
     db.create_function("archive_status_code", 1, status, deterministic=True)
 
