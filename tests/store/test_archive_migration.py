@@ -33,6 +33,7 @@ def old_rows() -> list[ArchiveRecord]:
         record("00000000000000aa", start, client_id="cl_000000000000", status="aborted"),
         record("ffffffffffffffff", start, client_id="cl_000000000000", variant="tracked"),
         record("8000000000000000", start + 1, client_id=None),
+        record("0123456789abcdef", start + 2, client_id="client-β"),
     ]
     return rows
 
@@ -113,7 +114,7 @@ def test_an_archive_of_text_keys_reads_every_game_back_identical_once_compact(ol
         for row in rows:
             assert archive.get(row.game_id) == row
             assert archive.put(row) is False
-        for client in ("cl_000000000000", "cl_000000000001"):
+        for client in ("cl_000000000000", "cl_000000000001", "client-β"):
             mine = [row for row in rows if row.client_id == client]
             assert list(archive.scan(ArchiveQuery(client))) == newest_first(mine)
         aborted = list(archive.scan(ArchiveQuery("cl_000000000000", status="aborted")))
