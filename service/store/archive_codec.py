@@ -145,8 +145,9 @@ from service.engine.state import Dealing, GameState, Variant
 #: The format this module writes; ``decode`` reads every version listed in ``_READERS``.
 ARCHIVE_VERSION = 2
 
-#: Decoded games ``decode`` keeps, the newest (each a few KiB).
-DECODED_GAMES = 256
+#: Decoded games ``decode`` keeps, the newest: a read decodes its row twice in a row
+#: (``_decode``), so a few are enough, and each is tens of KiB of Python objects.
+DECODED_GAMES = 32
 
 #: The fields of the seats hash with a compact form, in the order of their 2-bit forms.
 SEAT_FIELDS: tuple[str, ...] = (

@@ -193,19 +193,13 @@ class PostgresArchive:
                 "SELECT data, digest FROM games WHERE game_id = %s LIMIT 1", (key,)
             ).fetchone()
             if found is None:
-                written = conn.execute(
-                    f"INSERT INTO games ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT DO NOTHING",
+                # No unique key stops a second row (migration 0002): the lock and the
+                # look above are what keep a game once.
+                conn.execute(
+                    f"INSERT INTO games ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                     values,
-                ).rowcount
-                if written:
-                    return True
-                # Written meanwhile without the lock (by hand): compare with that row.
-                found = conn.execute(
-                    "SELECT data, digest FROM games WHERE game_id = %s LIMIT 1", (key,)
-                ).fetchone()
-        if found is None:
-            raise ArchiveConflict(record.game_id)
+                )
+                return True
         data, kept = found
         if bytes(data) != record.data and row_digest(data, kept) != record.digest:
             raise ArchiveConflict(record.game_id)

@@ -3,8 +3,8 @@
 -- game_id is the 16 hex digits of the id as a bigint, top bit flipped so that
 -- numbers sort as the digits did (service/store/archive_keys.py); a client
 -- app's id is its 6 bytes after a 0 byte, any other id its UTF-8 after a 1
--- byte; variant and status are smallints; digest is NULL when the game's bytes give it
--- (service/store/archive_rows.py). The columns go widest first, so no byte of
+-- byte; variant and status are smallints; digest is NULL when the game's
+-- bytes give it (service/store/archive_rows.py). The columns go widest first, so no byte of
 -- a row is padding, and eight columns keep the null bitmap within the 24 bytes
 -- of a row's header.
 --
@@ -19,10 +19,13 @@
 -- end of its client's run of the index, where a descending index took each at
 -- the front and left half-empty pages behind. It holds no game_id: games of a
 -- client created in the same ms are few, and sorted by id as they are read
--- (an incremental sort), where the id took a quarter of every entry. The
--- primary key stays
--- (game_id, created_ms), as a partitioned table's unique keys must hold the
--- partition key.
+-- (an incremental sort), where the id took a quarter of every entry.
+--
+-- There is no primary key. A partitioned table's unique keys must hold the
+-- partition key, so the one it had, (game_id, created_ms), never kept a game
+-- once (put does, under a lock on the id, looking in every month first); it
+-- only served get(game_id), which an index of the id alone serves as well in
+-- two thirds of the bytes.
 ALTER TABLE games RENAME TO games_text_keys;
 
 -- The old table's partitions and the indexes of it and of them step aside for the
@@ -58,10 +61,10 @@ CREATE TABLE games (
     status     smallint NOT NULL,
     client_id  bytea,
     data       bytea    NOT NULL,
-    digest     bytea,
-    PRIMARY KEY (game_id, created_ms)
+    digest     bytea
 ) PARTITION BY RANGE (created_ms);
 
+CREATE INDEX games_by_id ON games (game_id);
 CREATE INDEX games_by_client ON games (client_id, created_ms);
 
 DO $$
