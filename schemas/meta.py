@@ -24,6 +24,13 @@ class ReadinessChecksSchema(Schema):
     queue_redis = fields.String(
         required=True, metadata={"description": "The queues' Redis: `ok`, or why not"}
     )
+    store = fields.String(
+        required=True,
+        metadata={
+            "description": "Room in the Redis servers: `ok`, `full: ...` naming the one past its"
+            " `maxmemory` (then `store_full` is missing), or `unknown: ...`"
+        },
+    )
     workers = WorkersField(
         required=True,
         metadata={"description": "Live workers per queue; a string when they cannot be counted"},

@@ -5,7 +5,9 @@
 - ``bot_decision(position, level, seed, budget_ms)``: the bot-move service and hints;
 - ``export_replay(game_id, viewer, format, export_id, version)``: a replay export;
 - ``analyse_game(game_id, parts)``: the post-game analysis of (deal, seat) parts;
-- ``deliver_webhook(app, delivery_id)``: one webhook delivery (``service.jobs.webhooks``);
+- ``webhook_turn(app)``: one attempt of an app's oldest webhook delivery waiting, its
+  next turn queued behind every other app's (``service.jobs.webhook_outbox``);
+- ``webhook_due(app, delivery_id, round)``: a failed delivery back in its app's outbox;
 - ``rate_game(game_id)``: a rated game's new ratings (``service.store.ratings``);
 - ``archive_game(game_id)``: an ended game to the archive (``service.store.archiving``);
 - ``sweep()``: Redis forgets archived games past their grace, lost archiving is
@@ -30,15 +32,15 @@ from service.engine.position import view_from_position
 from service.game.problems import GameNotFound
 from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
-from service.jobs.outbound import InvalidWebhookUrl, RefusedAddress, post
 from service.jobs.queues import BOT_MOVE_TIMEOUT
-from service.jobs.webhook_signing import SIGNATURE_HEADER, sign
+from service.jobs.webhook_outbox import TURN_SECONDS, TURN_TIMEOUT, Asked
 from service.store.analyses import AnalysisStore
 from service.store.archive_codec import ArchiveEncodeError
 from service.store.archiving import ArchiveMismatch
 from service.store.exports import StoredExport
-from service.store.full import when_there_is_room
-from service.store.webhooks import UnknownDelivery, UnknownEndpoint
+from service.store.full import refused_for_memory, room, when_there_is_room
+from service.store.webhooks import UnknownDelivery
+from workers.deliveries import attempt
 from workers.runtime import runtime
 
 log = logging.getLogger(__name__)
@@ -221,71 +223,64 @@ def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
     }
 
 
-class DeliveryFailed(Exception):
-    """A webhook delivery's attempt did not get a 2xx answer: RQ tries it again later."""
+def webhook_turn(app: str) -> dict[str, Any]:
+    """One turn of an app's webhooks (``service.jobs.webhook_outbox``): one attempt of its
+    oldest delivery waiting (``workers.deliveries``), then its next turn queued behind
+    every other app's, if it has more; while no other job waits, the next attempt at once
+    instead (for up to ``TURN_SECONDS``). A copy of a turn that is no longer the app's (a
+    killed worker's job run again after a new turn was queued) sends nothing."""
+    rt = runtime()
+    outboxes = rt.webhook_outboxes
+    job = get_current_job()
+    turn_id = job.id if job is not None else ""
+    started = time.monotonic()
+    outcomes: list[dict[str, Any]] = []
+    while True:
+        head = outboxes.head(app, turn_id)
+        if head is False:
+            return {"app": app, "attempts": outcomes, "reason": "not this app's turn"}
+        if head is None:
+            outboxes.done(app, turn_id, None)
+            return {"app": app, "attempts": outcomes}
+        outcomes.append(attempt(rt, app, head))
+        # another attempt only while nothing else waits, and only one that ends in time
+        elapsed = time.monotonic() - started
+        go_on = (
+            elapsed < TURN_SECONDS
+            and elapsed + rt.webhook_timeout + 5 < TURN_TIMEOUT
+            and not outboxes.others_waiting()
+        )
+        if not outboxes.done(app, turn_id, head.delivery_id, go_on=go_on) or not go_on:
+            return {"app": app, "attempts": outcomes}
+
+
+def webhook_due(app: str, delivery_id: str, round_: int) -> dict[str, Any]:
+    """A failed delivery's retry is due: back in its app's outbox, unless it was delivered,
+    failed for good or asked for again since (its round moved on)."""
+    rt = runtime()
+    try:
+        delivery = rt.webhooks.delivery(app, delivery_id)
+    except UnknownDelivery:
+        return {"delivery": delivery_id, "queued": False, "reason": "forgotten"}
+    if delivery.state != "pending" or delivery.round != round_:
+        return {"delivery": delivery_id, "queued": False, "reason": "not due any more"}
+    asked = rt.webhook_outboxes.add(app, delivery_id)
+    if asked is Asked.OUTBOX_FULL:
+        rt.webhooks.record_attempt(
+            app,
+            delivery,
+            status=None,
+            latency_ms=0.0,
+            error="not sent: the app's outbox is full",
+            state="failed",
+        )
+    return {"delivery": delivery_id, "queued": asked.value}
 
 
 def deliver_webhook(app: str, delivery_id: str) -> dict[str, Any]:
-    """POST one webhook delivery to its endpoint, signed now (``service.jobs.webhooks``).
-
-    A 2xx answer delivers it. Anything else (an error status, a refused address,
-    no answer within the bound) is recorded in the delivery's history and raised,
-    so that RQ tries again after the next pause; once every retry is spent the
-    delivery has failed for good, and so many in a row disable the endpoint. A
-    deleted endpoint, or a disabled one, gets nothing (the delivery says why).
-    """
-    rt = runtime()
-    store = rt.webhooks
-    try:
-        delivery = store.delivery(app, delivery_id)
-    except UnknownDelivery:
-        return {"delivery": delivery_id, "sent": False, "reason": "forgotten"}
-    if delivery.state == "delivered":
-        return {"delivery": delivery_id, "sent": False, "reason": "delivered before"}
-    try:
-        endpoint = store.get(app, delivery.endpoint)
-    except UnknownEndpoint:
-        store.record_attempt(
-            app, delivery, status=None, latency_ms=0.0, error="endpoint deleted", state="failed"
-        )
-        return {"delivery": delivery_id, "sent": False, "reason": "endpoint deleted"}
-    if endpoint.disabled:
-        store.record_attempt(
-            app, delivery, status=None, latency_ms=0.0, error="endpoint disabled", state="failed"
-        )
-        return {"delivery": delivery_id, "sent": False, "reason": "endpoint disabled"}
-    payload = delivery.body.encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "schnapsen-webhooks/1",
-        "Schnapsen-Event-Id": delivery.event_id,
-        "Schnapsen-Delivery": delivery.id,
-        SIGNATURE_HEADER: sign(endpoint.secret, int(time.time()), payload),
-    }
-    started = time.monotonic()
-    try:
-        sent = post(
-            endpoint.url,
-            payload,
-            headers,
-            allowances=rt.webhook_allowances,
-            timeout=rt.webhook_timeout,
-        )
-        status, latency, error = sent.status, sent.latency_ms, sent.error
-    except (RefusedAddress, InvalidWebhookUrl) as refused:
-        status, latency = None, (time.monotonic() - started) * 1000
-        error = f"refused: {refused}"
-    ok = status is not None and 200 <= status < 300
-    job = get_current_job()
-    last = job is None or not job.retries_left
-    state = "delivered" if ok else ("failed" if last else "pending")
-    store.record_attempt(app, delivery, status=status, latency_ms=latency, error=error, state=state)
-    if ok:
-        store.delivered(app, endpoint.id)
-        return {"delivery": delivery_id, "sent": True, "status": status}
-    if last:
-        store.failed_for_good(app, endpoint.id, rt.webhook_disable_after)
-    raise DeliveryFailed(f"delivery {delivery_id}: {error or f'status {status}'}")
+    """A delivery job queued before apps took turns: its delivery joins its app's outbox."""
+    asked = runtime().webhook_outboxes.add(app, delivery_id)
+    return {"delivery": delivery_id, "queued": asked.value}
 
 
 def rate_game(game_id: str) -> dict[str, Any]:
@@ -320,6 +315,27 @@ def archive_game(game_id: str) -> dict[str, Any]:
     }
 
 
+#: When this process last scanned for stray games on a full store (``time.monotonic``).
+_scanned_while_full: list[float] = []
+
+
+def _scan_due(client: Any, every_seconds: int, *, full: bool) -> bool:
+    """Whether this sweep scans for stray games: the first in ``every_seconds`` to set the
+    scan's key; on a full store, which refuses the key, the first in that time in this
+    process."""
+    if not full:
+        try:
+            return bool(client.set(STRAY_SCAN_KEY, 1, nx=True, ex=every_seconds))
+        except redis.exceptions.ResponseError as error:
+            if not refused_for_memory(error):
+                raise
+    now = time.monotonic()
+    if _scanned_while_full and now - _scanned_while_full[-1] < every_seconds:
+        return False
+    _scanned_while_full[:] = [now]
+    return True
+
+
 def sweep() -> dict[str, Any]:
     """One pass of the games' lifecycle (``service.store.archiving``).
 
@@ -328,15 +344,23 @@ def sweep() -> dict[str, Any]:
     scan of every log finds ended games nobody noted (they are archived) and
     games that stood still past ``ABANDONED_AFTER_SECONDS`` (they are ended by
     the service's policy, ``GameService.abandon``, and so archived).
+
+    On a full store (``service.store.full``) it makes room: archived games are
+    forgotten before their grace is over, ended games archived and forgotten at
+    once (``GameArchiver.sweep(full=True)``), and the scan, which cannot write its
+    key, is spaced by this process's own clock. The workers run it in their own
+    process then (``workers/room.py``): no job can be taken from a full Redis.
     """
     rt = runtime()
     archiver = rt.archiver
     if archiver is None:
         return {"swept": False}
-    swept = archiver.sweep()
+    full = room(archiver.redis).full
+    swept = archiver.sweep(full=full)
     report: dict[str, Any] = {"released": swept.released, "archived": swept.archived}
-    scan_every = max(int(rt.stray_scan_seconds), 1)
-    if archiver.redis.set(STRAY_SCAN_KEY, 1, nx=True, ex=scan_every):
+    if full:
+        report["full"] = True
+    if _scan_due(archiver.redis, max(int(rt.stray_scan_seconds), 1), full=full):
         found = abandoned = 0
         for game_id in archiver.strays():
             try:

@@ -15,6 +15,7 @@ import redis
 
 from service.game.commands import GameService
 from service.jobs.outbound import parse_allowances
+from service.jobs.webhook_outbox import AppOutboxes
 from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
 from service.ops.settings import from_env, queue_redis_url, redis_url
 from service.store.archived_log import ArchivedLog
@@ -50,6 +51,10 @@ class Runtime:
     webhook_allowances: tuple[Any, ...]
     webhook_timeout: float
     webhook_disable_after: int
+    #: Where deliveries wait for their app's turn (the queues' Redis), and the pauses
+    #: before each retry of a failed one.
+    webhook_outboxes: AppOutboxes
+    webhook_retry_seconds: tuple[int, ...]
 
 
 @functools.cache
@@ -71,7 +76,11 @@ def runtime() -> Runtime:
         players_per_client=settings["PLAYERS_PER_CLIENT"],
         webhook_retry_seconds=retry_seconds(settings),
         webhooks_per_client=settings["WEBHOOKS_PER_CLIENT"],
+        webhook_redeliveries_per_app=settings["WEBHOOK_REDELIVERIES_PER_APP"],
     )
+    events = services.webhook_events
+    if events is None:  # build_services always makes it
+        raise RuntimeError("the service was built without its webhooks' listener")
     return Runtime(
         games=services.games,
         store=services.store,
@@ -86,6 +95,8 @@ def runtime() -> Runtime:
         webhook_allowances=parse_allowances(settings["WEBHOOK_ALLOW_ADDRESSES"]),
         webhook_timeout=settings["WEBHOOK_TIMEOUT_SECONDS"],
         webhook_disable_after=settings["WEBHOOK_DISABLE_AFTER"],
+        webhook_outboxes=events.outboxes,
+        webhook_retry_seconds=events.retry_seconds,
     )
 
 

@@ -42,6 +42,11 @@ jobs (no other job needs to arrive):
 So a killed job runs again at most 5 + 3 s after the kill, plus the time to
 run it (the test measures about 5 s). A job whose work horse alone dies is
 retried at once by its worker.
+
+A full Redis (past its ``maxmemory``) refuses RQ's own writes too: the worker
+then stays up, takes no job, and (a worker of the archive queue) runs the
+sweep in its own process to make room, until there is room again
+(``workers/room.py``).
 """
 
 from __future__ import annotations
@@ -67,9 +72,11 @@ from service.jobs.clocks import enqueue_overdue
 from service.jobs.names import ARCHIVE, DECISIONS, LEGACY_QUEUES, MOVES, QUEUES, WEBHOOKS
 from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
+from service.jobs.webhook_outbox import AppOutboxes
 from service.ops.logs import configure_logging
 from service.ops.settings import from_env, queue_redis_url
 from service.store.redis_clients import QueuesNotConfigured
+from workers.room import RoomKeeping
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -242,7 +249,8 @@ class SchnapsenWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         """RQ's maintenance; then the clocks' jobs that RQ's scheduler left overdue (its
-        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then a sweep
+        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then the apps
+        whose webhook turn was lost (``AppOutboxes.recover``, every 10 s); then a sweep
         asked for when one is due: any worker of the archive queue may ask, and one a
         ``sweep_seconds`` gets it (``enqueue_sweep``)."""
         super().run_maintenance_tasks()
@@ -251,6 +259,11 @@ class SchnapsenWorker(Worker):
                 enqueue_overdue(self.connection)
             except redis.RedisError as error:  # the next pass looks again
                 log.warning("could not move overdue clocks: %s", error)
+        if WEBHOOKS in self.queue_names():
+            try:
+                AppOutboxes(self.connection).recover()
+            except redis.RedisError as error:  # the next pass looks again
+                log.warning("could not look for lost webhook turns: %s", error)
         if self.sweep_seconds is None or ARCHIVE not in self.queue_names():
             return
         try:
@@ -263,6 +276,11 @@ class SchnapsenWorker(Worker):
         """Block on the queues no longer than a maintenance interval, so an idle worker's
         maintenance (the requeue of abandoned jobs) runs on time without any job arriving."""
         return max(1, int(self.maintenance_interval))
+
+
+class ServiceWorker(RoomKeeping, SchnapsenWorker):
+    """The worker command's worker: ``SchnapsenWorker``'s jobs and quick recovery, and it
+    lives through a full store, making room while it waits (``workers/room.py``)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet_idle_loop()
     import workers.jobs  # noqa: F401  (the bots load once, not in the first player's move)
 
-    worker = SchnapsenWorker(
+    worker = ServiceWorker(
         queues,
         name=args.name,
         connection=connection,
@@ -303,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if settings["ARCHIVE_URL"]:
         worker.sweep_seconds = settings["SWEEP_SECONDS"]
+        if ARCHIVE in worker.queue_names():  # the archive queue's jobs are what frees memory
+            worker.make_room = workers.jobs.sweep
     worker.work(with_scheduler=True, burst=args.burst, logging_level=args.log_level.upper())
     return 0
 

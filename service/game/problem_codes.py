@@ -122,6 +122,7 @@ class ProblemCode(StrEnum):
     WEBHOOK_NOT_FOUND = "webhook_not_found", "No such webhook", "Your app has no webhook endpoint with this id."
     TOO_MANY_WEBHOOKS = "too_many_webhooks", "Too many webhooks", "Your app has as many webhook endpoints as it may (SCHNAPSEN_WEBHOOKS_PER_CLIENT)."
     DELIVERY_NOT_FOUND = "delivery_not_found", "No such delivery", "The webhook has no delivery with this id; deliveries are kept three days."
+    TOO_MANY_REDELIVERIES = "too_many_redeliveries", "Too many redeliveries", "Your app has as many redeliveries waiting or being sent as it may (SCHNAPSEN_WEBHOOK_REDELIVERIES_PER_APP), or as many deliveries waiting; ask again once they are through."
     SEEK_NOT_FOUND = "seek_not_found", "No such seek", "You have no seek with this id; seeks are forgotten an hour after they end."
     SEEK_EXISTS = "seek_exists", "You are seeking already", "A player waits on one seek at a time: wait on it, or cancel it first."
     SEEK_PAIRED = "seek_paired", "The seek is paired", "The seek was paired before it could be cancelled: its game waits for you."

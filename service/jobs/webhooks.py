@@ -1,15 +1,17 @@
-"""Webhooks: the notices of every append become deliveries, each a job on its own queue.
+"""Webhooks: the notices of every append become deliveries, each in its app's outbox.
 
 After an append (``WebhookEvents``, an append listener), the notices it makes
 (``service.game.notices``) go to every enabled endpoint of the game's client
 app that asked for their kind: each becomes a delivery (its body built here,
-once, from the game as the notice's seat sees it) and a job on the
-``webhooks`` queue, after every bot move in priority. The job's id is the
-delivery's, so a notice made twice is delivered once per endpoint; a failed
-attempt is retried by RQ after the next pause of ``retry_seconds``
-(exponential, about a day in all by default), and a job lost with a killed
-worker is found and run again: at least once, and receivers deduplicate by
-the notice's id.
+once, from the game as the notice's seat sees it) and waits in its app's
+outbox (``service.jobs.webhook_outbox``) for the app's turn on the
+``webhooks`` queue: apps take turns, one attempt each, so no app's deliveries
+hold another's for more than a round. The delivery's id derives from its
+endpoint and notice, so a notice made twice is delivered once per endpoint; a
+failed attempt goes back to the outbox after the next pause of
+``retry_seconds`` (exponential, about a day in all by default), and a turn lost
+with a killed worker is found and run again: at least once, and receivers
+deduplicate by the notice's id.
 
 An app's endpoints are read from Redis at most once every ``ENDPOINTS_SECONDS``
 per process: most appends belong to apps without webhooks, and an action
@@ -25,21 +27,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import redis
-from redis import Redis
-from rq import Retry
 
 from service.engine import Event
 from service.game.notices import Notice, body, notices
 from service.game.values import Current
-from service.jobs.names import WEBHOOKS
-from service.jobs.queues import FAILURE_TTL, queue
+from service.jobs.webhook_outbox import AppOutboxes, Asked
 
 log = logging.getLogger(__name__)
 
 #: How long a process trusts its read of an app's endpoints (s).
 ENDPOINTS_SECONDS = 2.0
-#: A delivery job's own bound: the request's timeout and the bookkeeping around it.
-DELIVERY_TIMEOUT = 30
 #: The pauses before each retry (s): 10 s doubling to 8 h, then 8 h: about a day in all.
 RETRY_SECONDS = (10, 20, 40, 80, 160, 320, 640, 1280, 2560, 5120, 10240, 20480, 28800, 28800)
 
@@ -57,33 +54,16 @@ class Outbox(Protocol):
 
     def add_delivery(self, app: str, delivery: Any) -> bool: ...
 
-
-def enqueue_delivery(
-    connection: Redis,
-    app: str,
-    delivery_id: str,
-    retry_seconds: Sequence[int] = RETRY_SECONDS,
-    *,
-    job_id: str | None = None,
-) -> str:
-    """Ask a worker to deliver ``delivery_id`` (``workers.jobs.deliver_webhook``), retried
-    after each of ``retry_seconds``; a job of that id (the delivery's, unless a manual
-    redelivery names another) that exists is left alone."""
-    job_id = job_id or delivery_id
-    if connection.exists(f"rq:job:{job_id}"):
-        return job_id
-    queue(WEBHOOKS, connection).enqueue(
-        "workers.jobs.deliver_webhook",
-        app,
-        delivery_id,
-        job_id=job_id,
-        job_timeout=DELIVERY_TIMEOUT,
-        retry=Retry(max=len(retry_seconds), interval=list(retry_seconds)),
-        result_ttl=60,
-        failure_ttl=FAILURE_TTL,
-        description=f"webhook delivery {delivery_id}",
-    )
-    return job_id
+    def record_attempt(
+        self,
+        app: str,
+        delivery: Any,
+        *,
+        status: int | None,
+        latency_ms: float,
+        error: str | None,
+        state: str,
+    ) -> Any: ...
 
 
 class WebhookEvents:
@@ -91,13 +71,14 @@ class WebhookEvents:
 
     def __init__(
         self,
-        queue_connection: Redis,
+        outboxes: AppOutboxes,
         outbox: Outbox,
         make_delivery: Callable[[str, Notice, str, int], Any],
         *,
         retry_seconds: Sequence[int] = RETRY_SECONDS,
     ):
-        self.connection = queue_connection
+        #: Where deliveries wait for their app's turn; what the app's redeliveries join.
+        self.outboxes = outboxes
         self.outbox = outbox
         self.make_delivery = make_delivery
         self.retry_seconds = tuple(retry_seconds)
@@ -135,9 +116,22 @@ class WebhookEvents:
                 delivery = self.make_delivery(endpoint.id, notice, text, created)
                 try:
                     if self.outbox.add_delivery(app, delivery):
-                        enqueue_delivery(self.connection, app, delivery.id, self.retry_seconds)
+                        self._queue(app, delivery)
                 except redis.exceptions.RedisError:  # a notice is never worth a failed move
                     log.exception("could not queue webhook delivery %s", delivery.id)
 
+    def _queue(self, app: str, delivery: Any) -> None:
+        """The new delivery in its app's outbox; past the outbox's cap, failed at once (the
+        app reads why in its log, and may ask for it again once its backlog is through)."""
+        if self.outboxes.add(app, delivery.id) is Asked.OUTBOX_FULL:
+            self.outbox.record_attempt(
+                app,
+                delivery,
+                status=None,
+                latency_ms=0.0,
+                error=f"not sent: the app has {self.outboxes.outbox_cap} deliveries waiting",
+                state="failed",
+            )
 
-__all__ = ["RETRY_SECONDS", "WebhookEvents", "enqueue_delivery"]
+
+__all__ = ["RETRY_SECONDS", "WebhookEvents"]

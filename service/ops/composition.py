@@ -26,6 +26,7 @@ from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
+from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
@@ -101,6 +102,7 @@ def build_services(
     players_per_client: int = 1_000_000,
     webhook_retry_seconds: Sequence[int] = RETRY_SECONDS,
     webhooks_per_client: int = 10,
+    webhook_redeliveries_per_app: int = 50,
 ) -> Services:
     """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
 
@@ -128,7 +130,10 @@ def build_services(
     # notices its app's webhooks asked for.
     webhooks = WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
     webhook_events = WebhookEvents(
-        queue_client, webhooks, Delivery.of, retry_seconds=webhook_retry_seconds
+        AppOutboxes(queue_client, redeliveries_per_app=webhook_redeliveries_per_app),
+        webhooks,
+        Delivery.of,
+        retry_seconds=webhook_retry_seconds,
     )
     listeners: tuple[AppendListener, ...] = (
         *also,

@@ -159,12 +159,14 @@ DEFAULTS: dict[str, Any] = {
     # are loopback, private or link-local (comma-separated addresses or networks; empty:
     # none, production's default); the pauses before each retry (s, comma-separated;
     # empty: the default, about a day); a delivery's time bound (s); and how many
-    # deliveries in a row may fail every retry before the endpoint is disabled.
+    # deliveries in a row may fail every retry before the endpoint is disabled; and how
+    # many redeliveries an app may have waiting or being sent (429 past it).
     "WEBHOOKS_PER_CLIENT": 10,
     "WEBHOOK_ALLOW_ADDRESSES": "",
     "WEBHOOK_RETRY_SECONDS": "",
     "WEBHOOK_TIMEOUT_SECONDS": 5.0,
     "WEBHOOK_DISABLE_AFTER": 20,
+    "WEBHOOK_REDELIVERIES_PER_APP": 50,
     # Level of the JSON log lines (DEBUG, INFO, WARNING, ERROR); the worker reads it too.
     "LOG_LEVEL": "INFO",
     # Browser origins allowed by CORS, comma-separated ("*": any); empty: no CORS headers.
@@ -236,6 +238,7 @@ ENVIRONMENT = {
     "WEBHOOK_RETRY_SECONDS": "SCHNAPSEN_WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS": "SCHNAPSEN_WEBHOOK_TIMEOUT_SECONDS",
     "WEBHOOK_DISABLE_AFTER": "SCHNAPSEN_WEBHOOK_DISABLE_AFTER",
+    "WEBHOOK_REDELIVERIES_PER_APP": "SCHNAPSEN_WEBHOOK_REDELIVERIES_PER_APP",
     "LOG_LEVEL": "SCHNAPSEN_LOG_LEVEL",
     "CORS_ORIGINS": "SCHNAPSEN_CORS_ORIGINS",
     "READINESS_TIMEOUT_SECONDS": "SCHNAPSEN_READINESS_TIMEOUT_SECONDS",

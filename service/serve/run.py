@@ -24,7 +24,7 @@ from pathlib import Path
 
 from service.client.addresses import visit_url
 from service.devtools.embedded_redis import EmbeddedRedis
-from service.engine import native
+from service.ops.build import pure_python_warning
 from service.ops.settings import from_env, redis_maxmemory
 from service.serve.gunicorn_workers import gunicorn_command
 from service.serve.supervisor import Supervisor
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             else f"API at {base}, no RQ worker  (Ctrl-C stops)",
             flush=True,
         )
-        if (pure := native.build_summary()) is not None:
+        if (pure := pure_python_warning()) is not None:
             print(f"WARNING: {pure}", flush=True)
         print(f"Play in a browser: {base}/play/", flush=True)
         print(f"The API's docs:    {base}/docs", flush=True)

@@ -4,6 +4,14 @@ Several processes share the file (the API's workers read, the RQ workers
 write): it runs in WAL mode, so readers never wait for the writer, and each
 write is one short transaction. Within a process one connection serves every
 thread, one statement at a time.
+
+The log is checkpointed into the file by SQLite itself every ``WAL_SIZE_LIMIT``
+of pages (its ``wal_autocheckpoint``: 256 of a new file's 16 KiB, 1000 of an
+older file's 4 KiB), on the commit that crosses them, and cut back to
+``WAL_SIZE_LIMIT`` by the first write after a checkpoint has caught up
+(``journal_size_limit``), so it never keeps the size a long read let it grow
+to; no timer and no process of its own are needed. A copy of the file alone
+misses what the log holds: ``service.store.archive_backup`` copies it whole.
 """
 
 from __future__ import annotations
@@ -36,6 +44,10 @@ LOCK_TIMEOUT = 30.0
 #: pages of 4 KiB fit seven and leave the rest of the page unused, a tenth of the file;
 #: pages of 16 KiB leave a fortieth. A file made before keeps its pages.
 PAGE_SIZE = 16_384
+#: Bytes the write-ahead log is cut back to once a checkpoint has caught up with it
+#: (``journal_size_limit``), and about how far it grows before SQLite's own checkpoint
+#: (``wal_autocheckpoint``, counted in pages: this many bytes of the file's pages).
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
 class SqliteArchive:
@@ -51,6 +63,9 @@ class SqliteArchive:
         self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file's only
         self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
+        (page_size,) = self._db.execute("PRAGMA page_size").fetchone()
+        self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_SIZE_LIMIT // int(page_size)}")
         _add_migration_functions(self._db)
         self._migrate()
 

@@ -18,6 +18,15 @@ killed at any point loses no game and writes none twice:
    by itself, so that a keyed request retried within its day answers as before. Reads then come from the archive
    (``service.store.archived_log``), and answer the same.
 
+A full store (past its ``maxmemory``, ``service.store.full``) refuses the
+mark and every job's bookkeeping, but still deletes: the sweep then makes
+room (``sweep(full=True)``, which the workers run in their own process while
+no job can be taken): archived games are forgotten at once, their grace cut
+short (the archive answers the same), and every game noted as ended is
+archived at once and forgotten without a mark (``forget.lua``: only while its
+log is the length the checked row holds). A rated game is not forgotten
+before its mark: its ratings, written in Redis, wait for room.
+
 A game noted but not archived a while later (its job was lost) is archived by
 the sweep (``sweep``), and a game that ended without being noted at all (its
 process died between the append and the listener), or that nobody touched for
@@ -39,6 +48,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import redis
+
 from service.engine import replay
 from service.engine.events import event_from_dict
 from service.game.seats import Seats
@@ -46,6 +57,7 @@ from service.store import archive_codec
 from service.store.archive import Archive, ArchiveConflict, ArchiveRecord
 from service.store.client_games import index_key
 from service.store.events import PREFIX, keys
+from service.store.full import refused_for_memory
 from service.store.redis_clients import AnyRedis
 from service.store.scripts import Script, lua_script
 
@@ -59,6 +71,7 @@ SWEEP_BATCH = 500
 LATE_MS = 60_000
 
 _RELEASE = lua_script("release")
+_FORGET = lua_script("forget")
 
 
 class ArchiveMismatch(Exception):
@@ -113,6 +126,7 @@ class GameArchiver:
         self.on_written = on_written
         self.grace_ms = int(grace_seconds * 1000)
         self._release = Script(client, _RELEASE)
+        self._forget = Script(client, _FORGET)
 
     # -- step 1 ----------------------------------------------------------
     def note_ended(self, game_id: str, ended_ms: int) -> None:
@@ -173,9 +187,33 @@ class GameArchiver:
         stored = self.archive.get(game_id)
         if stored is None or archive_codec.digest(archive_codec.decode(stored.data)) != want:
             raise ArchiveMismatch(game_id)
-        if self._mark(game_id, game.version, want, ended_ms=record.ended_ms):
+        try:
+            marked = self._mark(game_id, game.version, want, ended_ms=record.ended_ms)
+        except redis.exceptions.ResponseError as error:
+            if not refused_for_memory(error) or Seats.decode(game.seat_fields).rated:
+                raise
+            marked = self._forget_checked(game_id, game.version, owner)
+        if marked:
             self.on_written()
         return Archived(game_id, written, len(data))
+
+    def _forget_checked(self, game_id: str, head: int, owner: str | None) -> bool:
+        """The store is full and refused the mark: forget the game now, its row checked
+        at ``head``, if its log is still that long (``forget.lua``). True when forgotten;
+        a log that grew since keeps the game, noted, for the next pass."""
+        k = keys(game_id)
+        done, _owner = self._forget(
+            keys=[k["log"], k["seats"], k["snap"], k["snapidx"], archived_key(game_id)],
+            args=[head],
+        )
+        if int(done) != 1:
+            return False
+        if owner is not None:  # the client's index of games lists it from the archive now
+            self.redis.zrem(index_key(owner), game_id)
+        self.redis.zrem(RELEASE, game_id)
+        self.redis.zrem(ENDED, game_id)
+        log.info("the store is full: game %s is archived and forgotten at once", game_id)
+        return True
 
     def _mark(self, game_id: str, head: int, digest: bytes, *, ended_ms: int) -> bool:
         """The game is safe in the archive: Redis may forget it once its grace is over.
@@ -210,18 +248,31 @@ class GameArchiver:
             return True
         self.redis.zrem(RELEASE, game_id)
         if int(done) == -1:  # the log grew after the mark: archive it again
-            self.note_ended(game_id, _now_ms())
+            try:
+                self.note_ended(game_id, _now_ms())
+            except redis.exceptions.ResponseError as error:
+                if not refused_for_memory(error):
+                    raise
+                # Unmarked, it is found again by the scan of stray games.
+                log.warning("game %s grew after its archiving; noted later: %s", game_id, error)
         return False
 
     # -- the sweep ---------------------------------------------------------
-    def sweep(self, now_ms: int | None = None) -> Swept:
-        """Forget the games whose grace is over; archive the games whose job was lost."""
+    def sweep(self, now_ms: int | None = None, *, full: bool = False) -> Swept:
+        """Forget the games whose grace is over; archive the games whose job was lost.
+
+        ``full``: the store refuses writes, so no job runs: every archived game is
+        forgotten, grace or not, and every noted game is archived (and forgotten) now.
+        """
         now = _now_ms() if now_ms is None else now_ms
         released = 0
-        for member in self.redis.zrangebyscore(RELEASE, "-inf", now, start=0, num=SWEEP_BATCH):
+        due = "+inf" if full else now
+        for member in self.redis.zrangebyscore(RELEASE, "-inf", due, start=0, num=SWEEP_BATCH):
             released += self.release(member.decode())
         archived = 0
-        late = self.redis.zrangebyscore(ENDED, "-inf", now - LATE_MS, start=0, num=SWEEP_BATCH)
+        late = self.redis.zrangebyscore(
+            ENDED, "-inf", "+inf" if full else now - LATE_MS, start=0, num=SWEEP_BATCH
+        )
         for member in late:
             game_id = member.decode()
             try:
@@ -231,6 +282,11 @@ class GameArchiver:
             except (ArchiveMismatch, ArchiveConflict, archive_codec.ArchiveEncodeError) as error:
                 # Redis keeps the game, still noted; one such game must not stop the rest.
                 log.error("sweep: game %s stays in Redis: %s", game_id, error)
+            except redis.exceptions.ResponseError as error:
+                if not refused_for_memory(error):
+                    raise
+                # A rated game waits for room for its ratings; the others went on.
+                log.warning("sweep: game %s waits for room: %s", game_id, error)
         return Swept(released, archived)
 
     def strays(self) -> Iterator[str]:
@@ -247,7 +303,12 @@ class GameArchiver:
             if not self.redis.exists(archived_key(game_id)):
                 yield game_id
             elif self.redis.zscore(RELEASE, game_id) is None:
-                self.redis.zadd(RELEASE, {game_id: _now_ms() + self.grace_ms}, nx=True)
+                try:
+                    self.redis.zadd(RELEASE, {game_id: _now_ms() + self.grace_ms}, nx=True)
+                except redis.exceptions.ResponseError as error:
+                    if not refused_for_memory(error):
+                        raise
+                    self.release(game_id)  # a full store: it is archived, so forgotten now
 
 
 def _now_ms() -> int:

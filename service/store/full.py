@@ -10,6 +10,10 @@ adds data (the append's XADD) is refused whole or runs whole.
 Redis 7 answers the script's caller ``OOM ...`` (redis-py:
 ``OutOfMemoryError``); Redis 6.2 wraps it in ``ERR Error running script ...
 -OOM ...``, a plain ``ResponseError``. Both are a full store here.
+
+Whether a Redis is full can also be read without writing (``room``, from
+``INFO memory``): /readyz says so, and a worker takes no job from a full
+Redis but makes room instead (``workers/room.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import redis
+from redis.cluster import RedisCluster
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -38,6 +44,40 @@ def refused_for_memory(error: BaseException) -> bool:
     if isinstance(error, redis.exceptions.OutOfMemoryError):
         return True
     return isinstance(error, redis.exceptions.ResponseError) and f"OOM {REFUSAL}" in str(error)
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """A Redis's memory as it judges a write: what it counts against its limit, the limit
+    (0: none) and what it does past the limit."""
+
+    used: int
+    limit: int
+    policy: str
+
+    @property
+    def full(self) -> bool:
+        """Whether Redis refuses writes now: past its limit, and evicting nothing."""
+        return self.limit > 0 and self.policy == "noeviction" and self.used > self.limit
+
+    def __str__(self) -> str:
+        return f"{self.used} bytes used of {self.limit}"
+
+
+def room(client: redis.Redis | RedisCluster) -> Room:
+    """The room in ``client``'s Redis (one ``INFO memory``, a read); on a Redis Cluster,
+    the fullest primary's. Redis counts what it uses less its replication and AOF
+    buffers (``mem_not_counted_for_evict``) against ``maxmemory``, and so does this."""
+    if isinstance(client, RedisCluster):
+        answers: Any = client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        infos = [info for info in answers.values() if isinstance(info, dict)]
+        return max((_room(info) for info in infos), key=lambda r: r.full, default=Room(0, 0, ""))
+    return _room(client.info("memory"))
+
+
+def _room(info: dict[str, Any]) -> Room:
+    used = int(info["used_memory"]) - int(info.get("mem_not_counted_for_evict", 0))
+    return Room(used, int(info["maxmemory"]), str(info.get("maxmemory_policy", "")))
 
 
 def when_there_is_room(write: Callable[[], T], *, within: float, what: str) -> T:
@@ -63,4 +103,4 @@ def when_there_is_room(write: Callable[[], T], *, within: float, what: str) -> T
         pause = min(pause * 2, LONGEST_PAUSE)
 
 
-__all__ = ["REFUSAL", "refused_for_memory", "when_there_is_room"]
+__all__ = ["REFUSAL", "Room", "refused_for_memory", "room", "when_there_is_room"]

@@ -93,6 +93,10 @@ class Delivery:
     last_error: str | None = None
     last_attempt: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    #: How often the app asked for it again, and the retries spent since the last time:
+    #: a retry due for an earlier round is dropped (``workers.jobs.webhook_due``).
+    round: int = 0
+    retries: int = 0
 
     @classmethod
     def of(cls, endpoint_id: str, notice: Notice, body: str, created: int) -> Delivery:
@@ -241,8 +245,10 @@ class WebhookStore:
         latency_ms: float,
         error: str | None,
         state: str,
+        retries: int | None = None,
     ) -> Delivery:
-        """One attempt's outcome, added to the delivery's history (the last 20 kept)."""
+        """One attempt's outcome, added to the delivery's history (the last 20 kept), and
+        the retries spent in its round once a retry is scheduled."""
         now = int(time.time() * 1000)
         attempt = {"at": now, "status": status, "latency_ms": round(latency_ms, 1), "error": error}
         updated = replace(
@@ -254,6 +260,7 @@ class WebhookStore:
             last_error=error,
             last_attempt=now,
             history=[*delivery.history, attempt][-20:],
+            retries=delivery.retries if retries is None else retries,
         )
         self.redis.hset(
             f"{_tag(app)}:delivery:{delivery.id}",
@@ -263,8 +270,9 @@ class WebhookStore:
         return updated
 
     def record_again(self, app: str, delivery: Delivery) -> Delivery:
-        """A delivery asked for again by its app: pending once more, its history kept."""
-        updated = replace(delivery, state="pending")
+        """A delivery asked for again by its app: pending once more, in a new round of
+        retries, its history kept."""
+        updated = replace(delivery, state="pending", round=delivery.round + 1, retries=0)
         self.redis.hset(
             f"{_tag(app)}:delivery:{delivery.id}",
             "record",

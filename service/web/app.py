@@ -161,6 +161,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         players_per_client=app.config["PLAYERS_PER_CLIENT"],
         webhook_retry_seconds=retry_seconds(app.config),
         webhooks_per_client=app.config["WEBHOOKS_PER_CLIENT"],
+        webhook_redeliveries_per_app=app.config["WEBHOOK_REDELIVERIES_PER_APP"],
     )
     # Readiness and scrape-time gauges use clients that give up within a second.
     ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import socket
 
+import redis
+
 from service.web.app import create_app
+from tests.support.full_store import hold_full, make_room
 from tests.support.paths import SECRET
 from tests.support.waiting import wait_until
 
@@ -73,15 +76,15 @@ def test_readyz_is_503_naming_the_workers_when_none_runs(lone_app):
         "workers:moves",
         "workers:decisions",
         "workers:exports",
-        "workers:webhooks",
         "workers:archive",
+        "workers:webhooks",
     ]
     assert body["checks"]["workers"] == {
         "moves": 0,
         "decisions": 0,
         "exports": 0,
-        "webhooks": 0,
         "archive": 0,
+        "webhooks": 0,
     }
     assert "workers:moves" in body["detail"]
 
@@ -118,3 +121,23 @@ def test_readyz_does_not_hang_on_a_redis_that_never_answers():
         response = app.test_client().get("/readyz")
     assert response.status_code == 503
     assert "Timeout" in response.get_json()["checks"]["redis"]
+
+
+def test_readyz_is_503_naming_store_full_while_redis_is_past_its_maxmemory(lone_redis, lone_app):
+    client = lone_app.test_client()
+    redis_client = redis.Redis.from_url(lone_redis.url)
+    before = client.get("/readyz").get_json()
+    assert before["checks"]["store"] == "ok" and "store_full" not in before["missing"]
+    redis_client.config_set("maxmemory", 64 * 1024 * 1024)
+    hold_full(redis_client)
+    try:
+        response = client.get("/readyz")
+        assert response.status_code == 503
+        body = response.get_json()
+        assert "store_full" in body["missing"], body
+        assert body["checks"]["store"].startswith("full: the log's Redis"), body
+        assert body["checks"]["redis"] == "ok", "a full Redis still answers"
+    finally:
+        make_room(redis_client)
+    after = client.get("/readyz").get_json()
+    assert after["checks"]["store"] == "ok" and "store_full" not in after["missing"]

@@ -141,7 +141,12 @@ def test_every_closed_set_of_strings_is_an_enum():
 def test_fields_always_sent_are_required():
     assert "strength_note" in component("BotLevelInfo")["required"]
     assert "instance" in component("Problem")["required"]
-    assert set(component("ReadinessChecks")["required"]) == {"redis", "queue_redis", "workers"}
+    assert set(component("ReadinessChecks")["required"]) == {
+        "redis",
+        "queue_redis",
+        "store",
+        "workers",
+    }
 
 
 def test_answers_without_a_body_have_a_schema():

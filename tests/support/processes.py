@@ -56,6 +56,16 @@ def cmdline(pid: int) -> list[str]:
     return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
 
 
+def supervised(command_pid: int, module: str) -> set[int]:
+    """The command's own children that run ``python -m <module>`` (not what they forked:
+    RQ's horses and scheduler, gunicorn's workers)."""
+    return {
+        pid
+        for pid in descendants(command_pid)
+        if parent(pid) == command_pid and cmdline(pid)[1:3] == ["-m", module]
+    }
+
+
 def work_horses(worker_pid: int) -> set[int]:
     """The RQ work horses below a worker: RQ 3's horse calls ``os.setpgrp()``, so each
     leads its own process group (the scheduler process stays in the worker's group)."""

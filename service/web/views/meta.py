@@ -40,18 +40,24 @@ def healthz():
     description="Ready to play: Redis and a worker answer",
     example={
         "status": "ready",
-        "checks": {"redis": "ok", "queue_redis": "ok", "workers": {"moves": 2, "decisions": 1}},
+        "checks": {
+            "redis": "ok",
+            "queue_redis": "ok",
+            "store": "ok",
+            "workers": {"moves": 2, "decisions": 1},
+        },
     },
 )
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE", description="Not ready; `missing` says why")
 @operation(blp, "getReadiness", security=NONE, problems=SERVER + (503,))
 def readyz():
-    """Readiness: the log's Redis and the queues' Redis answer, and a worker runs on every queue.
+    """Readiness: the log's Redis and the queues' Redis answer and have room, and a worker
+    runs on every queue.
 
     Each Redis check gives up after `SCHNAPSEN_READINESS_TIMEOUT_SECONDS`
     (1 s), so this never hangs. Not ready answers 503 with a problem whose
-    `missing` lists the failed checks (`redis`, `queue_redis`, `workers`,
-    `workers:<queue>`).
+    `missing` lists the failed checks (`redis`, `queue_redis`, `store_full`:
+    a Redis past its `maxmemory` refuses writes, `workers`, `workers:<queue>`).
     """
     wired = services()
     checks, missing = readiness(wired.log_probe, wired.queue_probe)

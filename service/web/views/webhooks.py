@@ -4,7 +4,6 @@ read the delivery log, deliver again (docs/webhooks.md)."""
 from __future__ import annotations
 
 import ipaddress
-import secrets
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,8 +23,8 @@ from schemas.webhooks import (
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.outbound import InvalidWebhookUrl, address_allowed, check_url, parse_allowances
+from service.jobs.webhook_outbox import Asked
 from service.jobs.webhook_signing import new_secret
-from service.jobs.webhooks import enqueue_delivery
 from service.store.webhooks import (
     Delivery,
     Endpoint,
@@ -124,7 +123,8 @@ def create_webhook(body: dict[str, Any]):
     """Register an endpoint of your app's backend for the kinds of notice it wants.
 
     The answer holds the signing secret (`whsec_...`), shown here and on each
-    rotation only: check every delivery's `Schnapsen-Signature` with it. A retry
+    rotation only: verify every delivery's `webhook-signature` with it and a Standard
+    Webhooks library (`standardwebhooks` on PyPI and npm). A retry
     with the same `Idempotency-Key` answers the first answer again (the same
     endpoint; none is made again).
     """
@@ -234,11 +234,13 @@ def list_deliveries(query: dict[str, Any], webhook_id: str):
 
 @blp.route("/webhooks/<webhook_id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
 @blp.response(202, DeliverySchema, example=examples.DELIVERY)
-@operation(blp, "redeliver", security=CLIENT_KEY, problems=_ONE)
+@operation(blp, "redeliver", security=CLIENT_KEY, problems=_ONE + (429,))
 @idempotent
 def redeliver(webhook_id: str, delivery_id: str):
-    """Deliver a delivery again (the same body, signed anew), with its retries. A retry
-    with the same `Idempotency-Key` asks for no other delivery."""
+    """Deliver a delivery again (the same body, signed anew), with its retries, in your
+    app's turn. Asked for while it waits or is being sent, it is sent once; an app has at
+    most `SCHNAPSEN_WEBHOOK_REDELIVERIES_PER_APP` redeliveries waiting (429 past it). A
+    retry with the same `Idempotency-Key` asks for no other delivery."""
     app = client_app("redelivering")
     _endpoint(app.id, webhook_id)
     store = services().webhooks
@@ -252,12 +254,17 @@ def redeliver(webhook_id: str, delivery_id: str):
         raise Problem(
             f"the webhook has no delivery {delivery_id!r}", code=ProblemCode.DELIVERY_NOT_FOUND
         )
-    delivery = store.record_again(app.id, delivery)
-    enqueue_delivery(
-        services().queues,
-        app.id,
-        delivery.id,
-        services().webhook_retry_seconds,
-        job_id=f"{delivery.id}-again-{secrets.token_hex(8)}"[:80],
-    )
-    return delivery_view(delivery), 202
+    asked = services().webhook_events.outboxes.ask_again(app.id, delivery.id)
+    if asked is Asked.TOO_MANY_AGAIN:
+        raise Problem(
+            f"your app has {services().webhook_events.outboxes.redeliveries_per_app} "
+            "redeliveries waiting or being sent: ask again once they are through",
+            code=ProblemCode.TOO_MANY_REDELIVERIES,
+        )
+    if asked is Asked.OUTBOX_FULL:
+        raise Problem(
+            "your app has as many deliveries waiting as it may: ask again once they are "
+            "through",
+            code=ProblemCode.TOO_MANY_REDELIVERIES,
+        )
+    return delivery_view(replace(delivery, state="pending")), 202
