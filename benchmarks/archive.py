@@ -67,6 +67,7 @@ sys.path.insert(0, str(REPO))
 
 from bot_latency import NO_RATE_LIMITS, Service, percentile  # noqa: E402  (beside this script)
 
+from service.store.archive_keys import game_id_of  # noqa: E402
 from service.store.events import keys as game_keys  # noqa: E402
 
 #: Nothing the benchmark waits for takes longer, unless it hangs.
@@ -161,8 +162,10 @@ def live_logs(client: redis.Redis) -> int:
 
 
 def rows(archive_path: Path) -> list[tuple[str, int]]:
+    """Each archived game's id and its bytes (the table keeps an id as its number)."""
     with sqlite3.connect(archive_path) as db:
-        return db.execute("SELECT game_id, length(data) FROM games").fetchall()
+        found = db.execute("SELECT game_id, length(data) FROM games").fetchall()
+    return [(game_id_of(key), size) for key, size in found]
 
 
 def ms(values: list[float]) -> str:
