@@ -121,10 +121,7 @@ class SqliteArchive:
         return False
 
     def get(self, game_id: str) -> ArchiveRecord | None:
-        try:
-            key = game_key(game_id)
-        except ArchiveKeyError:
-            return None
+        key = _old_row_key(game_id)
         with self._lock:
             row = self._db.execute(
                 f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (key,)
@@ -185,16 +182,19 @@ class SqliteArchive:
             self._db.close()
 
 
+def _old_row_key(game_id: str) -> int | bytes:
+    """The column value of ``game_id``, an id that is no hex too: a row of such an id,
+    written before ids were numbers, is kept under its UTF-8 bytes, and found by them."""
+    try:
+        return game_key(game_id)
+    except ArchiveKeyError:
+        return game_id.encode()
+
+
 def _add_migration_functions(db: sqlite3.Connection) -> None:
     """The functions migration 0002 converts the old rows' words with (SQLite has no
     hex digits to integer of its own). A word the tables do not know is kept as it was:
     an id as its bytes, a variant or status as its word, and each still reads back."""
-
-    def key(game_id: str) -> int | bytes:
-        try:
-            return game_key(game_id)
-        except ArchiveKeyError:
-            return game_id.encode()
 
     def variant(word: str) -> int | str:
         return VARIANT_CODES.get(word, word)
@@ -202,7 +202,7 @@ def _add_migration_functions(db: sqlite3.Connection) -> None:
     def status(word: str) -> int | str:
         return STATUS_CODES.get(word, word)
 
-    db.create_function("archive_game_key", 1, key, deterministic=True)
+    db.create_function("archive_game_key", 1, _old_row_key, deterministic=True)
     db.create_function("archive_client_key", 1, client_key, deterministic=True)
     db.create_function("archive_variant_code", 1, variant, deterministic=True)
     db.create_function("archive_status_code", 1, status, deterministic=True)

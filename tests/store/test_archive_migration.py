@@ -5,6 +5,7 @@ listed in the same order, and is written once still.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Iterator
 
@@ -36,6 +37,21 @@ def old_rows() -> list[ArchiveRecord]:
         record("0123456789abcdef", start + 2, client_id="client-β"),
     ]
     return rows
+
+
+def test_a_sqlite_row_of_an_id_that_is_no_hex_reads_back_after_the_migration(tmp_path):
+    """SQLite took any text as an id; such a row, from before ids were numbers, stays
+    and is found by its id (PostgreSQL's ids were always the service's hex)."""
+    row = record("0000000000000001", month_ms(2024, 3, 30), client_id="cl_000000000000")
+    odd = dataclasses.replace(row, game_id="game-Ω-1")
+    path = tmp_path / "archive.sqlite3"
+    write_sqlite(str(path), [row, odd])
+    archive = open_archive(f"sqlite:///{path}")
+    try:
+        assert archive.get("game-Ω-1") == odd
+        assert archive.get(row.game_id) == row
+    finally:
+        archive.close()
 
 
 def write_sqlite(path: str, rows: list[ArchiveRecord]) -> None:

@@ -12,7 +12,9 @@
 -- columns (and their places in every row's null bitmap) for ever. Each month's
 -- partition is made again under its name, its rows copied, the old table
 -- dropped, all in this one transaction. A month detached before this migration
--- keeps the old columns: convert its rows before attaching it again.
+-- keeps the old columns: convert its rows before attaching it again. A game id
+-- that is not 16 hex digits (the service never made one) stops the migration,
+-- and the archive stays as it was.
 --
 -- The listing's index is ascending and walked backwards for newest first: a
 -- client's games arrive in the order of their creation, so each lands at the
