@@ -63,9 +63,74 @@ def row_digest(data: bytes, kept: bytes | None) -> bytes:
     return found
 
 
+class StoredRecord(ArchiveRecord):
+    """A record as a row gives it back. A digest the row does not keep is derived from
+    the game's bytes when it is first asked for, not when the row is read: deriving
+    decodes the game (milliseconds), and a listing reads only ids and times.
+
+    It equals an ``ArchiveRecord`` of the same values, digest included, and
+    ``dataclasses.replace`` makes another of its kind.
+    """
+
+    __slots__ = ("_kept", "_derived")
+
+    def __init__(
+        self,
+        game_id: str,
+        client_id: str | None,
+        variant: str,
+        status: str,
+        created_ms: int,
+        ended_ms: int,
+        data: bytes,
+        digest: bytes | None = None,
+    ) -> None:
+        for name, value in (
+            ("game_id", game_id),
+            ("client_id", client_id),
+            ("variant", variant),
+            ("status", status),
+            ("created_ms", created_ms),
+            ("ended_ms", ended_ms),
+            ("data", data),
+            ("_kept", digest),
+            ("_derived", None),
+        ):
+            object.__setattr__(self, name, value)
+
+    @property  # type: ignore[override]
+    def digest(self) -> bytes:
+        if self._kept is not None:
+            return self._kept
+        if self._derived is None:
+            object.__setattr__(self, "_derived", row_digest(self.data, None))
+        return self._derived
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArchiveRecord):
+            return NotImplemented
+        return _values(self) == _values(other)
+
+    def __hash__(self) -> int:
+        return hash(_values(self))
+
+
+def _values(record: ArchiveRecord) -> tuple[Any, ...]:
+    return (
+        record.game_id,
+        record.client_id,
+        record.variant,
+        record.status,
+        record.created_ms,
+        record.ended_ms,
+        record.data,
+        record.digest,
+    )
+
+
 def record_of(row: tuple[Any, ...]) -> ArchiveRecord:
     game_id, client_id, variant, status, created_ms, ended_ms, data, kept = row
-    return ArchiveRecord(
+    return StoredRecord(
         game_id_of(game_id),
         client_id_of(client_id),
         variant_of(variant),
@@ -73,5 +138,5 @@ def record_of(row: tuple[Any, ...]) -> ArchiveRecord:
         int(created_ms),
         int(ended_ms),
         bytes(data),
-        row_digest(data, kept),
+        None if kept is None else bytes(kept),
     )
