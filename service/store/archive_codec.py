@@ -145,8 +145,8 @@ from service.engine.state import Dealing, GameState, Variant
 #: The format this module writes; ``decode`` reads every version listed in ``_READERS``.
 ARCHIVE_VERSION = 2
 
-#: Decoded games ``decode`` keeps, the newest: a read decodes its row twice in a row
-#: (``_decode``), so a few are enough, and each is tens of KiB of Python objects.
+#: Decoded games ``decode`` keeps, the newest: the same bytes are decoded twice in a
+#: row (``_decode``), so a few are enough, and each is tens of KiB of Python objects.
 DECODED_GAMES = 32
 
 #: The fields of the seats hash with a compact form, in the order of their 2-bit forms.
@@ -457,9 +457,10 @@ def decode(data: bytes) -> ArchivedGame:
 
 @functools.lru_cache(maxsize=DECODED_GAMES)
 def _decode(data: bytes) -> ArchivedGame:
-    """``decode``, kept for the last few games: a read of an archived row decodes it once
-    for the digest its row does not keep (``archive_rows``) and once more for its reader,
-    and an ``ArchivedGame`` is a frozen value, shared safely."""
+    """``decode``, kept for the last few games: the archive's ``put`` decodes a game to
+    see whether its row needs its digest (``archive_rows``), and the archiving job decodes
+    the row it reads back right after; a record's digest asked for (``StoredRecord``) and
+    its game read are the same. An ``ArchivedGame`` is a frozen value, shared safely."""
     if not data:
         raise ArchiveDecodeError("no bytes: an archived game starts with its format's version")
     reader = _READERS.get(data[0])
