@@ -836,22 +836,33 @@ class _BitWriter:
 
 
 class _BitReader:
-    """Bits read most significant first; what is left at the end is zero and under a byte."""
+    """Bits read most significant first; what is left at the end is zero and under a byte.
+
+    The bits are a text of 0s and 1s: slicing it costs a few characters where shifting
+    the bytes as one integer costs the whole of them, at every read."""
 
     def __init__(self, data: bytes) -> None:
-        self._value = int.from_bytes(data, "big")
-        self._left = 8 * len(data)
+        self._bits = "".join(f"{byte:08b}" for byte in data)
+        self._at = 0
 
     def take(self, count: int) -> int:
-        if count > self._left:
+        end = self._at + count
+        if end > len(self._bits):
             raise ArchiveDecodeError("the bytes end in the middle of the times")
-        self._left -= count
-        return (self._value >> self._left) & ((1 << count) - 1)
+        chunk = self._bits[self._at : end]
+        self._at = end
+        return int(chunk, 2) if chunk else 0
 
     def difference(self) -> int:
-        ones = 0
-        while ones < _ESCAPE_BITS and self.take(1):
-            ones += 1
+        window = self._bits[self._at : self._at + _ESCAPE_BITS]
+        ones = window.find("0")
+        if ones < 0:
+            if len(window) < _ESCAPE_BITS:
+                raise ArchiveDecodeError("the bytes end in the middle of the times")
+            ones = _ESCAPE_BITS
+            self._at += _ESCAPE_BITS
+        else:
+            self._at += ones + 1
         if ones == _ESCAPE_BITS:
             negative = self.take(1)
             length = self.take(_ESCAPE_LENGTH_BITS)
@@ -869,7 +880,8 @@ class _BitReader:
         return -magnitude if negative else magnitude
 
     def end(self) -> None:
-        if self._left >= 8 or self._value & ((1 << self._left) - 1):
+        rest = self._bits[self._at :]
+        if len(rest) >= 8 or "1" in rest:
             raise ArchiveDecodeError("the times end in bits that are not zero padding")
 
 
