@@ -63,7 +63,7 @@ def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
     body = observe(replay(events), seat)
     # Against a bot nobody is invited: the invite is null.
     return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
-            "invite": None, "rematch": None, "rematch_of": None}  # fmt: skip
+            "rated": False, "invite": None, "rematch": None, "rematch_of": None}  # fmt: skip
 
 
 CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}
@@ -165,6 +165,7 @@ GAME_LIST = {
                     "to_move",
                     "players",
                     "ending",
+                    "rated",
                 )
             },  # fmt: skip
         }
