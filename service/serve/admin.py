@@ -6,6 +6,9 @@
 
 It talks to the Redis of ``REDIS_URL``; without it, to the embedded Redis of
 ``schnapsen-serve`` in ``SCHNAPSEN_DATA_DIR`` (``var``) when that one runs.
+The apps live in the database of ``SCHNAPSEN_ARCHIVE_URL`` (Redis caches
+them); without it, in the run command's SQLite file beside its embedded
+Redis, or, with neither, in Redis alone (``service.store.clients``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from service.ops.settings import from_env
+from service.store.app_records import open_app_records
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
 from service.store.redis_clients import connect
 
@@ -29,6 +33,17 @@ def redis_url(settings: Mapping[str, Any]) -> str | None:
         return settings["REDIS_URL"]
     socket = Path(settings["DATA_DIR"]) / "redis" / "redis.sock"
     return f"unix://{socket.resolve()}" if socket.exists() else None
+
+
+def database_url(settings: Mapping[str, Any]) -> str | None:
+    """ARCHIVE_URL, else the run command's SQLite file when its embedded Redis is the one
+    used (the run command names that file so: ``service.serve.run``), else None."""
+    if settings["ARCHIVE_URL"]:
+        return settings["ARCHIVE_URL"]
+    if settings["REDIS_URL"]:
+        return None
+    archive = Path(settings["DATA_DIR"]) / "archive.sqlite3"
+    return f"sqlite:///{archive.resolve()}" if archive.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +67,10 @@ def main(argv: list[str] | None = None) -> int:
             "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr
         )
         return 2
-    registry = ClientRegistry(connect(url, socket_timeout=10))
+    settings = from_env()
+    database = database_url(settings)
+    records = open_app_records(database) if database else None
+    registry = ClientRegistry(connect(url, socket_timeout=10), records)
     if args.command == "create":
         app, key = registry.create(args.name)
         if args.json:

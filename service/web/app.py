@@ -27,7 +27,13 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
+from service.ops.composition import (
+    app_records_from,
+    archive_from,
+    build_services,
+    retry_seconds,
+    secret_key,
+)
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
@@ -216,7 +222,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             seen=services.seen,
             exports=services.exports,
             archive=services.archive,
-            clients=ClientRegistry(client),
+            clients=ClientRegistry(client, app_records_from(app.config)),
             players=services.players,
             webhooks=services.webhooks,
             webhook_events=services.webhook_events,
