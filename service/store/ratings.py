@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from service.game import glicko2
 from service.game.players import Rated
 from service.game.values import Current
-from service.store.players import PlayerStore, RatingChange
+from service.store.player_records import Players
+from service.store.players import RatingChange
 
 #: A bot level's fixed rating is its ladder Elo (``random`` at 0) plus this.
 BOT_RATING_BASE = 1000.0
@@ -37,7 +38,7 @@ def _glicko(rated: Rated) -> glicko2.Rating:
 class RatedGames:
     """Writes the ratings of ended rated games (``rate``), once a game."""
 
-    def __init__(self, players: PlayerStore, bot_elo: Mapping[str, float]):
+    def __init__(self, players: Players, bot_elo: Mapping[str, float]):
         self.players = players
         self.bot_elo = dict(bot_elo)
 

@@ -31,6 +31,7 @@ from service.ops.composition import (
     app_records_from,
     archive_from,
     build_services,
+    records_from,
     retry_seconds,
     secret_key,
 )
@@ -165,6 +166,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         archive=archive_from(app.config),
         archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
         players_per_client=app.config["PLAYERS_PER_CLIENT"],
+        records=records_from(app.config),
         webhook_retry_seconds=retry_seconds(app.config),
         webhooks_per_client=app.config["WEBHOOKS_PER_CLIENT"],
         webhook_redeliveries_per_app=app.config["WEBHOOK_REDELIVERIES_PER_APP"],

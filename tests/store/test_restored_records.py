@@ -1,14 +1,16 @@
 """What must last lives in the database: a copy of it, restored beside an EMPTY Redis,
-serves every app as before.
+serves every app and every player as before.
 
-On each back end: a live gunicorn with its database (SQLite in a file, or a
-PostgreSQL database of its own), apps made by the operator's command
-(``schnapsen-admin``), one of them revoked. The database is copied while the
-server runs (SQLite: the online backup API; PostgreSQL: ``pg_dump`` and
-``pg_restore`` of the tests' own installation), then a new server starts on a
-new, empty Redis and the restored copy: every app's key opens the same reads
-with the same answers, the revoked one stays refused, and the operator lists
-the same apps.
+On each back end: a live gunicorn and an RQ worker with their database
+(SQLite in a file, or a PostgreSQL database of its own), apps made by the
+operator's command (``schnapsen-admin``), one of them revoked, players
+registered over HTTP and a rated game between two of them, rated by the
+worker and archived. The database is copied while the server runs (SQLite:
+the online backup API; PostgreSQL: ``pg_dump`` and ``pg_restore`` of the
+tests' own installation), then a new server starts on a new, empty Redis and
+the restored copy: every app's key and every player's token open the same
+reads with the same answers, the revoked key stays refused, and the operator
+lists the same apps.
 """
 
 from __future__ import annotations
@@ -24,17 +26,30 @@ import pytest
 import requests
 
 from service.devtools.embedded_redis import EmbeddedRedis
+from service.store.archive import open_archive
 from tests.support.admin import admin
 from tests.support.http import auth
+from tests.support.players import register_over_http
 from tests.support.postgres import fresh_database, program
-from tests.support.servers import LiveServer
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
 ]
 #: The reads an app's key opens that hold no game in play (those live in Redis alone).
-READS = ("/v1/games?client=me", "/v1/games/export?client=me")
+READS = ("/v1/games?client=me", "/v1/games/export?client=me", "/v1/leaderboard")
+#: The reads a player's token opens ({id}: the player's id; {game}: the rated game).
+PLAYER_READS = (
+    "/v1/players/me",
+    "/v1/players/{id}",
+    "/v1/players/{id}/ratings",
+    "/v1/players/me/games",
+    "/v1/leaderboard",
+)
+#: The reads a seat's token opens (the rated game's seats).
+SEAT_READS = ("/v1/games/{game}", "/v1/games/{game}/replay", "/v1/games/{game}/events")
 
 
 @contextlib.contextmanager
@@ -49,10 +64,13 @@ def empty_redis(folder: Path) -> Iterator[str]:
 
 @contextlib.contextmanager
 def serving(redis_url: str, database_url: str) -> Iterator[LiveServer]:
+    """A gunicorn and a worker on this Redis and this database."""
     server = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database_url})
+    worker = WorkerProcess(redis_url, SCHNAPSEN_ARCHIVE_URL=database_url)
     try:
         yield server
     finally:
+        worker.stop()
         server.stop()
 
 
@@ -62,13 +80,53 @@ def operator(redis_url: str, database_url: str, *args: str) -> object:
     return json.loads(done.stdout)
 
 
-def answers(server: LiveServer, key: str) -> list[tuple[int, str, str]]:
-    """Each read's status, content type and body, with ``key``."""
+def answers(
+    server: LiveServer, key: str, paths: tuple[str, ...] = READS, **names: str
+) -> list[tuple[str, int, str, str]]:
+    """Each read's path, status, content type and body, with ``key`` (a client key or a
+    player's token)."""
     seen = []
-    for path in READS:
+    for path in paths:
+        path = path.format(**names)
         answer = requests.get(f"{server.url}{path}", headers=auth(key), timeout=30)
-        seen.append((answer.status_code, answer.headers["Content-Type"], answer.text))
+        seen.append((path, answer.status_code, answer.headers["Content-Type"], answer.text))
     return seen
+
+
+def get(server: LiveServer, path: str, key: str) -> dict:
+    answer = requests.get(f"{server.url}{path}", headers=auth(key), timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def rated_game(server: LiveServer, winner: dict, loser: dict) -> tuple[str, list[str]]:
+    """A rated game between two players, resigned by the loser: its id, its seats' tokens."""
+    url, headers = server.url, auth(winner["token"])
+    created = requests.post(f"{url}/v1/games", json={"rated": True}, headers=headers, timeout=30)
+    assert created.status_code == 201, created.text
+    game = created.json()
+    joined = requests.post(
+        f"{url}/v1/games/{game['game_id']}/join",
+        json={"invite": game["invite"]},
+        headers=auth(loser["token"]),
+        timeout=30,
+    )
+    assert joined.status_code == 201, joined.text
+    resigned = requests.post(
+        f"{url}/v1/games/{game['game_id']}/resign",
+        headers=auth(joined.json()["token"]),
+        timeout=30,
+    )
+    assert resigned.status_code == 200, resigned.text
+    return game["game_id"], [game["token"], joined.json()["token"]]
+
+
+def archived(database_url: str, game_id: str) -> bool:
+    archive = open_archive(database_url)
+    try:
+        return archive.get(game_id) is not None
+    finally:
+        archive.close()
 
 
 @contextlib.contextmanager
@@ -116,9 +174,28 @@ def test_a_restored_database_on_an_empty_redis_serves_every_app_as_before(
                     for n in range(3)]  # fmt: skip
             revoked = operator(before_redis, source, "clients", "revoke", apps[2]["id"])
             assert revoked["revoked"] is True
+            players = [register_over_http(before.url, auth(apps[0]["key"]), f"P{n}")
+                       for n in range(3)]  # fmt: skip
+            game, seats = rated_game(before, players[0], players[1])
+            wait_until(
+                lambda: get(before, "/v1/players/me", players[1]["token"])["rating"]["games"],
+                60,
+                "the rated game's ratings",
+            )
+            wait_until(lambda: archived(source, game), 60, "the game's archiving")
             seen = {app["id"]: answers(before, app["key"]) for app in apps}
-            assert [status for status, _, _ in seen[apps[0]["id"]]] == [200, 200]
-            assert {status for status, _, _ in seen[apps[2]["id"]]} == {401}
+            assert [status for _, status, _, _ in seen[apps[0]["id"]]] == [200, 200, 200]
+            assert {status for _, status, _, _ in seen[apps[2]["id"]]} == {401}
+            played = {
+                player["token"]: answers(
+                    before, player["token"], PLAYER_READS, id=player["player"]["player_id"]
+                )
+                for player in players
+            }
+            played.update({seat: answers(before, seat, SEAT_READS, game=game) for seat in seats})
+            refused = [(path, body) for reads in played.values()
+                       for path, status, _, body in reads if status != 200]  # fmt: skip
+            assert not refused
             listed = operator(before_redis, source, "clients", "list")
             copy()
         with (
@@ -127,4 +204,10 @@ def test_a_restored_database_on_an_empty_redis_serves_every_app_as_before(
         ):
             for app in apps:
                 assert answers(after, app["key"]) == seen[app["id"]], app["name"]
+            for player in players:
+                assert answers(
+                    after, player["token"], PLAYER_READS, id=player["player"]["player_id"]
+                ) == played[player["token"]], player["player"]["name"]  # fmt: skip
+            for seat in seats:
+                assert answers(after, seat, SEAT_READS, game=game) == played[seat]
             assert operator(after_redis, target, "clients", "list") == listed
