@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from service.game.log import Listed
 from service.game.players import Player, Rated
 from service.store.players import (
     TOKEN_PREFIX,
@@ -145,6 +146,21 @@ class PlayerRecords:
             ).fetchall()
         return [json.loads(entry) for (entry,) in rows]
 
+    def history_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[dict[str, object]]:
+        """Up to ``count`` of the player's rating changes older than ``after`` (its time
+        ``at`` and ``game_id``; None: the newest), newest first, by keyset: a page costs
+        the same however deep it is."""
+        where, args = _older("at_ms", after)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{where} "
+                "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *args, count),
+            ).fetchall()
+        return [json.loads(entry) for (entry,) in rows]
+
     # -- games ---------------------------------------------------------------------
     def played(self, app: str, player_ids: Iterable[str], game_id: str, started_ms: int) -> None:
         """Add a game to each player's list (once: a game listed already stays as it is)."""
@@ -165,6 +181,20 @@ class PlayerRecords:
                 (player_id, app, 2**62 if before_ms is None else before_ms, count),
             ).fetchall()
         return [game_id for (game_id,) in rows]
+
+    def games_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[Listed]:
+        """Up to ``count`` of the player's games older than ``after`` (None: the newest),
+        newest first by (start, game id), by keyset."""
+        where, args = _older("started_ms", after)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT game_id, started_ms FROM player_games WHERE player_id = ? AND app = ?"
+                f"{where} ORDER BY started_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *args, count),
+            ).fetchall()
+        return [Listed(game_id, int(started)) for game_id, started in rows]
 
     def started(self, app: str, player_id: str, game_ids: Sequence[str]) -> dict[str, int]:
         """When each of the player's listed games started (ms)."""
@@ -219,6 +249,16 @@ class PlayerRecords:
         except Duplicate:  # another writer of this game committed first
             return 0
         return 1
+
+
+def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:
+    """The keyset condition "older than ``after``" on (``column``, game_id)."""
+    if after is None:
+        return "", ()
+    return (
+        f" AND ({column} < ? OR ({column} = ? AND game_id < ?))",
+        (after.created_ms, after.created_ms, after.game_id),
+    )
 
 
 #: Either store of players: the API and the workers use them alike.

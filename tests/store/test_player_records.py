@@ -20,6 +20,7 @@ from typing import TypeVar
 import psycopg
 import pytest
 
+from service.game.log import Listed
 from service.game.players import Rated
 from service.store.player_records import PlayerRecords
 from service.store.players import HISTORY_CAP, PlayersFull, RatingChange, UnknownPlayer
@@ -175,3 +176,21 @@ def test_the_database_holds_a_token_only_as_its_hash(database: str):
     values = [str(value) for row in rows for value in row]
     assert not any(token in value for value in values)
     assert hashlib.sha256(token.encode()).hexdigest() in values
+
+
+def test_pages_by_keyset_neither_repeat_nor_skip_at_a_page_edge(database: str):
+    with players(database) as store:
+        a, _ = store.register("app-a", "a", "A")
+        for n in range(7):
+            store.played("app-a", [a.id], f"g{n}", 5_000 if n < 4 else 6_000)  # ties
+            assert store.write_ratings("app-a", f"g{n}", [change(a.id, n, 1500.0, f"g{n}")])
+        games, after = [], None
+        while page := store.games_page("app-a", a.id, after, 2):
+            games += page
+            after = page[-1]
+        assert [g.game_id for g in games] == ["g6", "g5", "g4", "g3", "g2", "g1", "g0"]
+        history, edge = [], None
+        while entries := store.history_page("app-a", a.id, edge, 3):
+            history += entries
+            edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))
+        assert [entry["game_id"] for entry in history] == [f"g{n}" for n in reversed(range(7))]
