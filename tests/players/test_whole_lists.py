@@ -1,7 +1,8 @@
 """With a database, a player's games are listed whole, a page at a time by keyset, over
 HTTP against a live gunicorn: past the 500 Redis kept, none repeated or skipped, also
 when several started in the same millisecond; a cursor the service did not hand out is
-400 ``invalid_cursor`` on both of a player's lists."""
+400 ``invalid_cursor`` on both of a player's lists, and a cursor with the older way of
+paging (``before``, ``offset``) is 422."""
 
 from __future__ import annotations
 
@@ -74,3 +75,13 @@ def test_a_made_up_cursor_is_refused_on_both_of_a_players_lists(with_database: s
         assert answer.status_code == 400, answer.text
         assert answer.headers["Content-Type"] == "application/problem+json"
         assert answer.json()["code"] == "invalid_cursor"
+    # a page starts at a cursor or by the older way, not both
+    first = requests.get(f"{url}/v1/players/me/games", headers=headers, timeout=30).json()
+    assert first["next_cursor"] is None
+    cursor = "MTAwMDpnMA"  # 1000:g0
+    for path, older in (("/v1/players/me/games", "before"),
+                        (f"/v1/players/{player['player']['player_id']}/ratings", "offset")):  # fmt: skip
+        answer = requests.get(f"{url}{path}", params={"cursor": cursor, older: 5}, headers=headers,
+                              timeout=30)  # fmt: skip
+        assert answer.status_code == 422, answer.text
+        assert answer.headers["Content-Type"] == "application/problem+json"
