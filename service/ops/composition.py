@@ -43,6 +43,7 @@ from service.store.records_db import RecordsDatabase, open_records_database
 from service.store.redis_clients import AnyRedis
 from service.store.rematches import RematchOffers
 from service.store.stats import GameStats
+from service.store.webhook_records import WebhookRecords
 from service.store.webhooks import Delivery, WebhookStore
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,12 @@ def build_services(
     # After an append: the next bot move if a bot is to move, the deadline of a clocked
     # person's move, then the counters, the ratings of a rated game that ended, and the
     # notices its app's webhooks asked for.
-    webhooks = WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
+    # Endpoints live in the database of record when there is one, else in Redis.
+    webhooks = (
+        WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
+        if records is None
+        else WebhookRecords(log_client, records, endpoints_per_client=webhooks_per_client)
+    )
     webhook_events = WebhookEvents(
         AppOutboxes(queue_client, redeliveries_per_app=webhook_redeliveries_per_app),
         webhooks,

@@ -1,6 +1,6 @@
 """With a database, a player's games are listed whole, a page at a time by keyset, over
-HTTP against a live gunicorn: past the 500 Redis kept, none repeated or skipped, also
-when several started in the same millisecond; a cursor the service did not hand out is
+HTTP against a live gunicorn: past the 500 Redis kept, none repeated or skipped (ties at a page's
+edge: tests/store/test_player_records.py); a cursor the service did not hand out is
 400 ``invalid_cursor`` on both of a player's lists, and a cursor with the older way of
 paging (``before``, ``offset``) is 422."""
 

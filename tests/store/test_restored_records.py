@@ -5,11 +5,11 @@ On each back end: a live gunicorn and an RQ worker with their database
 (SQLite in a file, or a PostgreSQL database of its own), apps made by the
 operator's command (``schnapsen-admin``), one of them revoked, players
 registered over HTTP and a rated game between two of them, rated by the
-worker and archived. The database is copied while the server runs (SQLite:
+worker and archived, and a webhook endpoint. The database is copied while the server runs (SQLite:
 the online backup API; PostgreSQL: ``pg_dump`` and ``pg_restore`` of the
 tests' own installation), then a new server starts on a new, empty Redis and
 the restored copy: every app's key and every player's token open the same
-reads with the same answers, the revoked key stays refused, and the operator
+reads with the same answers (the app's webhook endpoints too), the revoked key stays refused, and the operator
 lists the same apps.
 """
 
@@ -48,6 +48,8 @@ PLAYER_READS = (
     "/v1/players/me/games",
     "/v1/leaderboard",
 )
+#: The reads of an app's webhook endpoints ({hook}: one of them).
+HOOK_READS = ("/v1/webhooks", "/v1/webhooks/{hook}")
 #: The reads a seat's token opens (the rated game's seats).
 SEAT_READS = ("/v1/games/{game}", "/v1/games/{game}/replay", "/v1/games/{game}/events")
 
@@ -183,6 +185,18 @@ def test_a_restored_database_on_an_empty_redis_serves_every_app_as_before(
                 "the rated game's ratings",
             )
             wait_until(lambda: archived(source, game), 60, "the game's archiving")
+            hook = requests.post(
+                f"{before.url}/v1/webhooks",
+                json={
+                    "url": "https://hooks.example.invalid/schnapsen",
+                    "events": ["game.finished"],
+                },
+                headers=auth(apps[0]["key"]),
+                timeout=30,
+            )
+            assert hook.status_code == 201, hook.text
+            hooks = answers(before, apps[0]["key"], HOOK_READS, hook=hook.json()["webhook_id"])
+            assert {status for _, status, _, _ in hooks} == {200}
             seen = {app["id"]: answers(before, app["key"]) for app in apps}
             assert [status for _, status, _, _ in seen[apps[0]["id"]]] == [200, 200, 200]
             assert {status for _, status, _, _ in seen[apps[2]["id"]]} == {401}
@@ -210,4 +224,7 @@ def test_a_restored_database_on_an_empty_redis_serves_every_app_as_before(
                 ) == played[player["token"]], player["player"]["name"]  # fmt: skip
             for seat in seats:
                 assert answers(after, seat, SEAT_READS, game=game) == played[seat]
+            assert (
+                answers(after, apps[0]["key"], HOOK_READS, hook=hook.json()["webhook_id"]) == hooks
+            )
             assert operator(after_redis, target, "clients", "list") == listed
