@@ -136,14 +136,18 @@ class ClockSchema(Schema):
         ),
     )
     bot_level = LevelField(
-        load_default=DEFAULT_BOT_LEVEL, metadata=_doc("The level of the bot that plays on time")
+        load_default=DEFAULT_BOT_LEVEL,
+        metadata=_doc(
+            "The level of the bot that plays on time; in a rated game always 'random' (RX5)"
+        ),
     )
     bot_moves_limit = fields.Integer(
         load_default=DEFAULT_BOT_MOVES_LIMIT,
         strict=True,
         validate=validate.Range(min=MIN_BOT_MOVES_LIMIT, max=MAX_BOT_MOVES_LIMIT),
         metadata=_doc(
-            "Moves in a row a bot may play for one seat; its next timeout loses the game"
+            "Moves in a row a bot may play for one seat (in a rated game: moves in the "
+            "whole game, RX5); its next timeout loses the game"
         ),
     )
 
@@ -559,7 +563,10 @@ class ClockViewSchema(Schema):
     )
     bot_moves = fields.List(
         fields.Integer(),
-        metadata=_doc("Per seat, the moves in a row a bot has played for it on time"),
+        metadata=_doc(
+            "Per seat, the moves a bot has played for it on time: in a row since its own "
+            "last move, or in a rated game every one of the game (RX5)"
+        ),
     )
 
 
@@ -580,6 +587,9 @@ class GameViewSchema(ReplayStateSchema):
         allow_none=True,
         metadata=_doc("The finished game this game is the rematch of; else null"),
     )
+    rated = fields.Boolean(
+        metadata=_doc("Its end changes the players' ratings (docs/rules.md, RX4-RX6)")
+    )
     clock = fields.Nested(
         ClockViewSchema, metadata=_doc("A clocked game's clock; absent for a game without one")
     )
@@ -595,6 +605,7 @@ class GameSummarySchema(Schema):
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
     dealing = _dealing()
+    rated = fields.Boolean(metadata=_doc("Its end changes the players' ratings"))
     game_points = fields.List(fields.Integer())
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)

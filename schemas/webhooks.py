@@ -57,8 +57,9 @@ class WebhookSchema(Schema):
     notice = fields.String(metadata=_doc("Why the service disabled it, and when; else empty"))
     failures = fields.Integer(metadata=_doc("Deliveries that failed every retry, in a row"))
     secret = fields.String(
-        metadata=_doc("The signing secret (`whsec_...`): answered on registration and on "
-                      "rotation only")
+        metadata=_doc("The signing secret (`whsec_` and its key's bytes in base64, as the "
+                      "Standard Webhooks libraries take it): answered on registration and "
+                      "on rotation only")
     )  # fmt: skip
 
 

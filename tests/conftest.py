@@ -151,8 +151,10 @@ FOLDER_LANES = {
     "bots": "unit",
     "data": "unit",
 }
-#: Fixtures that start gunicorn, RQ workers or the run command.
-SYSTEM_FIXTURES = frozenset({"live_server", "worker", "sse_live_server", "topology"})
+#: Fixtures that start gunicorn, RQ workers or the run command (tests/webhooks: deployments).
+SYSTEM_FIXTURES = frozenset(
+    {"live_server", "worker", "sse_live_server", "topology", "allowed", "guarded"}
+)
 #: What a test module writes when it starts such processes itself.
 SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
 #: Fixtures that are, or start, a Redis server (or the archive's PostgreSQL server).

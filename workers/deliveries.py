@@ -16,7 +16,7 @@ from typing import Any
 
 from service.jobs.outbound import InvalidWebhookUrl, RefusedAddress, post
 from service.jobs.webhook_outbox import Head
-from service.jobs.webhook_signing import SIGNATURE_HEADER, sign
+from service.jobs.webhook_signing import signed_headers
 from service.store.webhooks import Delivery, UnknownDelivery, UnknownEndpoint
 from workers.runtime import Runtime
 
@@ -42,9 +42,10 @@ def attempt(rt: Runtime, app: str, head: Head) -> dict[str, Any]:
     headers = {
         "Content-Type": "application/json",
         "User-Agent": "schnapsen-webhooks/1",
-        "Schnapsen-Event-Id": delivery.event_id,
         "Schnapsen-Delivery": delivery.id,
-        SIGNATURE_HEADER: sign(endpoint.secret, int(time.time()), payload),
+        # webhook-id is the notice's id: the same on every attempt, for receivers to
+        # deduplicate by; the secret is the endpoint's current one (a rotation replaces it)
+        **signed_headers([endpoint.secret], delivery.event_id, int(time.time()), payload),
     }
     started = time.monotonic()
     try:

@@ -5,7 +5,9 @@ is open to anyone, spectators too: once the game is over every deck is
 public (R11d). During a game a seat may read only its own decisions of the
 deals already finished (each made from its own view, which it saw); the
 opponent's decisions would show the opponent's legal actions, and so its
-cards, and the current deal is still being played, so both are refused.
+cards, and the current deal is still being played, so both are refused. A
+rated game is analysed only once it is over: the service's search gives no
+help to either seat while it runs (RX5).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 from service.engine.state import GameState
 from service.game.problem_codes import ProblemCode
-from service.game.problems import Conflict, Problem, Unauthorized
+from service.game.problems import Conflict, Forbidden, Problem, Unauthorized
 
 Part = tuple[int, int]  # (deal, seat)
 
@@ -41,8 +43,10 @@ def scope(
     *,
     seat: int | None = None,
     deals: Sequence[int] | None = None,
+    rated: bool = False,
 ) -> Scope:
-    """The parts the caller asked for (``seat``, ``deals``; None: all it may read), or a problem."""
+    """The parts the caller asked for (``seat``, ``deals``; None: all it may read), or a problem.
+    ``rated``: the game is rated, so nothing of it is analysed while it runs (RX5)."""
     count = dealt(state)
     for number in deals or ():
         if not 1 <= number <= count:
@@ -58,6 +62,13 @@ def scope(
         raise Unauthorized(
             "during a game only a seat reads its own analysis: send its token",
             code=ProblemCode.TOKEN_REQUIRED,
+        )
+    if rated:
+        raise Forbidden(
+            "a rated game is analysed once it is over: the service's bots give no help "
+            "while it runs (RX5)",
+            code=ProblemCode.RATED_GAME_NO_HELP,
+            extra={"rule": "RX5"},
         )
     if seat is not None and seat != caller:
         raise Problem(

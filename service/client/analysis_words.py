@@ -2,7 +2,8 @@
 
 Only words: the lines say what ``GET /v1/games/{id}/analysis`` sent, the
 accuracy per player, then one line per decision with the best action beside
-the chosen one when they differ, its loss and its label.
+the chosen one when they differ, its loss and its label. The words are the
+``Cards``' vocabulary, the labels (``mistake``, ``blunder``...) too.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.client.terminal import Cards, plural
+from service.client.terminal import Cards
 from service.client.words import action_phrase
 
 
@@ -20,27 +21,34 @@ def _value(value: float | None) -> str:
 
 def analysis_lines(analysis: dict[str, Any], names: Sequence[str], show: Cards) -> Iterable[str]:
     """The analysis, a line per player and per decision (values in game points)."""
-    yield (
-        f"Analysis of game {analysis['game_id']} by the {analysis['level']} bot "
-        f"({analysis['budget_ms']} ms per decision); values in game points for the deciding seat"
-    )
+    words = show.words
+    say = words.say
+    yield say("analysis title", game_id=analysis["game_id"], level=words.level(analysis["level"]),
+              budget_ms=analysis["budget_ms"])  # fmt: skip
     for player in analysis["players"]:
         accuracy = "-" if player["accuracy"] is None else f"{player['accuracy']}%"
-        yield (
-            f"{names[player['seat']]}: accuracy {accuracy} over "
-            f"{plural(player['decisions'] - player['forced'], 'decision')}, "
-            f"{player['inaccuracies']} {'inaccuracy' if player['inaccuracies'] == 1 else 'inaccuracies'}, "
-            f"{plural(player['mistakes'], 'mistake')}, {plural(player['blunders'], 'blunder')}"
+        yield say(
+            "accuracy",
+            name=names[player["seat"]],
+            accuracy=accuracy,
+            decisions=words.count(player["decisions"] - player["forced"], "decision"),
+            inaccuracies=words.count(player["inaccuracies"], "inaccuracy"),
+            mistakes=words.count(player["mistakes"], "mistake"),
+            blunders=words.count(player["blunders"], "blunder"),
         )
     deal = None
     for record in analysis["decisions"]:
         if record["deal"] != deal:
             deal = record["deal"]
-            yield f"Deal {deal}"
-        you = names[record["seat"]] == "You"
-        phrase = action_phrase(record["chosen"], you=you, card=show.card, suit=show.suit)
-        line = f"  trick {record['trick']}: {names[record['seat']]} {phrase} {_value(record['chosen_value'])}"
+            yield say("analysis deal", number=deal)
+        you = names[record["seat"]] == words.you
+
+        def phrase(action: dict[str, Any], you: bool = you) -> str:
+            return action_phrase(action, you=you, card=show.card, suit=show.suit, words=words)
+
+        line = say("analysis decision", trick=record["trick"], name=names[record["seat"]],
+                   phrase=phrase(record["chosen"]), value=_value(record["chosen_value"]))  # fmt: skip
         if record["best"] != record["chosen"]:
-            best = action_phrase(record["best"], you=you, card=show.card, suit=show.suit)
-            line += f"; best: {best} {_value(record['best_value'])}"
-        yield f"{line.rstrip()}  [{record['label']}]"
+            line += say("analysis best", phrase=phrase(record["best"]),
+                        value=_value(record["best_value"]))  # fmt: skip
+        yield f"{line.rstrip()}  [{words.labels.get(record['label'], record['label'])}]"

@@ -6,7 +6,8 @@ with numbered legal moves, post the chosen one, and long-poll the event feed
 while the bot thinks. ``replay`` prints a finished (or running) game one line per trick
 from ``GET /v1/games/{id}/replay``; ``analyse`` asks for the game's analysis,
 shows the job's progress, and prints it. What the lines say is written by
-``service.client.terminal`` and ``service.client.analysis_words``; this module only
+``service.client.terminal`` and ``service.client.analysis_words``, in the language
+``--lang`` or ``SCHNAPSEN_LANG`` chooses (``service.client.words``); this module only
 fetches, asks and prints.
 """
 
@@ -33,6 +34,7 @@ from service.client.terminal import (
     sort_hand,
     table_lines,
 )
+from service.client.words import VOCABULARIES, Language, UnknownLanguage, Vocabulary
 
 POLL_SECONDS = 10
 
@@ -53,9 +55,15 @@ class ApiError(CliError):
 class Client:
     """The HTTP API, one JSON call at a time; refusals raise ``ApiError``."""
 
-    def __init__(self, url: str, token: str | None = None):
+    def __init__(
+        self,
+        url: str,
+        token: str | None = None,
+        words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+    ):
         self.url = url.rstrip("/")
         self.token = token
+        self.words = words
         self.session = requests.Session()
 
     def call(
@@ -76,8 +84,7 @@ class Client:
             )
         except requests.RequestException as error:
             raise CliError(
-                f"cannot reach the service at {self.url} ({type(error).__name__}); "
-                "is it running? Start it with: schnapsen-serve"
+                self.words.say("unreachable", url=self.url, error=type(error).__name__)
             ) from error
         if response.status_code >= 400:
             try:
@@ -94,13 +101,21 @@ class Client:
 class Game:
     """One game against a bot in the terminal."""
 
-    def __init__(self, client: Client, out: TextIO, inp: TextIO, settings: ClientSettings):
+    def __init__(
+        self,
+        client: Client,
+        out: TextIO,
+        inp: TextIO,
+        settings: ClientSettings,
+        words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+    ):
         self.client = client
         self.out = out
         self.inp = inp
         self.state_home = settings.state_home
-        self.show = Cards(out, color=settings.color)
-        self.names = ["You", "Bot"]
+        self.words = words
+        self.show = Cards(out, color=settings.color, words=words)
+        self.names = [words.you, "Bot"]
         self.narrator = Narrator(self.names, self.show)
         self.game_id = ""
         self.log_version = 0
@@ -126,11 +141,14 @@ class Game:
         last_game.save(
             last_game.LastGame(self.client.url, self.game_id, seated["token"]), self.state_home
         )
-        self.names = seat_names(seated["game"]["players"], seated["seat"])
+        self.names = seat_names(seated["game"]["players"], seated["seat"], self.words)
         self.narrator = Narrator(self.names, self.show)
-        counting = "count in your head and claim 66" if variant == "head" else "points tracked"
-        self.say(f"Game {self.game_id}: you against the {level} bot ({variant}: {counting}).")
-        self.say("Type the number of a move; q leaves the game.")
+        say = self.words.say
+        self.say(
+            say("started", game_id=self.game_id, level=self.words.level(level),
+                variant=say(f"variant {variant}"), counting=say(f"counting {variant}"))
+        )  # fmt: skip
+        self.say(say("how to move"))
 
     def resume(self, game_id: str, token: str) -> None:
         """Take up a game left before, at the seat ``token`` holds; its events so far are
@@ -139,10 +157,10 @@ class Game:
         view = self.client.call("GET", f"/v1/games/{game_id}")
         self.game_id = game_id
         last_game.save(last_game.LastGame(self.client.url, game_id, token), self.state_home)
-        self.names = seat_names(view["players"], view["seat"])
+        self.names = seat_names(view["players"], view["seat"], self.words)
         self.narrator = Narrator(self.names, self.show)
-        self.say(f"Game {game_id} resumed: you against {self.names[1 - view['seat']]}.")
-        self.say("Type the number of a move; q leaves the game.")
+        self.say(self.words.say("resumed", game_id=game_id, name=self.names[1 - view["seat"]]))
+        self.say(self.words.say("how to move"))
 
     def run(self) -> int:
         while True:
@@ -153,7 +171,9 @@ class Game:
                 # waiting for news after what was just told would wait for nothing.
                 continue
             if view["status"] == "finished":
-                self.say_all(finish_lines(view, self.names, self.game_id, self.client.url))
+                self.say_all(
+                    finish_lines(view, self.names, self.game_id, self.client.url, self.words)
+                )
                 return 0
             deal = view["deal"]
             if view["to_move"] == view["seat"] and deal and deal["legal_actions"]:
@@ -161,17 +181,17 @@ class Game:
                 self.say_all(table_lines(view, self.names, self.show))
                 action = self.ask(deal["legal_actions"], deal)
                 if action is None:
-                    self.say(f"You left game {self.game_id}; it stays on the server.")
-                    self.say("Take it up again with: schnapsen play --resume")
+                    self.say(self.words.say("left", game_id=self.game_id))
+                    self.say(self.words.say("resume hint"))
                     return 0
                 try:
                     body = {**action, "expected_version": view["version"]}
                     self.client.call("POST", f"/v1/games/{self.game_id}/actions", body=body)
                 except ApiError as error:
-                    self.say(f"Refused: {error}")
+                    self.say(self.words.say("refused", error=error))
             else:
                 if not self.waiting:
-                    self.say(f"{self.names[1 - view['seat']]} is thinking...")
+                    self.say(self.words.say("thinking", name=self.names[1 - view["seat"]]))
                 self.waiting = True
                 self.pull(POLL_SECONDS)
 
@@ -194,11 +214,11 @@ class Game:
         order = sort_hand([a["card"] for a in plays], deal["trump_suit"])
         plays.sort(key=lambda a: order.index(a["card"]))
         moves = plays + [a for a in legal if a["type"] != "play"]
-        self.say("Your moves:")
+        self.say(self.words.say("your moves"))
         for number, action in enumerate(moves, start=1):
             self.say(f"  {number}) {move_text(action, deal, self.show)}")
         while True:
-            self.out.write(f"Your move [1-{len(moves)}]: ")
+            self.out.write(self.words.say("prompt", count=len(moves)))
             self.out.flush()
             line = self.inp.readline()
             if not line:  # end of input
@@ -211,15 +231,22 @@ class Game:
                 return None
             if answer.isdigit() and 1 <= int(answer) <= len(moves):
                 return moves[int(answer) - 1]
-            self.say(f"Type a number from 1 to {len(moves)} (or q to leave).")
+            self.say(self.words.say("type a number", count=len(moves)))
 
 
 # -- replay ------------------------------------------------------------------------
 
 
-def print_replay(client: Client, game_id: str, out: TextIO, *, color: bool = True) -> int:
+def print_replay(
+    client: Client,
+    game_id: str,
+    out: TextIO,
+    *,
+    color: bool = True,
+    words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+) -> int:
     record = client.call("GET", f"/v1/games/{game_id}/replay")
-    for line in replay_lines(record, Cards(out, color=color)):
+    for line in replay_lines(record, Cards(out, color=color, words=words)):
         out.write(line + "\n")
     out.flush()
     return 0
@@ -232,7 +259,13 @@ ANALYSIS_POLL_SECONDS = 0.5
 
 
 def print_analysis(
-    client: Client, game_id: str, out: TextIO, err: TextIO, *, color: bool = True
+    client: Client,
+    game_id: str,
+    out: TextIO,
+    err: TextIO,
+    *,
+    color: bool = True,
+    words: Vocabulary = VOCABULARIES[Language.ENGLISH],
 ) -> int:
     """Ask for the analysis, show the job's progress on ``err``, print the analysis."""
     job = client.call("POST", f"/v1/games/{game_id}/analysis", body={})
@@ -240,26 +273,27 @@ def print_analysis(
     # is a line of its own (a log has no use for carriage returns).
     terminal = err.isatty()
     shown: int | None = None
+    analysing = words.say("analysing")
     while job["status"] not in ("finished", "failed"):
         progress = round(100 * job.get("progress", 0))
         if terminal:
-            err.write(f"\ranalysing: {progress:3d}%")
+            err.write(f"\r{analysing}: {progress:3d}%")
         elif progress != shown:
-            err.write(f"analysing: {progress:3d}%\n")
+            err.write(f"{analysing}: {progress:3d}%\n")
         shown = progress
         err.flush()
         time.sleep(ANALYSIS_POLL_SECONDS)
         job = client.call("GET", f"/v1/jobs/{job['id']}")
     if job["status"] == "finished":
-        err.write("\ranalysing: 100%\n" if terminal else "analysing: 100%\n")
+        err.write(f"\r{analysing}: 100%\n" if terminal else f"{analysing}: 100%\n")
     elif terminal:
         err.write("\n")
     if job["status"] == "failed":
-        raise CliError(f"the analysis failed: {job.get('error', 'no reason given')}")
+        raise CliError(words.say("analysis failed", error=job.get("error", words.say("no reason"))))
     analysis = client.call("GET", job["result"]["url"])
     view = client.call("GET", f"/v1/games/{game_id}")
-    names = seat_names(view["players"], view["seat"])
-    for line in analysis_lines(analysis, names, Cards(out, color=color)):
+    names = seat_names(view["players"], view["seat"], words)
+    for line in analysis_lines(analysis, names, Cards(out, color=color, words=words)):
         out.write(line + "\n")
     out.flush()
     return 0
@@ -286,11 +320,13 @@ def parser(settings: ClientSettings) -> argparse.ArgumentParser:
     play.add_argument("--variant", choices=["head", "tracked"], default="head",
                       help="head: count in your head and claim 66 (default); tracked: points shown")  # fmt: skip
     play.add_argument("--seed", type=int, help="a seed for reproducible shuffles")
+    language_argument(play, settings)
     replay = commands.add_parser("replay", help="print a game's replay, one line per trick")
     replay.add_argument("game_id")
     replay.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
     replay.add_argument("--token", default=settings.token,
                         help="a seat's token, to see that seat's cards of a running game")  # fmt: skip
+    language_argument(replay, settings)
     analyse = commands.add_parser(
         "analyse", help="analyse a game's decisions: each one's cost against the best"
     )
@@ -298,7 +334,18 @@ def parser(settings: ClientSettings) -> argparse.ArgumentParser:
     analyse.add_argument("--url", default=url_default, help=f"the service (default: {url_default})")
     analyse.add_argument("--token", default=settings.token,
                          help="a seat's token: during a game, that seat's finished deals")  # fmt: skip
+    language_argument(analyse, settings)
     return main_parser
+
+
+def language_argument(command: argparse.ArgumentParser, settings: ClientSettings) -> None:
+    command.add_argument(
+        "--lang",
+        choices=[code.value for code in Language],
+        default=settings.language.value,
+        help="the language of the cards and the game's words: en (English) or de (German, "
+        f"Austria); default: SCHNAPSEN_LANG, else en (now: {settings.language.value})",
+    )
 
 
 def _tokens_taken_whole(argv: list[str]) -> list[str]:
@@ -320,40 +367,53 @@ def parse_arguments(argv: list[str], settings: ClientSettings) -> argparse.Names
     return parser(settings).parse_args(_tokens_taken_whole(argv))
 
 
-def resumed(args: argparse.Namespace, settings: ClientSettings) -> tuple[str, str, str]:
+def resumed(
+    args: argparse.Namespace,
+    settings: ClientSettings,
+    words: Vocabulary = VOCABULARIES[Language.ENGLISH],
+) -> tuple[str, str, str]:
     """The service, game and token ``play --resume`` takes up: the ones given, else the
     last game played here (at the service it was played on, unless --url says)."""
     last = last_game.load(settings.state_home)
     if args.resume:
         token = args.token or (last.token if last and last.game_id == args.resume else None)
         if not token:
-            raise CliError(f"resuming game {args.resume} needs your seat's --token")
+            raise CliError(words.say("resume needs token", game_id=args.resume))
         url = args.url or (last.url if last and last.game_id == args.resume else None)
         return url or settings.url, args.resume, token
     if last is None:
-        raise CliError("no game to resume: play one first, or give --resume GAME_ID --token TOKEN")
+        raise CliError(words.say("nothing to resume"))
     return args.url or last.url, last.game_id, last.token
 
 
 def main(argv: list[str] | None = None) -> int:
-    settings = ClientSettings.from_env()  # the one read of the environment
+    try:
+        settings = ClientSettings.from_env()  # the one read of the environment
+    except UnknownLanguage as error:
+        print(f"schnapsen: {error}", file=sys.stderr)
+        return 2
     args = parse_arguments(sys.argv[1:] if argv is None else argv, settings)
+    words = VOCABULARIES[Language(args.lang)]
     out, inp = sys.stdout, sys.stdin
     try:
         if args.command == "play":
             if args.resume is not None:
-                url, game_id, token = resumed(args, settings)
-                game = Game(Client(url), out, inp, settings)
+                url, game_id, token = resumed(args, settings, words)
+                game = Game(Client(url, words=words), out, inp, settings, words)
                 game.resume(game_id, token)
             else:
-                game = Game(Client(args.url or settings.url), out, inp, settings)
+                game = Game(
+                    Client(args.url or settings.url, words=words), out, inp, settings, words
+                )
                 game.start(args.level, args.variant, args.seed)
             return game.run()
         if args.command == "analyse":
-            client = Client(args.url, token=args.token)
-            return print_analysis(client, args.game_id, out, sys.stderr, color=settings.color)
-        client = Client(args.url, token=args.token)
-        return print_replay(client, args.game_id, out, color=settings.color)
+            client = Client(args.url, token=args.token, words=words)
+            return print_analysis(
+                client, args.game_id, out, sys.stderr, color=settings.color, words=words
+            )
+        client = Client(args.url, token=args.token, words=words)
+        return print_replay(client, args.game_id, out, color=settings.color, words=words)
     except CliError as error:
         print(f"schnapsen: {error}", file=sys.stderr)
         return 1

@@ -3,7 +3,8 @@
 Pure functions (and one small class that numbers a deal's tricks) of what
 the HTTP API sends; ``service.client.cli`` runs the loop that fetches it and prints
 their lines. Tricks are numbered and written as the text export writes them
-(``service.game.replay_export``).
+(``service.game.replay_export``). Every word comes from a ``Vocabulary``
+(``service.client.words``): English unless the caller passes another.
 """
 
 from __future__ import annotations
@@ -13,43 +14,34 @@ from typing import Any, TextIO
 
 from service.client.words import (
     ACTION_EVENTS,
-    ACTION_WORDS,
+    ENGLISH,
+    Vocabulary,
     action_phrase,
     numbered_tricks,
     trick_cards,
 )
 
 SUIT_SYMBOLS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-RANKS = {"A": "A", "T": "10", "K": "K", "Q": "Q", "J": "J"}
 RANK_ORDER = "ATKQJ"
 SUIT_ORDER = "SHCD"
-REASONS = {
-    "went_out": "went out with 66",
-    "false_claim": "false claim by the opponent",
-    "last_trick": "won the last trick",
-    "closer_went_out": "closed the talon and went out",
-    "closer_false_claim": "the closer claimed without 66",
-    "closer_ran_out": "the closer did not reach 66",
-    "closer_opponent_went_out": "went out before the closer",
-}
 
 
 class Cards:
     """Card codes for people: ``KH`` -> ``K♥``, red suits coloured on a terminal."""
 
-    def __init__(self, out: TextIO, *, color: bool = True):
+    def __init__(self, out: TextIO, *, color: bool = True, words: Vocabulary = ENGLISH):
         encoding = (getattr(out, "encoding", None) or "").lower()
         self.unicode = "utf" in encoding
         # ``color``: the client's setting (no NO_COLOR); and only on a terminal.
         self.color = color and out.isatty()
+        self.words = words
 
     def suit(self, suit: str) -> str:
         text = SUIT_SYMBOLS[suit] if self.unicode else suit
         return f"\033[31m{text}\033[0m" if self.color and suit in "DH" else text
 
     def card(self, code: str) -> str:
-        return RANKS[code[0]] + self.suit(code[1])
+        return self.words.ranks[code[0]] + self.suit(code[1])
 
     def cards(self, codes: Iterable[str]) -> str:
         return " ".join(self.card(code) for code in codes)
@@ -63,21 +55,27 @@ def sort_hand(cards: Iterable[str], trump: str) -> list[str]:
     return sorted(cards, key=key)
 
 
-def seat_names(players: list[dict[str, Any]], viewer: int | None) -> list[str]:
+def seat_names(
+    players: list[dict[str, Any]], viewer: int | None, words: Vocabulary = ENGLISH
+) -> list[str]:
     names = []
     for seat in (0, 1):
         player = next((p for p in players if p.get("seat") == seat), {})
         if viewer is not None and seat == viewer:
-            names.append("You")
+            names.append(words.you)
         elif player.get("type") == "bot":
-            names.append(f"Bot ({player.get('level')})")
+            names.append(words.say("bot", level=words.level(player.get("level"))))
         else:
-            names.append(f"Player {seat + 1}")
+            names.append(words.say("player", number=seat + 1))
     return names
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def plural(count: int, word: str, words: Vocabulary = ENGLISH) -> str:
+    return words.count(count, word)
+
+
+def reason(code: str, words: Vocabulary) -> str:
+    return words.reasons.get(code, code)
 
 
 class Narrator:
@@ -90,14 +88,15 @@ class Narrator:
     def __init__(self, names: Sequence[str], show: Cards):
         self.names = list(names)
         self.show = show
+        self.words = show.words
         self.tricks_in_deal = 0
 
-    def verb(self, seat: int, third: str, second: str) -> str:
-        return second if self.names[seat] == "You" else third
+    def verb(self, seat: int, name: str) -> str:
+        return self.words.verb(name, self.names[seat] == self.words.you)
 
     def lines(self, event: dict[str, Any]) -> list[str]:
         """What a player is told of one event of the feed."""
-        show, names = self.show, self.names
+        show, names, say = self.show, self.names, self.words.say
         lines: list[str] = []
         kind = event["type"]
         if kind == "deal_started":
@@ -105,9 +104,9 @@ class Narrator:
             dealer = event["dealer"]
             lines.append("")
             lines.append(
-                f"=== Deal {event['number']}: {names[dealer]} {self.verb(dealer, 'deals', 'deal')}, "
-                f"trump card {show.card(event['trump_card'])} ==="
-            )
+                say("deal started", number=event["number"], name=names[dealer],
+                    deals=self.verb(dealer, "deal"), card=show.card(event["trump_card"]))
+            )  # fmt: skip
             return lines
         if kind not in ACTION_EVENTS:
             return lines
@@ -118,169 +117,192 @@ class Narrator:
             cards = trick_cards(trick, names.__getitem__, show.card)
             winner = trick["winner"]
             lines.append(
-                f"Trick {self.tricks_in_deal}: {cards} -> {names[winner]} "
-                f"{self.verb(winner, 'wins', 'win')}"
-            )
+                say("trick won", number=self.tricks_in_deal, cards=cards, name=names[winner],
+                    wins=self.verb(winner, "win"))
+            )  # fmt: skip
         elif action["type"] == "play":
             lines.append(
-                f"{names[seat]} {self.verb(seat, 'leads', 'lead')} {show.card(action['card'])}"
-            )
+                say("lead", name=names[seat], leads=self.verb(seat, "lead"),
+                    card=show.card(action["card"]))
+            )  # fmt: skip
         else:
             lines.append(f"{names[seat]} {self.action_text(action, seat)}")
             if event.get("took"):
                 lines.append(
-                    f"  ... and {self.verb(seat, 'takes', 'take')} {show.card(event['took'])}"
+                    say("took", takes=self.verb(seat, "take"), card=show.card(event["took"]))
                 )
         # The turned-up trump card, when we take it, is among the cards we drew: it has
         # a line of its own, so the draw line names the others only.
         drawn = event.get("turn_up_drawn")
         drew = [card for card in event.get("drew", []) if not drawn or card != drawn["card"]]
         if drew:
-            lines.append(f"You draw {show.cards(drew)}")
+            lines.append(say("you draw", cards=show.cards(drew)))
         if drawn:
             lines.append(
-                f"{names[drawn['seat']]} {self.verb(drawn['seat'], 'takes', 'take')} "
-                f"the trump card {show.card(drawn['card'])}"
-            )
+                say("takes trump card", name=names[drawn["seat"]],
+                    takes=self.verb(drawn["seat"], "take"), card=show.card(drawn["card"]))
+            )  # fmt: skip
         if event.get("deal_result"):
             result = event["deal_result"]
             winner = result["winner"]
             lines.append(
-                f"*** Deal {result['number']}: {names[winner]} {self.verb(winner, 'wins', 'win')} "
-                f"{plural(result['game_points'], 'game point')} "
-                f"({REASONS.get(result['reason'], result['reason'])}); "
-                f"card points {names[0]} {result['card_points'][0]}, "
-                f"{names[1]} {result['card_points'][1]} ***"
-            )
+                say("deal won", number=result["number"], name=names[winner],
+                    wins=self.verb(winner, "win"),
+                    points=self.words.count(result["game_points"], "game point"),
+                    reason=reason(result["reason"], self.words),
+                    first=names[0], first_points=result["card_points"][0],
+                    second=names[1], second_points=result["card_points"][1])
+            )  # fmt: skip
 
         return lines
 
     def action_text(self, action: dict[str, Any], seat: int) -> str:
-        you = self.names[seat] == "You"
-        return action_phrase(action, you=you, card=self.show.card, suit=self.show.suit)
+        you = self.names[seat] == self.words.you
+        return action_phrase(
+            action, you=you, card=self.show.card, suit=self.show.suit, words=self.words
+        )
 
 
 def table_lines(view: dict[str, Any], names: Sequence[str], show: Cards) -> list[str]:
     """The table on the player's turn: points, talon, tricks, the opponent, marriages, the hand."""
+    words = show.words
+    say = words.say
     deal = view["deal"]
     lines: list[str] = []
     me, opp = view["seat"], 1 - view["seat"]
     trump = deal["trump_suit"]
     lines.append("")
     lines.append(
-        f"Game points: {names[me]} {view['game_points'][me]}, "
-        f"{names[opp]} {view['game_points'][opp]}   "
-        f"Deal {deal['number']}, trumps {show.suit(trump)} {SUIT_NAMES[trump]}"
-    )
+        say("table points", me=names[me], my_points=view["game_points"][me], opp=names[opp],
+            opp_points=view["game_points"][opp], number=deal["number"], suit=show.suit(trump),
+            suit_name=words.suit_names[trump])
+    )  # fmt: skip
     if deal["closed_by"] is not None:
-        talon = f"closed by {names[deal['closed_by']]}"
+        closer = "talon closed by you" if deal["closed_by"] == me else "talon closed"
+        talon = say(closer, name=names[deal["closed_by"]])
     elif deal["talon_size"]:
-        talon = f"{plural(deal['talon_size'], 'card')}"
+        talon = words.count(deal["talon_size"], "card")
     else:
-        talon = "exhausted"
+        talon = say("talon exhausted")
     trump_card = (
-        f", trump card {show.card(deal['trump_card'])} face up" if deal["trump_card"] else ""
+        say("trump card face up", card=show.card(deal["trump_card"])) if deal["trump_card"] else ""
     )
-    lines.append(f"Talon: {talon}{trump_card}")
-    tricks = f"Tricks: {names[me]} {deal['tricks_won'][me]}, {names[opp]} {deal['tricks_won'][opp]}"
+    lines.append(say("talon", talon=talon, trump_card=trump_card))
+    tricks = say("tricks", me=names[me], my_tricks=deal["tricks_won"][me], opp=names[opp],
+                 opp_tricks=deal["tricks_won"][opp])  # fmt: skip
     if deal.get("card_points"):
-        tricks += f"   Card points: {deal['card_points'][me]} to {deal['card_points'][opp]}"
+        tricks += say("card points", mine=deal["card_points"][me], theirs=deal["card_points"][opp])
     lines.append(tricks)
     shown = deal["revealed_cards"][opp]
-    seen = f" (seen: {show.cards(shown)})" if shown else ""
-    lines.append(f"{names[opp]}: {plural(deal['opponent_hand_size'], 'card')} in hand{seen}")
+    seen = say("seen", cards=show.cards(shown)) if shown else ""
+    lines.append(
+        say("opponent hand", name=names[opp],
+            cards=words.count(deal["opponent_hand_size"], "card"), seen=seen)
+    )  # fmt: skip
     for marriage in deal.get("marriages", []):
         lines.append(
-            f"Marriage: {names[marriage['seat']]} {marriage['points']} "
-            f"in {show.suit(marriage['suit'])}"
-        )
+            say("marriage", name=names[marriage["seat"]], points=marriage["points"],
+                suit=show.suit(marriage["suit"]))
+        )  # fmt: skip
     if deal["current_trick"]:
         lead = deal["current_trick"][0]
-        lines.append(f"Trick: {names[lead['seat']]} led {show.card(lead['card'])}")
-    lines.append(f"Your hand: {show.cards(sort_hand(deal['hand'], trump)) or '(empty)'}")
+        lines.append(say("trick led", name=names[lead["seat"]], card=show.card(lead["card"])))
+    hand = show.cards(sort_hand(deal["hand"], trump)) or say("empty")
+    lines.append(say("your hand", cards=hand))
     return lines
 
 
 def move_text(action: dict[str, Any], deal: dict[str, Any], show: Cards) -> str:
     """One numbered move of the player's menu."""
+    words = show.words
     kind = action["type"]
-    text = action_phrase(action, you=True, card=show.card, suit=show.suit)
+    text = action_phrase(action, command=True, card=show.card, suit=show.suit, words=words)
     if kind == "exchange_trump_jack":
-        return f"{text} for {show.card(deal['trump_card'])}"
+        return words.say("exchange for", text=text, card=show.card(deal["trump_card"]))
     if kind == "declare_marriage":
-        return f"{text} ({deal['marriage_points'][action['suit']]})"
+        return words.say("marriage move", text=text, points=deal["marriage_points"][action["suit"]])
     if kind == "claim":
-        return f"{text} (go out)"
+        return words.say("claim move", text=text)
     return text
 
 
-def finish_lines(view: dict[str, Any], names: Sequence[str], game_id: str, url: str) -> list[str]:
-    """The end of a game, and where to watch its replay."""
+def finish_lines(
+    view: dict[str, Any], names: Sequence[str], game_id: str, url: str, words: Vocabulary = ENGLISH
+) -> list[str]:
+    """The end of a game, and where to watch its replay (in the same language)."""
+    say = words.say
     me = view["seat"]
     lines: list[str] = []
     winner = view["winner"]
     points = view["game_points"]
     lines.append("")
-    headline = "you win the game!" if winner == me else f"{names[winner]} wins the game."
-    lines.append(f"Game over: {headline}")
+    headline = say("you win") if winner == me else say("wins game", name=names[winner])
+    lines.append(say("game over", headline=headline))
     lines.append(
-        f"Game points left: {names[me]} {points[me]}, {names[1 - me]} {points[1 - me]} "
-        f"after {plural(len(view['deals']), 'deal')}."
-    )
+        say("points left", me=names[me], my_points=points[me], opp=names[1 - me],
+            opp_points=points[1 - me], deals=words.count(len(view["deals"]), "deal"))
+    )  # fmt: skip
+    english = words.language == ENGLISH.language
     lines.append(
-        f"Replay: schnapsen replay {game_id} --url {url}  (or open {url}/replay/?game={game_id})"
-    )
+        say("replay hint", game_id=game_id, url=url,
+            lang="" if english else f" --lang {words.language.value}",
+            page_lang="" if english else f"&lang={words.language.value}")
+    )  # fmt: skip
     return lines
 
 
 def replay_lines(record: dict[str, Any], show: Cards) -> Iterable[str]:
     """A game's replay for people: one line per trick, per other action, per deal result."""
+    words = show.words
+    say = words.say
     state = record["state"]
     viewer = state.get("seat")
-    names = seat_names(state.get("players") or [], viewer)
-    players = ", ".join(f"seat {seat}: {names[seat]}" for seat in (0, 1))
-    yield f"Game {record['game_id']} ({state['variant']} counting; {players})"
+    names = seat_names(state.get("players") or [], viewer, words)
+    players = ", ".join(f"{say('seat', seat=seat)}: {names[seat]}" for seat in (0, 1))
+    variant = words.text.get(f"variant {state['variant']}", state["variant"])
+    yield say("replay title", game_id=record["game_id"], variant=variant, players=players)
     if not record["complete"]:
-        yield "The game is still running: hands and talons stay hidden until it is over."
+        yield say("still running")
     for event, trick_number in numbered_tricks(record["events"]):
         kind = event["type"]
         if kind == "deal_started":
             dealer = event["dealer"]
             yield ""
-            yield (f"Deal {event['number']}: {names[dealer]} deals, "
-                   f"trump card {show.card(event['trump_card'])}")  # fmt: skip
+            yield say("replay deal", number=event["number"], name=names[dealer],
+                      card=show.card(event["trump_card"]))  # fmt: skip
             deck = event.get("deck")
             if deck:
                 leader = 1 - dealer
                 yield f"  {names[leader]}: {show.cards(deck[0:5])}"
                 yield f"  {names[dealer]}: {show.cards(deck[5:10])}"
-                yield f"  talon: {show.cards(deck[11:])}"
+                yield say("replay talon", cards=show.cards(deck[11:]))
             elif event.get("hand"):
                 yield f"  {names[viewer]}: {show.cards(event['hand'])}"
         elif kind in ACTION_EVENTS:
             seat, action = event["seat"], event["action"]
             if kind == "clock_moved":
-                yield f"  {names[seat]}'s time ran out: a {event['level']} bot moves"
+                yield say("time ran out", name=names[seat], level=words.level(event["level"]))
             if trick_number:
                 trick = event["trick"]
                 cards = trick_cards(trick, names.__getitem__, show.card)
-                yield f"  trick {trick_number}: {cards} -> {names[trick['winner']]}"
-            elif action["type"] in ACTION_WORDS and action["type"] != "play":
-                line = f"  {names[seat]} {action_phrase(action, suit=show.suit)}"
+                yield say("replay trick", number=trick_number, cards=cards,
+                          name=names[trick["winner"]])  # fmt: skip
+            elif action["type"] in words.actions and action["type"] != "play":
+                phrase = action_phrase(action, suit=show.suit, words=words)
+                line = f"  {names[seat]} {phrase}"
                 if action["type"] == "exchange_trump_jack":
-                    line += f" for {show.card(event['took'])}"
+                    line = "  " + say("exchange for", text=f"{names[seat]} {phrase}",
+                                      card=show.card(event["took"]))  # fmt: skip
                 yield line
             result = event.get("deal_result")
             if result:
-                yield (
-                    f"  => {names[result['winner']]} wins {plural(result['game_points'], 'game point')} "
-                    f"({REASONS.get(result['reason'], result['reason'])}); "
-                    f"card points {result['card_points'][0]}:{result['card_points'][1]}"
-                )
+                yield say("replay deal won", name=names[result["winner"]],
+                          points=words.count(result["game_points"], "game point"),
+                          reason=reason(result["reason"], words),
+                          first=result["card_points"][0], second=result["card_points"][1])  # fmt: skip
     yield ""
     points = state["game_points"]
     if state.get("winner") is not None:
-        yield (f"Game over: {names[state['winner']]} wins "
-               f"(game points left {points[0]}:{points[1]})")  # fmt: skip
+        yield say("replay over", name=names[state["winner"]], first=points[0], second=points[1])
     else:
-        yield f"Game running: game points {points[0]}:{points[1]}"
+        yield say("replay running", first=points[0], second=points[1])

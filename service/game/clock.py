@@ -10,6 +10,12 @@ as RX3). After ``bot_moves_limit`` moves in a row played for one seat, its
 next timeout loses the game too: a player who has walked away does not let
 a bot finish the game in their name.
 
+In a rated game (RX5) the clock is no autopilot: its bot plays at
+``RATED_BOT_LEVEL``, whatever level the game was created with, and
+``bot_moves_limit`` counts every move a bot played for the seat in the
+whole game, so a move of one's own now and then does not buy the bot's
+play for the rest of it (``in_force``, ``bot_moves``).
+
 The time control lives in the seats record (one text field, ``clock``), so
 it travels with the game into replays and the archive. Whatever the clock
 decides is decided here from the log alone (``verdict``): the run of moves
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -36,6 +42,9 @@ MIN_BOT_MOVES_LIMIT = 1
 MAX_BOT_MOVES_LIMIT = 20
 DEFAULT_BOT_MOVES_LIMIT = 3
 DEFAULT_BOT_LEVEL = "heuristic"
+#: The level of a rated game's clock moves (RX5): the weakest, which picks among the legal
+#: moves at random, so a player who lets the clock play does worse than by playing.
+RATED_BOT_LEVEL = "random"
 
 
 class OnTimeout(StrEnum):
@@ -133,13 +142,22 @@ def people(events: Sequence[Event]) -> tuple[bool, bool]:
     return seated[0], seated[1]
 
 
-def bot_moves(events: Sequence[Event]) -> tuple[int, int]:
-    """Per seat, the moves in a row a bot has played for it since its own last move."""
+def in_force(control: TimeControl, rated: bool) -> TimeControl:
+    """The time control as the clock applies it: a rated game's bot plays at
+    ``RATED_BOT_LEVEL`` (RX5), whatever level its creator named."""
+    if rated and control.bot_level != RATED_BOT_LEVEL:
+        return replace(control, bot_level=RATED_BOT_LEVEL)
+    return control
+
+
+def bot_moves(events: Sequence[Event], *, rated: bool = False) -> tuple[int, int]:
+    """Per seat, the moves a bot has played for it: in a row since its own last move, or,
+    in a rated game (RX5), in the whole game."""
     counts = [0, 0]
     for event in events:
         if isinstance(event, ClockMoved):
             counts[event.seat] += 1
-        elif isinstance(event, ActionTaken):
+        elif isinstance(event, ActionTaken) and not rated:
             counts[event.seat] = 0
     return counts[0], counts[1]
 
@@ -153,12 +171,14 @@ def person_to_move(events: Sequence[Event]) -> int | None:
     return seat
 
 
-def verdict(events: Sequence[Event], control: TimeControl) -> Verdict:
+def verdict(events: Sequence[Event], control: TimeControl, *, rated: bool = False) -> Verdict:
     """What the clock decides when the turn after ``events`` has run out of time."""
     seat = person_to_move(events)
     if seat is None:
         return None
-    if control.on_timeout is OnTimeout.LOSE or bot_moves(events)[seat] >= control.bot_moves_limit:
+    control = in_force(control, rated)
+    played = bot_moves(events, rated=rated)[seat]
+    if control.on_timeout is OnTimeout.LOSE or played >= control.bot_moves_limit:
         return LosesOnTime(seat)
     return BotPlays(seat, control.bot_level)
 
@@ -182,13 +202,18 @@ class ClockReading:
 
 
 def reading(
-    control: TimeControl, events: Sequence[Event], turn_started_ms: int | None
+    control: TimeControl,
+    events: Sequence[Event],
+    turn_started_ms: int | None,
+    *,
+    rated: bool = False,
 ) -> ClockReading:
     """The clock after ``events``, whose last was appended at ``turn_started_ms``."""
+    control = in_force(control, rated)
     waiting_for = person_to_move(events)
     deadline = (
         None
         if waiting_for is None or turn_started_ms is None
         else turn_started_ms + control.ms_per_move
     )
-    return ClockReading(control, deadline, bot_moves(events))
+    return ClockReading(control, deadline, bot_moves(events, rated=rated))

@@ -143,6 +143,8 @@ class GameService(GameQueries):
                 "a rated game is created by a player: send the player's token",
                 code=ProblemCode.PLAYER_REQUIRED,
             )
+        if new.rated:
+            _check_dealt_by_the_server(new)
         if new.opponent.kind == "bot":
             self._known_level(new.opponent.level, "bot level")
         if new.clock is not None:
@@ -424,7 +426,7 @@ class GameService(GameQueries):
             if control is None:
                 raise NoClockDue()
             events = self.store.events(game_id, until=current.version)
-            due = clocks.verdict(events, control)
+            due = clocks.verdict(events, control, rated=current.seats.rated)
             if isinstance(due, clocks.LosesOnTime):
                 waited = self.store.clock(game_id).waited_ms or control.ms_per_move
                 return Decided((TimeoutClaimed(due.winner, waited),), due.seat)
@@ -456,7 +458,7 @@ class GameService(GameQueries):
         if not current.state.over:
             turn = self.store.clock(current.game_id)
             started = turn.last_ms if turn.head == current.version else None
-        return clocks.reading(control, events, started)
+        return clocks.reading(control, events, started, rated=current.seats.rated)
 
     # -- ending a game (RX1-RX3, see service.engine.endings) ------------------
     def resign(
@@ -539,6 +541,14 @@ class GameService(GameQueries):
                 "a game against a bot is not aborted; resign instead",
                 code=ProblemCode.ABORT_NOT_ALLOWED,
             )
+        if current.seats.rated and all(current.state.seated):
+            # RX6: both seats have been dealt their hands; calling the game off now
+            # would let a seat leave every poor hand unscored.
+            raise Conflict(
+                "a rated game is not aborted once both seats have their hands; resign instead",
+                code=ProblemCode.ABORT_NOT_ALLOWED,
+                extra={"rule": "RX6"},
+            )
         _check_ending(lambda: abort(current.state, seat))
         return Aborted(seat)
 
@@ -587,8 +597,8 @@ class GameService(GameQueries):
         The service's own policy for games walked away from (docs/deployment.md,
         The archive), by the rules a player could have invoked: a game with an
         empty seat, or with no action yet, is aborted for seat 0 (RX2); a running
-        game is won by the seat waiting for the other (RX3), as if it had
-        claimed the timeout. None when the game is over, or moved meanwhile.
+        game (and a rated game both seats have joined, RX6) is won by the seat
+        waiting for the other (RX3), as if it had claimed the timeout. None when the game is over, or moved meanwhile.
         """
 
         def ended(current: Current) -> Decided[int]:
@@ -601,7 +611,9 @@ class GameService(GameQueries):
             waited = clock.waited_ms
             if waited is None or waited < idle_seconds * 1000:
                 raise NotAbandoned()
-            if not (state.seated[0] and state.seated[1]) or untouched(state):
+            both_seated = state.seated[0] and state.seated[1]
+            # RX6: a rated game whose seats both have their hands is never called off.
+            if not both_seated or (untouched(state) and not current.seats.rated):
                 return Decided((Aborted(0),), 0)
             if state.to_move is None:
                 raise NotAbandoned()
@@ -702,8 +714,31 @@ def _nonce() -> str:
     return secrets.token_hex(NONCE_BYTES)
 
 
+def _check_dealt_by_the_server(new: NewGame) -> None:
+    """RX4: a rated game's decks and first dealer are chance's, so no player knows a hand
+    before it is dealt; a seed, a deck or a first dealer is a practice game's."""
+    chosen = [
+        name
+        for name, value in (
+            ("seed", new.seed),
+            ("deck", new.deck),
+            ("first_dealer", new.first_dealer),
+        )
+        if value is not None
+    ]
+    if chosen:
+        raise InvalidRequest(
+            f"a rated game is dealt by the server: leave out {', '.join(chosen)} (RX4)",
+            code=ProblemCode.RATED_DEALING,
+            extra={"rule": "RX4", "fields": chosen},
+        )
+
+
 def _new_game_json(new: NewGame) -> dict[str, Any]:
+    """What a create asks for, as its Idempotency-Key's fingerprint holds it: every field
+    that changes what the game is (a casual, unclocked create keeps its older form)."""
     return {
+        **({"rated": True} if new.rated else {}),
         "variant": new.variant.value,
         "opponent": {"type": new.opponent.kind, "level": new.opponent.level},
         "seed": new.seed,

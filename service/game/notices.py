@@ -53,11 +53,16 @@ class Notice:
     game_id: str
     version: int
     seat: int
+    #: A rematch offer's number (``Offer.number``): a finished game's version stays, so
+    #: an offer made again after a decline is told apart by it. None for other kinds.
+    offer: int | None = None
 
     @property
     def event_id(self) -> str:
         """The notice's id, the same however often it is made: receivers deduplicate by it."""
         text = f"{self.kind}|{self.game_id}|{self.version}|{self.seat}"
+        if self.offer is not None:
+            text += f"|offer:{self.offer}"
         return "evt_" + hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -78,12 +83,13 @@ def notices(current: Current, events: Sequence[Event]) -> list[Notice]:
     return [Notice(kind, current.game_id, current.version, seat) for kind, seat in found]
 
 
-def rematch_offered(current: Current, offered_by: int) -> Notice | None:
-    """The notice of a rematch offer, for the other seat (None when a bot sits there)."""
+def rematch_offered(current: Current, offered_by: int, number: int = 1) -> Notice | None:
+    """The notice of a game's ``number``-th rematch offer, for the other seat (None when a
+    bot sits there): each offer a notice of its own, a retried offer the same one."""
     other = 1 - offered_by
     if current.seats[other].bot:
         return None
-    return Notice(NoticeKind.REMATCH_OFFERED, current.game_id, current.version, other)
+    return Notice(NoticeKind.REMATCH_OFFERED, current.game_id, current.version, other, number)
 
 
 def body(current: Current, notice: Notice, app: str, created_ms: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ still what they read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from service.engine import GameState
@@ -55,17 +55,22 @@ class Offer:
 
     offered_by: int | None
     status: RematchStatus
+    #: Which offer of the game this is, 1 for the first: an offer made again after a
+    #: decline is a new one, and its notice is a new notice (``notices.rematch_offered``).
+    number: int = 1
 
     def encode(self) -> str:
-        """As the store keeps it: ``<status>:<seat>``."""
-        return f"{self.status.value}:{self.offered_by}"
+        """As the store keeps it: ``<status>:<seat>:<number>``."""
+        return f"{self.status.value}:{self.offered_by}:{self.number}"
 
     @classmethod
     def decode(cls, text: str | None) -> Offer | None:
+        """The record, also as kept before offers were numbered (``<status>:<seat>``: the
+        first offer)."""
         if not text:
             return None
-        status, _, seat = text.partition(":")
-        return cls(int(seat), RematchStatus(status))
+        status, seat, *number = text.split(":")
+        return cls(int(seat), RematchStatus(status), int(number[0]) if number else 1)
 
 
 def has_rematch(state: GameState) -> bool:
@@ -99,9 +104,9 @@ def decide(offer: Offer | None, seat: int, move: Move, *, against_bot: bool) -> 
     if move is Move.OFFER:
         if offer is None or offer.status is RematchStatus.DECLINED:
             status = RematchStatus.ACCEPTED if against_bot else RematchStatus.OFFERED
-            return Offer(seat, status)
+            return Offer(seat, status, 1 if offer is None else offer.number + 1)
         if offer.status is RematchStatus.OFFERED and other_offered:
-            return Offer(offer.offered_by, RematchStatus.ACCEPTED)  # both want it
+            return replace(offer, status=RematchStatus.ACCEPTED)  # both want it
         return offer  # offered by this seat already, or accepted
     if offer is None or (offer.status is RematchStatus.DECLINED and move is Move.ACCEPT):
         raise Conflict(
@@ -116,13 +121,13 @@ def decide(offer: Offer | None, seat: int, move: Move, *, against_bot: bool) -> 
         )
     if move is Move.ACCEPT:
         # Offered by the other seat: accepted now, or accepted already (a retry).
-        return Offer(offer.offered_by, RematchStatus.ACCEPTED)
+        return replace(offer, status=RematchStatus.ACCEPTED)
     if offer.status is RematchStatus.ACCEPTED:
         raise Conflict(
             "the rematch offer was accepted already: its game exists",
             code=ProblemCode.NO_REMATCH_OFFER,
         )
-    return Offer(offer.offered_by, RematchStatus.DECLINED)  # declined now, or a retry
+    return replace(offer, status=RematchStatus.DECLINED)  # declined now, or a retry
 
 
 __all__ = ["Move", "Offer", "RematchStatus", "check_rematch_allowed", "decide", "has_rematch"]

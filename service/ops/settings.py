@@ -152,6 +152,9 @@ DEFAULTS: dict[str, Any] = {
     "CHALLENGE_SECONDS": 600.0,
     # Seconds a challenge's record is kept (its status, and once accepted its game).
     "CHALLENGE_RECORD_SECONDS": 86400,
+    # Challenges a player may make within CHALLENGE_RECORD_SECONDS, open or closed: each
+    # leaves its record for that long, so this bounds a player's records.
+    "CHALLENGE_RECORDS_PER_PLAYER": 100,
     # Seconds the first answer of a keyed POST is kept for its retries (it may carry a
     # token: it is kept no longer than this).
     "IDEMPOTENCY_SECONDS": 86400,
@@ -232,6 +235,7 @@ ENVIRONMENT = {
     "SEEK_RECORD_SECONDS": "SCHNAPSEN_SEEK_RECORD_SECONDS",
     "CHALLENGE_SECONDS": "SCHNAPSEN_CHALLENGE_SECONDS",
     "CHALLENGE_RECORD_SECONDS": "SCHNAPSEN_CHALLENGE_RECORD_SECONDS",
+    "CHALLENGE_RECORDS_PER_PLAYER": "SCHNAPSEN_CHALLENGE_RECORDS_PER_PLAYER",
     "IDEMPOTENCY_SECONDS": "SCHNAPSEN_IDEMPOTENCY_SECONDS",
     "WEBHOOKS_PER_CLIENT": "SCHNAPSEN_WEBHOOKS_PER_CLIENT",
     "WEBHOOK_ALLOW_ADDRESSES": "SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES",

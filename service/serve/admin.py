@@ -1,14 +1,17 @@
-"""The operator's command: ``schnapsen-admin clients create|list|revoke``.
+"""The operator's command: client keys, and copies of the archive of finished games.
 
     schnapsen-admin clients create "My App"   # prints the key once
     schnapsen-admin clients list [--json]
     schnapsen-admin clients revoke cl_0123abcd
+    schnapsen-admin backup archive-backup.sqlite3   # while the service runs
+    schnapsen-admin restore archive-backup.sqlite3  # with the service stopped
 
-It talks to the Redis of ``REDIS_URL``; without it, to the embedded Redis of
-``schnapsen-serve`` in ``SCHNAPSEN_DATA_DIR`` (``var``) when that one runs.
+``clients`` talks to the Redis of ``REDIS_URL``; without it, to the embedded Redis
+of ``schnapsen-serve`` in ``SCHNAPSEN_DATA_DIR`` (``var``) when that one runs.
 The apps live in the database of ``SCHNAPSEN_ARCHIVE_URL`` (Redis caches
 them); without it, in the run command's SQLite file beside its embedded
 Redis, or, with neither, in Redis alone (``service.store.clients``).
+``backup`` and ``restore`` work on the archive (``service.serve.archive_admin``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from service.ops.settings import from_env
+from service.serve import archive_admin
 from service.store.app_records import open_app_records
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
 from service.store.redis_clients import connect
@@ -59,15 +63,18 @@ def main(argv: list[str] | None = None) -> int:
     revoke = commands.add_parser("revoke", help="revoke a client's key at once")
     revoke.add_argument("client_id")
     revoke.add_argument("--json", action="store_true", help="print JSON")
+    archive_admin.add_commands(groups)
     args = parser.parse_args(argv)
 
-    url = redis_url(from_env())
+    settings = from_env()
+    if args.group in ("backup", "restore"):
+        return archive_admin.run(args, settings)
+    url = redis_url(settings)
     if url is None:
         print(
             "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr
         )
         return 2
-    settings = from_env()
     database = database_url(settings)
     records = open_app_records(database) if database else None
     registry = ClientRegistry(connect(url, socket_timeout=10), records)

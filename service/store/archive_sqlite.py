@@ -4,6 +4,13 @@ Several processes share the file (the API's workers read, the RQ workers
 write): it runs in WAL mode, so readers never wait for the writer, and each
 write is one short transaction. Within a process one connection serves every
 thread, one statement at a time.
+
+The log is checkpointed into the file by SQLite itself every 1000 pages (its
+``wal_autocheckpoint``), on the commit that crosses them, and cut back to
+``WAL_SIZE_LIMIT`` by the first write after a checkpoint has caught up
+(``journal_size_limit``), so it never keeps the size a long read let it grow
+to; no timer and no process of its own are needed. A copy of the file alone
+misses what the log holds: ``service.store.archive_backup`` copies it whole.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ _COLUMNS = "game_id, client_id, variant, status, created_ms, ended_ms, data, dig
 SCAN_PAGE = 200
 #: Seconds a statement waits for another process's lock on the file.
 LOCK_TIMEOUT = 30.0
+#: Bytes the write-ahead log is cut back to once a checkpoint has caught up with it
+#: (``journal_size_limit``): SQLite's own checkpoint every 1000 pages keeps it near 4 MiB.
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
 class SqliteArchive:
@@ -37,6 +47,7 @@ class SqliteArchive:
         )
         self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         self._migrate()
 
     def _wal(self) -> None:

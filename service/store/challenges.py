@@ -43,7 +43,8 @@ class UnknownChallenge(LookupError):
 
 
 class TooManyChallenges(Exception):
-    """The player has as many open challenges as it may make."""
+    """The player has as many open challenges as it may make, or has made as many as it
+    may within a record's lifetime (``records_per_player``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +87,16 @@ class Challenges:
         open_seconds: float = 600.0,
         open_per_player: int = 20,
         record_seconds: int = 24 * 3600,
+        records_per_player: int = 100,
     ):
         self.redis = client
         self.open_seconds = open_seconds
         self.open_per_player = open_per_player
         self.record_seconds = record_seconds
+        #: The challenges a player may make within ``record_seconds``, whatever became of
+        #: them: each leaves a record for that long, so this bounds a player's records
+        #: (a declined or cancelled one too) by a number, not by the request rate.
+        self.records_per_player = records_per_player
         self._script = Script(client, lua_script("challenge"))
 
     def make(
@@ -103,20 +109,26 @@ class Challenges:
         clock: str | None = None,
     ) -> Challenge:
         """A new open challenge, with a random id; ``TooManyChallenges`` past the
-        challenger's open ones."""
+        challenger's open ones, or past the ones it made within a record's lifetime."""
         now = int(time.time() * 1000)
         own = f"{_prefix(app)}challenges:{challenger}"
         open_since = now - int(self.open_seconds * 1000)
-        made = [cid.decode() for cid in self.redis.zrangebyscore(own, open_since, "+inf")]
-        open_made = 0
-        if made:
+        kept_since = now - self.record_seconds * 1000
+        listed = self.redis.zrangebyscore(own, kept_since, "+inf", withscores=True)
+        open_made = kept_made = 0
+        if listed:
             with self.redis.pipeline(transaction=False) as pipe:
-                for cid in made:
-                    pipe.hmget(f"{_prefix(app)}challenge:{cid}", "from", "status")
-                for found_from, status in pipe.execute():
-                    if found_from and found_from.decode() == challenger and status == b"offered":
+                for cid, _created in listed:
+                    pipe.hmget(f"{_prefix(app)}challenge:{cid.decode()}", "from", "status")
+                for (_cid, created), (found_from, status) in zip(
+                    listed, pipe.execute(), strict=True
+                ):
+                    if not found_from or found_from.decode() != challenger:
+                        continue  # received, or forgotten
+                    kept_made += 1
+                    if status == b"offered" and created >= open_since:
                         open_made += 1
-        if open_made >= self.open_per_player:
+        if open_made >= self.open_per_player or kept_made >= self.records_per_player:
             raise TooManyChallenges(challenger)
         challenge = Challenge(
             id="ch_" + secrets.token_hex(8),

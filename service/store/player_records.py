@@ -15,10 +15,13 @@ know which one they hold. Tables (``migrations/<dialect>/0004_players.sql``):
 
 Registering is one transaction under the app's lock (the players cap and the
 app's id of a player hold however many processes register at once). A rated
-game's new ratings, its history rows, and so its mark, are one transaction:
-when the game has rows already nothing is written (0); when a player's games
-count is no longer the one read, another game was rated meanwhile and nothing
-is written (-1: read again); else everything is (1).
+game's mark (``rated_games``), its new ratings and its history rows are one
+transaction: when the game is marked already nothing is written (0); when a
+player's games count is no longer the one read, another game was rated
+meanwhile and nothing is written (-1: read again); when the game's pair of
+players had its counted games within the pair's window (RX8) only the mark is
+written (2); else everything is (1). A player is on the leaderboard once it
+has the rated games the rules ask for (``on_board``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from typing import Any
 from service.game.log import Listed
 from service.game.players import Player, Rated
 from service.store.players import (
+    DOCUMENTED_PAIR_RULES,
     TOKEN_PREFIX,
+    PairRules,
     PlayersFull,
     PlayerStore,
     RatingChange,
@@ -130,7 +135,7 @@ class PlayerRecords:
         """The app's rated players by rating, best first: (rank, player) from ``offset``."""
         with self.db.read() as run:
             rows = run(
-                f"SELECT {_PLAYER} FROM players WHERE app = ? AND games > 0 "
+                f"SELECT {_PLAYER} FROM players WHERE app = ? AND on_board = 1 "
                 "ORDER BY rating DESC, player_id DESC LIMIT ? OFFSET ?",
                 (app, count, offset),
             ).fetchall()
@@ -212,36 +217,67 @@ class PlayerRecords:
 
     # -- ratings -------------------------------------------------------------------
     def rated(self, app: str, game_id: str) -> bool:
-        """Whether the game's ratings were written."""
+        """Whether the game's ratings were written (or it was marked past its pair's count)."""
         with self.db.read() as run:
-            row = run("SELECT 1 FROM rating_changes WHERE game_id = ? LIMIT 1", (game_id,))
+            row = run("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,))
             return row.fetchone() is not None
 
-    def write_ratings(self, app: str, game_id: str, changes: Sequence[RatingChange]) -> int:
+    def write_ratings(
+        self,
+        app: str,
+        game_id: str,
+        changes: Sequence[RatingChange],
+        *,
+        pair: tuple[str, str] | None = None,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ) -> int:
         """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
-        rating moved since it was read (read again and compute again)."""
-        at_ms = int(time.time() * 1000)
+        rating moved since it was read (read again and compute again), 2 the ``pair``
+        of players has had its counted games within its window (RX8): only the game's
+        mark is written. A player enters the board once it has ``rules.board_games``."""
+        now = int(time.time() * 1000)
+        pair_key = None if pair is None else " ".join(sorted(pair))
         try:
             with self.db.write() as run:
                 run.lock(f"rated:{game_id}")
-                if run(
-                    "SELECT 1 FROM rating_changes WHERE game_id = ? LIMIT 1", (game_id,)
-                ).fetchone():
+                if pair_key is not None:
+                    run.lock(f"pair:{app}:{pair_key}")
+                if run("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,)).fetchone():
                     return 0
                 for change in changes:
+                    (games,) = run(
+                        "SELECT games FROM players WHERE player_id = ? AND app = ?",
+                        (change.player, app),
+                    ).fetchone() or (None,)
+                    if games != change.games_before:
+                        raise _Moved()
+                mark = "INSERT INTO rated_games (game_id, app, at_ms, pair, counted) VALUES (?, ?, ?, ?, ?)"
+                if pair_key is not None:
+                    (counted,) = run(
+                        "SELECT count(*) FROM rated_games WHERE app = ? AND pair = ? "
+                        "AND counted = 1 AND at_ms > ?",
+                        (app, pair_key, now - rules.window_seconds * 1000),
+                    ).fetchone()
+                    if counted >= rules.games:
+                        run(mark, (game_id, app, now, pair_key, 0))
+                        return 2
+                run(mark, (game_id, app, now, pair_key, 1))
+                for change in changes:
                     rated = change.rated
+                    games = change.games_before + 1
                     moved = run(
-                        "UPDATE players SET rating = ?, deviation = ?, volatility = ?, games = ? "
-                        "WHERE player_id = ? AND app = ? AND games = ?",
-                        (rated.rating, rated.deviation, rated.volatility, change.games_before + 1,
-                         change.player, app, change.games_before),
+                        "UPDATE players SET rating = ?, deviation = ?, volatility = ?, games = ?, "
+                        "on_board = ? WHERE player_id = ? AND app = ? AND games = ?",
+                        (rated.rating, rated.deviation, rated.volatility, games,
+                         int(games >= rules.board_games), change.player, app,
+                         change.games_before),
                     ).rowcount  # fmt: skip
                     if moved != 1:
                         raise _Moved()
                     run(
                         "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
                         "VALUES (?, ?, ?, ?, ?)",
-                        (game_id, change.player, app, int(change.entry.get("at", at_ms)),  # type: ignore[call-overload]
+                        (game_id, change.player, app, int(change.entry.get("at", now)),  # type: ignore[call-overload]
                          json.dumps(change.entry, separators=(",", ":"))),
                     )  # fmt: skip
         except _Moved:

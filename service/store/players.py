@@ -18,6 +18,8 @@ Redis keys:
   capped at ``GAMES_CAP`` (the newest)
 - ``sch:{client:<app>}:rated:<game>``        a game's ratings were written (kept
   ``RATED_MARK_SECONDS``)
+- ``sch:{client:<app>}:pair:<id>:<id>``       sorted set: the pair's rated games that
+  counted within the pair's window, by time (ms); expires with the window (RX8)
 - ``sch:{players}:token:<sha256>``            ``<app> <player id>``
 """
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 
 import redis
 
+from service.game import rated_results
 from service.game.log import Listed
 from service.game.players import Player, Rated
 from service.store.scripts import Script, lua_script
@@ -51,6 +54,20 @@ class PlayersFull(Exception):
 
 class UnknownPlayer(LookupError):
     """No player of this app has that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairRules:
+    """How many of one pair's rated games count within a window (RX8), and the rated
+    games a player needs on the leaderboard (``service.game.rated_results``)."""
+
+    games: int = rated_results.PAIR_GAMES
+    window_seconds: int = rated_results.PAIR_WINDOW_SECONDS
+    board_games: int = rated_results.LEADERBOARD_MIN_GAMES
+
+
+#: The rules as docs/rules.md states them (RX8).
+DOCUMENTED_PAIR_RULES = PairRules()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,15 +239,29 @@ class PlayerStore:
         """Whether the game's ratings were written."""
         return bool(self.redis.exists(f"{_tag(app)}:rated:{game_id}"))
 
-    def write_ratings(self, app: str, game_id: str, changes: Sequence[RatingChange]) -> int:
+    def write_ratings(
+        self,
+        app: str,
+        game_id: str,
+        changes: Sequence[RatingChange],
+        *,
+        pair: tuple[str, str] | None = None,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ) -> int:
         """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
-        rating moved since it was read (read again and compute again)."""
+        rating moved since it was read (read again and compute again), 2 the ``pair``
+        of players has had its counted games within its window (RX8): only the game's
+        mark is written. A player enters the board once it has ``rules.board_games``."""
         args: list[object] = [
             f"{_tag(app)}:player:",
             f"{_tag(app)}:board",
             f"{_tag(app)}:ratings:",
             HISTORY_CAP,
             RATED_MARK_SECONDS,
+            int(time.time() * 1000),
+            rules.window_seconds * 1000,
+            rules.games,
+            rules.board_games,
         ]
         for change in changes:
             args += [
@@ -241,7 +272,11 @@ class PlayerStore:
                 repr(change.rated.volatility),
                 json.dumps(change.entry, separators=(",", ":")),
             ]
-        return int(self._rate(keys=[f"{_tag(app)}:rated:{game_id}"], args=args))
+        keys = [f"{_tag(app)}:rated:{game_id}"]
+        if pair is not None:
+            low, high = sorted(pair)
+            keys.append(f"{_tag(app)}:pair:{low}:{high}")
+        return int(self._rate(keys=keys, args=args))
 
 
 def _player(app: str, record: dict[bytes, bytes]) -> Player:

@@ -5,7 +5,10 @@ of one client app, or, when the app asks for it on a game against a bot, for
 its one player, the bot standing at the fixed rating of its level (its ladder
 Elo plus ``BOT_RATING_BASE``, ``glicko2.fixed``; a bot's rating never moves).
 Each game is its own rating period (``glicko2.rate_game``). An aborted game
-has no winner and changes nothing; a resign or a timeout is a loss.
+has no winner and changes nothing; a resign or a timeout is a loss. Which
+results count, and for whom, is ``service.game.rated_results``: before
+minimum play only the loser's rating moves (RX7), and one pair's games past
+its window's count rate nobody (RX8, decided by the writing script).
 
 Exactly once: the new ratings and the game's mark are written by one script
 (``PlayerStore.write_ratings``), so running the rating again (a job run
@@ -19,11 +22,11 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from service.game import glicko2
+from service.game import glicko2, rated_results
 from service.game.players import Rated
 from service.game.values import Current
 from service.store.player_records import Players
-from service.store.players import RatingChange
+from service.store.players import DOCUMENTED_PAIR_RULES, PairRules, RatingChange
 
 #: A bot level's fixed rating is its ladder Elo (``random`` at 0) plus this.
 BOT_RATING_BASE = 1000.0
@@ -38,24 +41,36 @@ def _glicko(rated: Rated) -> glicko2.Rating:
 class RatedGames:
     """Writes the ratings of ended rated games (``rate``), once a game."""
 
-    def __init__(self, players: Players, bot_elo: Mapping[str, float]):
+    def __init__(
+        self,
+        players: Players,
+        bot_elo: Mapping[str, float],
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ):
         self.players = players
         self.bot_elo = dict(bot_elo)
+        self.rules = rules
 
     def rate(self, current: Current) -> bool | None:
         """Rate the game if it is a rated game that ended with a winner: True when this
         call wrote the ratings, False when they were written before, None when the game
-        is not one to rate (casual, not over, aborted)."""
+        is not one to rate (casual, not over, aborted, or past its pair's count, RX8)."""
         seats, state = current.seats, current.state
         app = seats.owner
         if not seats.rated or app is None or not state.over or state.winner is None:
             return None
         score = 1.0 if state.winner == 0 else 0.0
+        players = (seats[0].player, seats[1].player)
+        pair = None if None in players or seats.against_bot else (players[0], players[1])
         for _attempt in range(ATTEMPTS):
             changes = self._changes(app, current, score)
             if not changes:
                 return None
-            written = self.players.write_ratings(app, current.game_id, changes)
+            written = self.players.write_ratings(
+                app, current.game_id, changes, pair=pair, rules=self.rules
+            )
+            if written == 2:
+                return None
             if written >= 0:
                 return written == 1
         raise RuntimeError(f"the ratings of game {current.game_id} kept moving")
@@ -79,11 +94,12 @@ class RatedGames:
         new_a, new_b = glicko2.rate_game(a, b, score)
         at = int(time.time() * 1000)
         changes = []
-        for new, old, player, games, opponent, won in (
-            (new_a, a, pa, ga, pb or f"bot:{seats[1].level}", score),
-            (new_b, b, pb, gb, pa or f"bot:{seats[0].level}", 1.0 - score),
+        counted = rated_results.rated_seats(current.state)
+        for seat, new, old, player, games, opponent, won in (
+            (0, new_a, a, pa, ga, pb or f"bot:{seats[1].level}", score),
+            (1, new_b, b, pb, gb, pa or f"bot:{seats[0].level}", 1.0 - score),
         ):
-            if player is None:
+            if player is None or seat not in counted:
                 continue
             rated = Rated(new.rating, new.deviation, new.volatility, games + 1)
             entry = {

@@ -233,6 +233,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 client,
                 open_seconds=app.config["CHALLENGE_SECONDS"],
                 record_seconds=app.config["CHALLENGE_RECORD_SECONDS"],
+                records_per_player=app.config["CHALLENGE_RECORDS_PER_PLAYER"],
             ),
             seeks=SeekPool(
                 client,

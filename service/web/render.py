@@ -49,6 +49,7 @@ def game_view(
     body["invite"] = invite
     body["rematch"] = None if rematch is None else rematch_body(rematch)
     body["rematch_of"] = current.seats.rematch_of
+    body["rated"] = current.seats.rated
     if clock is not None:
         body["clock"] = clock.to_dict()
     return body

@@ -41,6 +41,11 @@ OTHER_POLICY = "default-src 'none'; frame-ancestors 'none'"
 #: ``text/plain`` and empty, never a page.
 EMPTY_STATUSES = frozenset({204, 304})
 
+#: A revalidation's answer: the browser keeps the stored page and replaces its headers
+#: with this answer's, so it carries no policy of its own (a page's would turn into
+#: ``default-src 'none'`` on a reload, and the page would load none of its files).
+NOT_MODIFIED = 304
+
 #: Sent with every answer, pages or not.
 ALWAYS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
 
@@ -59,6 +64,7 @@ def install(app: Flask) -> None:
     """
     page = tuple(headers_for("text/html").items())
     other = tuple(headers_for(None).items())
+    unchanged = tuple(ALWAYS.items())
 
     @app.after_request
     def _secure(response: Response) -> Response:
@@ -66,7 +72,11 @@ def install(app: Flask) -> None:
             response.mimetype = "text/plain"  # Flask's default type; the spec says text/plain
         headers = response.headers
         present = {name.lower() for name, _ in headers.items()}
-        for name, value in page if response.mimetype == "text/html" else other:
+        if response.status_code == NOT_MODIFIED:
+            chosen = unchanged
+        else:
+            chosen = page if response.mimetype == "text/html" else other
+        for name, value in chosen:
             if name.lower() not in present:
                 headers.add(name, value)
         return response

@@ -144,7 +144,9 @@ def test_abort_refusals_append_nothing(api, redis_client):
         for seat in (0, 1):
             body = problem(post(api, game, "abort", seat), 409, "abort_not_allowed")
             assert "resign" in body["detail"]
-    bot = create(api, {"opponent": {"type": "bot", "level": "random"}})
+    # The bot deals, so the person leads: no worker of the session can play the bot's
+    # move while the log is watched.
+    bot = create(api, {"opponent": {"type": "bot", "level": "random"}, "first_dealer": 1})
     with log_unchanged(redis_client, bot["game_id"]):
         reply = api.post(f"/v1/games/{bot['game_id']}/abort", token=bot["token"])
         problem(reply, 409, "abort_not_allowed")

@@ -10,7 +10,9 @@ import pytest
 import requests
 
 from service.store.clients import ClientRegistry
+from tests.support.http import Api
 from tests.support.players import bearer, register_over_http
+from tests.support.rated_games import MIN_TRICKS, play_tricks
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.cluster
@@ -61,6 +63,9 @@ def test_seeks_across_replicas_pair_everyone_once_and_rate_a_game_once(topology)
     # one rated game ends: a worker writes both ratings, once
     game_id, pair = next(iter(games.items()))
     loser = pair[0]
+    # Played past the minimum that makes a result count for both players (RX7).
+    seat_tokens = {found["seat"]: found["token"] for found in pair}
+    play_tricks(Api.live(urls[1]), game_id, seat_tokens, MIN_TRICKS)
     resigned = requests.post(
         f"{urls[0]}/v1/games/{game_id}/resign", headers=bearer(loser["token"]), timeout=30
     )

@@ -24,8 +24,9 @@ DECLINED_BY_0 = Offer(0, RematchStatus.DECLINED)
         (ACCEPTED_BY_0, 0, Move.OFFER, ACCEPTED_BY_0),
         (OFFERED_BY_0, 1, Move.DECLINE, DECLINED_BY_0),
         (DECLINED_BY_0, 1, Move.DECLINE, DECLINED_BY_0),
-        (DECLINED_BY_0, 1, Move.OFFER, Offer(1, RematchStatus.OFFERED)),
-        (DECLINED_BY_0, 0, Move.OFFER, OFFERED_BY_0),
+        # An offer after a decline is the game's next offer: a notice of its own.
+        (DECLINED_BY_0, 1, Move.OFFER, Offer(1, RematchStatus.OFFERED, 2)),
+        (DECLINED_BY_0, 0, Move.OFFER, Offer(0, RematchStatus.OFFERED, 2)),
     ],
 )
 def test_each_move_leaves_the_offer_the_rules_say(before, seat, move, after):
@@ -55,9 +56,11 @@ def test_against_a_bot_an_offer_is_accepted_as_it_is_made():
 
 
 def test_an_offer_reads_back_as_it_was_written():
-    for offer in (OFFERED_BY_0, ACCEPTED_BY_0, Offer(1, RematchStatus.DECLINED)):
+    for offer in (OFFERED_BY_0, ACCEPTED_BY_0, Offer(1, RematchStatus.DECLINED, 3)):
         assert Offer.decode(offer.encode()) == offer
     assert Offer.decode(None) is None
+    # A record kept before offers were numbered is the game's first offer.
+    assert Offer.decode("declined:1") == Offer(1, RematchStatus.DECLINED, 1)
 
 
 def test_a_rematch_record_keeps_the_seats_and_owner_but_no_secret_nor_seed():

@@ -76,3 +76,23 @@ def test_a_gunicorn_refusal_says_nosniff(live_server):
     head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
     assert head.startswith("http/1.1 414"), head
     assert "x-content-type-options: nosniff" in head.splitlines()
+
+
+@pytest.mark.parametrize("path", ["/play/", "/replay/", "/static/words.js"])
+def test_a_not_modified_answer_leaves_the_stored_script_policy_alone(live_server, path):
+    """A browser that revalidates a page (a reload) keeps the page and takes the 304's
+    headers in place of the stored ones: a stricter policy there (``default-src 'none'``)
+    would block the page's own script and style, and the page would stay blank."""
+    first = requests.get(live_server.url + path, timeout=15)
+    assert first.status_code == 200
+    again = requests.get(
+        live_server.url + path,
+        headers={"If-None-Match": first.headers["ETag"]},
+        timeout=15,
+    )
+    assert again.status_code == 304
+    assert again.headers.get("Content-Security-Policy") in (
+        None,
+        first.headers["Content-Security-Policy"],
+    )
+    assert again.headers["X-Content-Type-Options"] == "nosniff"

@@ -109,3 +109,29 @@ def test_only_the_challenged_player_accepts_and_nobody_else_sees_it(live_server,
     assert _challenge(url, anna, anna).json()["code"] == "challenge_self"
     still = requests.get(f"{url}/v1/challenges/{cid}", headers=bearer(ben["token"]), timeout=10)
     assert still.json()["status"] == "offered"
+
+
+def test_a_players_challenge_records_are_bounded_however_many_it_cancels(
+    live_server, redis_client
+):
+    """Each challenge's record is kept a day; a player makes at most
+    SCHNAPSEN_CHALLENGE_RECORDS_PER_PLAYER (100) of them within that day, open or closed,
+    so cancelling as fast as it may does not grow Redis past that bound."""
+    url = live_server.url
+    app = new_app(redis_client)
+    anna, ben = _player(url, app), _player(url, app)
+    for _ in range(100):
+        made = _challenge(url, anna, ben)
+        assert made.status_code == 201, made.text
+        cid = made.json()["challenge_id"]
+        cancelled = requests.delete(
+            f"{url}/v1/challenges/{cid}", headers=bearer(anna["token"]), timeout=10
+        )
+        assert cancelled.status_code == 200, cancelled.text
+    refused = _challenge(url, anna, ben)
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["code"] == "too_many_challenges"
+    records = list(redis_client.scan_iter(match=f"sch:{{client:{app.id}}}:challenge:*"))
+    assert len(records) == 100
+    # The other player's own challenges are its own to make.
+    assert _challenge(url, ben, anna).status_code == 201

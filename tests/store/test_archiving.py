@@ -375,6 +375,22 @@ def test_an_abandoned_game_nobody_moved_in_is_aborted(lite):
     assert state.game_points == (7, 7)
 
 
+def test_rx6_an_abandoned_rated_game_both_seats_joined_is_not_called_off(lite):
+    """Both seats of a rated game have their hands: the sweep ends it as a running game
+    (RX3, the seat waiting wins), never as an abort that dodges the result."""
+    created = lite.games.create(NewGame(rated=True), owner="cl_sweep", player="pl_anna")
+    game_id = created.current.game_id
+    lite.games.join(game_id, created.invite or "", player=("cl_sweep", "pl_ben"))
+    before = lite.games.current(game_id).state
+    assert before.to_move is not None
+
+    assert _abandon(lite, game_id) is not None
+
+    state = lite.games.current(game_id).state
+    assert state.ending is not None and state.ending.reason is GameEndReason.TIMED_OUT
+    assert state.winner == 1 - before.to_move
+
+
 def test_an_abandoned_running_game_goes_to_the_seat_waiting_for_the_other(lite):
     game_id, _tokens = _running(lite, 16, actions=7)
     before = lite.games.current(game_id).state

@@ -23,7 +23,13 @@ import pytest
 from service.game.log import Listed
 from service.game.players import Rated
 from service.store.player_records import PlayerRecords
-from service.store.players import HISTORY_CAP, PlayersFull, RatingChange, UnknownPlayer
+from service.store.players import (
+    HISTORY_CAP,
+    PairRules,
+    PlayersFull,
+    RatingChange,
+    UnknownPlayer,
+)
 from service.store.records_db import open_records_database
 from tests.support.postgres import fresh_database
 
@@ -131,8 +137,7 @@ def test_a_games_ratings_are_written_once_however_many_writers_race(database: st
         assert store.get("app-a", a.id).rated.games == 1
         assert store.get("app-a", a.id).rated.rating == 1600.0
         assert [entry["game_id"] for entry in store.history("app-a", a.id, 10)] == ["g1"]
-        board = store.leaderboard("app-a", 0, 10)
-        assert [(rank, player.id) for rank, player in board] == [(1, a.id), (2, b.id)]
+        assert store.leaderboard("app-a", 0, 10) == []  # fewer rated games than the board asks
 
 
 def test_a_rating_that_moved_since_it_was_read_is_not_written(database: str):
@@ -194,3 +199,29 @@ def test_pages_by_keyset_neither_repeat_nor_skip_at_a_page_edge(database: str):
             history += entries
             edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))
         assert [entry["game_id"] for entry in history] == [f"g{n}" for n in reversed(range(7))]
+
+
+def test_a_pairs_games_past_its_count_in_the_window_are_marked_and_change_nothing(
+    database: str,
+):
+    rules = PairRules(games=2, window_seconds=3600, board_games=2)
+    with players(database) as store:
+        a, _ = store.register("app-a", "a", "A")
+        b, _ = store.register("app-a", "b", "B")
+        c, _ = store.register("app-a", "c", "C")
+
+        def rate(game_id: str, x, y) -> int:
+            gx, gy = (store.get("app-a", p.id).rated.games for p in (x, y))
+            changes = [change(x.id, gx, 1510.0 + gx, game_id), change(y.id, gy, 1490.0, game_id)]
+            return store.write_ratings("app-a", game_id, changes, pair=(y.id, x.id), rules=rules)
+
+        assert rate("g1", a, b) == 1
+        assert [player.id for _, player in store.leaderboard("app-a", 0, 10)] == []
+        assert rate("g2", b, a) == 1  # the pair's ids in either order are one pair
+        assert rate("g3", a, b) == 2  # past the pair's count: only the mark
+        assert store.rated("app-a", "g3") and rate("g3", a, b) == 0
+        assert store.get("app-a", a.id).rated.games == 2
+        assert [entry["game_id"] for entry in store.history("app-a", a.id, 10)] == ["g2", "g1"]
+        assert rate("g4", a, c) == 1  # another pair counts on its own
+        board = [player.id for _, player in store.leaderboard("app-a", 0, 10)]
+        assert board == [a.id, b.id]  # two rated games each; c has one

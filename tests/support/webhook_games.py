@@ -77,19 +77,19 @@ def play_against_bot(
 
 
 def documented_verify():
-    """The verification snippet of docs/webhooks.md ("Verifying a delivery"), run as a user
-    runs it, as ``(secret, header, body, now) -> bool``: the tests check real deliveries
-    with what the docs tell app developers to write. ``now`` must be the present: the
-    snippet reads its own clock."""
+    """The Python snippet of docs/webhooks.md ("Verifying a delivery"), run as a user runs
+    it, as ``(secret, headers, body, now) -> bool``: the tests check real deliveries with
+    what the docs tell app developers to write. ``now`` must be the present: the snippet's
+    library reads its own clock."""
     text = (REPO / "docs" / "webhooks.md").read_text()
     code = re.search(r"```python verify\n(.*?)```", text, re.S)
     assert code is not None, "docs/webhooks.md has no ```python verify block"
     namespace: dict[str, Any] = {}
     exec(compile(code.group(1), "docs/webhooks.md", "exec"), namespace)  # noqa: S102
-    verify_signature = namespace["verify_signature"]
+    verify_delivery = namespace["verify_delivery"]
 
-    def verify(secret: str, header: str, body: bytes, now: float) -> bool:
+    def verify(secret: str, headers: dict[str, str], body: bytes, now: float) -> bool:
         assert abs(time.time() - now) < 60, "the snippet checks against its own clock"
-        return bool(verify_signature(secret, header, body))
+        return verify_delivery(secret, headers, body) is not None
 
     return verify

@@ -8,6 +8,7 @@ import time
 import requests
 
 from service.engine import replay
+from service.jobs.webhook_signing import new_secret
 from service.store.events import EventStore
 from tests.support.hidden import assert_hides, hidden_cards
 from tests.support.receiver import Receiver
@@ -53,9 +54,9 @@ def test_a_players_app_gets_a_signed_game_turn_for_each_turn_and_rotates_the_sec
         for event in got:
             assert event["json"]["data"]["game_id"] == game_id
             assert event["json"]["data"]["player_id"] == player["player"]["player_id"]
-            header = event["headers"]["Schnapsen-Signature"]
-            assert verify(hook["secret"], header, event["body"].encode(), time.time())
-            assert not verify("whsec_wrong", header, event["body"].encode(), time.time())
+            headers = event["headers"]
+            assert verify(hook["secret"], headers, event["body"].encode(), time.time())
+            assert not verify(new_secret(), headers, event["body"].encode(), time.time())
         wait_until(lambda: _events(receiver, "game.finished"), 60, "game.finished")
 
         rotated = requests.post(
@@ -70,9 +71,9 @@ def test_a_players_app_gets_a_signed_game_turn_for_each_turn_and_rotates_the_sec
             lambda: receiver.received()[before:], 60, "a delivery after the rotation"
         )
         for request in newer:
-            header = request["headers"]["Schnapsen-Signature"]
-            assert verify(rotated["secret"], header, request["body"].encode(), time.time())
-            assert not verify(hook["secret"], header, request["body"].encode(), time.time())
+            headers = request["headers"]
+            assert verify(rotated["secret"], headers, request["body"].encode(), time.time())
+            assert not verify(hook["secret"], headers, request["body"].encode(), time.time())
     finally:
         receiver.stop()
 

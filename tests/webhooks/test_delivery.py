@@ -3,10 +3,13 @@ before a byte is sent."""
 
 from __future__ import annotations
 
+import json
 import ssl
 import threading
+import time
 
 import pytest
+from standardwebhooks import Webhook
 
 from service.jobs.outbound import (
     Delivered,
@@ -15,12 +18,12 @@ from service.jobs.outbound import (
     parse_allowances,
     post,
 )
-from service.jobs.webhook_signing import SIGNATURE_HEADER, sign, verify
+from service.jobs.webhook_signing import new_secret, signed_headers
 from tests.support.webhooks import Receiver, resolving, self_signed
 
 LOOPBACK = parse_allowances("127.0.0.1/32")
 BODY = b'{"type":"your_turn","game":"g1","seat":0}'
-SECRET = "whsec_receiver"
+SECRET = new_secret()
 
 
 @pytest.fixture
@@ -30,11 +33,11 @@ def receiver():
 
 
 def test_a_delivery_reaches_an_allowed_receiver_with_its_body_and_headers(receiver):
-    header = sign(SECRET, 1_760_000_000, BODY)
+    signed = signed_headers([SECRET], "evt_0a1b", int(time.time()), BODY)
     delivered = post(
         f"{receiver.base}/hook?app=7",
         BODY,
-        {SIGNATURE_HEADER: header, "Schnapsen-Event": "your_turn"},
+        {**signed, "Schnapsen-Event": "your_turn"},
         allowances=LOOPBACK,
     )
     assert delivered.status == 200
@@ -46,7 +49,8 @@ def test_a_delivery_reaches_an_allowed_receiver_with_its_body_and_headers(receiv
     assert got.headers["host"] == f"127.0.0.1:{receiver.port}"
     assert got.headers["content-type"] == "application/json"
     assert got.headers["schnapsen-event"] == "your_turn"
-    assert verify(SECRET, got.headers["schnapsen-signature"], got.body, now=1_760_000_000)
+    assert {name: got.headers[name] for name in signed} == signed
+    assert Webhook(SECRET).verify(got.body, got.headers) == json.loads(BODY)
 
 
 def test_a_name_goes_in_the_host_header_while_the_checked_address_is_connected(receiver):

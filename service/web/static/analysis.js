@@ -3,7 +3,8 @@
 // and each decision with the best action beside the chosen one and its label.
 // Everything shown is what GET /v1/games/{id}/analysis sends.
 
-import { actionText, api, el, problemText } from "./cards.js";
+import { actionText, api, el, isYou, problemText } from "./cards.js";
+import { W } from "./words.js";
 import { $ } from "./table.js";
 
 const POLL_MS = 250;
@@ -30,7 +31,7 @@ async function request(gameId, token, names) {
     let job = await api("POST", `/v1/games/${encodeURIComponent(gameId)}/analysis`, { token, body: {} });
     bar.hidden = false;
     while (job.status !== "finished") {
-      if (job.status === "failed") throw new Error(job.error || "the analysis failed");
+      if (job.status === "failed") throw new Error(job.error || W.analysisFailed);
       bar.value = job.progress || 0;
       await sleep(POLL_MS);
       job = await api("GET", `/v1/jobs/${job.id}`);
@@ -49,26 +50,26 @@ async function request(gameId, token, names) {
 }
 
 const number = (value) => (value === null ? "" : `${value > 0 ? "+" : ""}${value.toFixed(2)}`);
-const LABEL_TEXT = { best: "best", good: "good", inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder", forced: "forced" };
+const LABEL_TEXT = W.labels;
 
 function render(analysis, names) {
-  const you = (seat) => names[seat] === "You";
+  const you = (seat) => isYou(names[seat]);
   const players = analysis.players.map((p) =>
     el(
       "div",
       { class: "player", dataset: { seat: p.seat } },
       el("div", { class: "who" }, names[p.seat], el("b", { class: "accuracy" }, p.accuracy === null ? "\u2013" : `${p.accuracy}%`)),
-      el("div", { class: "hint" }, `${p.inaccuracies} inaccuracies \u00b7 ${p.mistakes} mistakes \u00b7 ${p.blunders} blunders`),
+      el("div", { class: "hint" }, W.playerErrors(p)),
       el(
         "div",
-        { class: "chart", role: "img", "aria-label": `loss per decision of ${names[p.seat]}` },
+        { class: "chart", role: "img", "aria-label": W.lossChart(names[p.seat]) },
         ...analysis.decisions
           .filter((d) => d.seat === p.seat)
           .map((d) =>
             el("span", {
               class: `bar ${d.label}`,
               style: `height: ${Math.max(3, Math.min(100, (100 * d.loss) / FULL_BAR))}%`,
-              title: `deal ${d.deal}, trick ${d.trick}: ${d.label} (${d.loss.toFixed(2)})`,
+              title: W.barTitle(d, LABEL_TEXT[d.label] || d.label),
             }),
           ),
       ),
@@ -80,10 +81,10 @@ function render(analysis, names) {
     return el(
       "li",
       { class: `decision ${d.label}`, dataset: { label: d.label, seat: d.seat } },
-      el("span", { class: "where" }, `D${d.deal} T${d.trick}`),
+      el("span", { class: "where" }, W.decisionWhere(d)),
       " ",
       `${names[d.seat]} ${chose} ${number(d.chosen_value)}`,
-      same ? "" : el("span", { class: "best" }, ` \u00b7 best: ${actionText(d.best, you(d.seat))} ${number(d.best_value)}`),
+      same ? "" : el("span", { class: "best" }, ` \u00b7 ${W.best}: ${actionText(d.best, you(d.seat))} ${number(d.best_value)}`),
       " ",
       el("span", { class: "tag" }, LABEL_TEXT[d.label] || d.label),
     );
@@ -94,9 +95,7 @@ function render(analysis, names) {
     el(
       "p",
       { class: "hint" },
-      `Labels by loss in game points: inaccuracy from ${analysis.thresholds.inaccuracy}, ` +
-        `mistake from ${analysis.thresholds.mistake}, blunder from ${analysis.thresholds.blunder}. ` +
-        `Analysed by the ${analysis.level} bot.`,
+      W.thresholds(analysis.thresholds, analysis.level),
     ),
     el("ol", { class: "log decisions", id: "decisions" }, ...rows),
   );

@@ -1,26 +1,20 @@
 // Shared by the play page and the replay viewer: cards, names, and the API.
-// Plain ES module, no dependencies.
+// Plain ES module, no dependencies; the words are the chosen language's (words.js).
+
+import { W } from "./words.js";
 
 export const SUITS = {
-  C: { symbol: "\u2663", name: "clubs", red: false },
-  D: { symbol: "\u2666", name: "diamonds", red: true },
-  H: { symbol: "\u2665", name: "hearts", red: true },
-  S: { symbol: "\u2660", name: "spades", red: false },
+  C: { symbol: "\u2663", name: W.suitNames.C, red: false },
+  D: { symbol: "\u2666", name: W.suitNames.D, red: true },
+  H: { symbol: "\u2665", name: W.suitNames.H, red: true },
+  S: { symbol: "\u2660", name: W.suitNames.S, red: false },
 };
-export const RANKS = { A: "A", T: "10", K: "K", Q: "Q", J: "J" };
-export const RANK_NAMES = { A: "ace", T: "ten", K: "king", Q: "queen", J: "jack" };
+export const RANKS = W.ranks;
+export const RANK_NAMES = W.rankNames;
 const RANK_ORDER = "ATKQJ";
 const SUIT_ORDER = "SHCD"; // alternating colours in a sorted hand
 
-export const REASONS = {
-  went_out: "went out with 66",
-  false_claim: "false claim by the opponent",
-  last_trick: "won the last trick",
-  closer_went_out: "closed the talon and went out",
-  closer_false_claim: "the closer claimed without 66",
-  closer_ran_out: "the closer did not reach 66",
-  closer_opponent_went_out: "went out before the closer",
-};
+export const REASONS = W.reasons;
 
 /** "KH" -> "K♥", "TS" -> "10♠". */
 export function cardLabel(code) {
@@ -72,8 +66,8 @@ export function cardFace(code, { size = "", title } = {}) {
     {
       class: `card face ${suit.red ? "red" : "black"} ${size}`.trim(),
       dataset: { card: code },
-      title: title || `${RANK_NAMES[code[0]]} of ${suit.name}`,
-      "aria-label": `${RANK_NAMES[code[0]]} of ${suit.name}`,
+      title: title || W.cardName(RANK_NAMES[code[0]], suit.name),
+      "aria-label": W.cardName(RANK_NAMES[code[0]], suit.name),
     },
     corner("tl"),
     court
@@ -84,16 +78,16 @@ export function cardFace(code, { size = "", title } = {}) {
 }
 
 export function cardBack({ size = "" } = {}) {
-  return el("div", { class: `card back ${size}`.trim(), "aria-label": "a card, face down" });
+  return el("div", { class: `card back ${size}`.trim(), "aria-label": W.faceDown });
 }
 
 /** Seat names for a game's players, as seen by `viewer` (0, 1 or null). */
 export function seatNames(players, viewer) {
   return [0, 1].map((seat) => {
     const player = (players || []).find((p) => p.seat === seat) || {};
-    const who = player.type === "bot" ? `Bot (${player.level})` : `Player ${seat + 1}`;
+    const who = player.type === "bot" ? W.bot(player.level) : W.player(seat + 1);
     if (viewer === null || viewer === undefined) return who;
-    return seat === viewer ? "You" : who;
+    return seat === viewer ? W.you : who;
   });
 }
 
@@ -143,32 +137,23 @@ export function problemText(error) {
   if (error instanceof ApiError) {
     const p = error.problem;
     const code = p.code ? ` [${p.code}]` : "";
-    return `${p.title || "Refused"} (${error.status})${code}: ${p.detail || ""}`;
+    return `${p.title || W.refused} (${error.status})${code}: ${p.detail || ""}`;
   }
-  return `Could not reach the server: ${error.message || error}`;
+  return W.unreachable(error.message || error);
 }
 
 /** A description of an action: "plays K♥", or with `you` "play K♥". */
 export function actionText(action, you = false) {
-  const v = (third, second) => (you ? second : third);
-  switch (action.type) {
-    case "play":
-      return `${v("plays", "play")} ${cardLabel(action.card)}`;
-    case "exchange_trump_jack":
-      return `${v("exchanges", "exchange")} the trump jack`;
-    case "close_talon":
-      return `${v("closes", "close")} the talon`;
-    case "declare_marriage":
-      return `${v("declares", "declare")} the marriage in ${suitLabel(action.suit)}`;
-    case "claim":
-      return `${v("claims", "claim")} 66`;
-    case "accept_last_trick":
-      return `${v("accepts", "accept")} the last trick`;
-    default:
-      return action.type;
-  }
+  return W.action(action, you, action.card && cardLabel(action.card), action.suit && suitLabel(action.suit));
 }
 
-export function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** Whether a seat's name is the viewer's own ("You"). */
+export function isYou(name) {
+  return name === W.you;
+}
+
+/** A verb after a seat's name: `verb("win", true)` is "win", else "wins" (per language). */
+export function verb(name, you) {
+  const [third, second] = W.verbs[name];
+  return you ? second : third;
 }

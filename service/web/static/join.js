@@ -4,6 +4,7 @@
 import { api, problemText, tokens } from "./cards.js";
 import { CURRENT_GAME } from "./play.js";
 import { $, showProblem } from "./table.js";
+import { W } from "./words.js";
 
 function goPlay(gameId) {
   sessionStorage.setItem(CURRENT_GAME, gameId);
@@ -29,7 +30,7 @@ export function startJoin() {
   const gameId = params.get("game");
   const invite = params.get("invite");
   if (!gameId || !invite) {
-    showProblem("This link names no game and invite: ask for the link again.");
+    showProblem(W.joinNoLink);
     $("join").disabled = true;
     document.body.dataset.state = "error";
     return;
@@ -38,8 +39,8 @@ export function startJoin() {
     goPlay(gameId); // this tab holds a seat of the game already
     return;
   }
-  $("game-id").textContent = `game ${gameId}`;
-  $("join-about").textContent = `You were invited to game ${gameId}: take the second seat and play.`;
+  $("game-id").textContent = W.gameId(gameId);
+  $("join-about").textContent = W.joinAbout(gameId);
   $("join").addEventListener("click", () => join(gameId, invite));
   document.body.dataset.state = "ready";
 }

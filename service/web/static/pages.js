@@ -3,15 +3,18 @@
 import { startJoin } from "./join.js";
 import { startPlay } from "./play.js";
 import { startReplay } from "./replay.js";
+import { W, lang, switchLanguage, translatePage } from "./words.js";
 
-const PAGES = {
-  play: { start: startPlay, title: "", name: "play against a bot or a friend" },
-  replay: { start: startReplay, title: "replay", name: "replay" },
-  join: { start: startJoin, title: "join", name: "join a game" },
-};
+const PAGES = { play: startPlay, replay: startReplay, join: startJoin };
 
-const page = PAGES[location.pathname.split("/").filter(Boolean)[0]] ? location.pathname.split("/").filter(Boolean)[0] : "play";
+const first = location.pathname.split("/").filter(Boolean)[0];
+const page = PAGES[first] ? first : "play";
+const [title, name] = W.pages[page];
+translatePage();
 document.body.dataset.page = page;
-document.title = `Schnapsen: ${PAGES[page].name}`;
-document.getElementById("page-title").textContent = PAGES[page].title;
-PAGES[page].start();
+document.title = `Schnapsen: ${name}`;
+document.getElementById("page-title").textContent = title;
+const choice = document.getElementById("lang");
+choice.value = lang;
+choice.addEventListener("change", () => switchLanguage(choice.value));
+PAGES[page]();

@@ -4,7 +4,8 @@
 // and post it; otherwise long-poll the event feed until the other seat has
 // moved. The seat token stays in this tab's sessionStorage.
 
-import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, plural, problemText, seatNames, sortHand, suitLabel, tokens } from "./cards.js";
+import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, isYou, problemText, seatNames, sortHand, suitLabel, tokens, verb } from "./cards.js";
+import { W } from "./words.js";
 import { $, clearTable, dealResultText, emptySlot, playedCard, renderScores, renderStock, renderTrump, showTable } from "./table.js";
 
 export const CURRENT_GAME = "schnapsen:game";
@@ -12,7 +13,7 @@ const POLL_SECONDS = 10;
 
 let generation = 0; // a new game stops the loop of the previous one
 let chooser = null; // resolves the click the loop waits for
-let names = ["Player 1", "Player 2"];
+let names = [W.player(1), W.player(2)];
 
 function setState(state) {
   document.body.dataset.state = state;
@@ -70,9 +71,9 @@ async function offerServerLevels() {
   const human = [...select.options].find((o) => o.value === "human");
   const served = offered.levels.map((level) => level.name);
   // A level the link asked for stays selectable: the server's refusal names the real ones.
-  const asked = chosen && chosen !== "human" && !served.includes(chosen) ? [el("option", { value: chosen }, `${chosen} bot`)] : [];
+  const asked = chosen && chosen !== "human" && !served.includes(chosen) ? [el("option", { value: chosen }, W.levelOption(chosen))] : [];
   select.replaceChildren(
-    ...offered.levels.map((level) => el("option", { value: level.name, title: level.description }, `${level.name} bot`)),
+    ...offered.levels.map((level) => el("option", { value: level.name, title: level.description }, W.levelOption(level.name))),
     ...asked,
     ...(human ? [human] : []),
   );
@@ -88,7 +89,7 @@ function offerLevelsFrom(error) {
   const select = $("level");
   const chosen = select.value;
   select.replaceChildren(
-    ...match[1].split(",").map((name) => el("option", { value: name.trim() }, `${name.trim()} bot`)),
+    ...match[1].split(",").map((name) => el("option", { value: name.trim() }, W.levelOption(name.trim()))),
   );
   const offered = [...select.options].map((o) => o.value);
   select.value = offered.includes(chosen) ? chosen : offered.includes("heuristic") ? "heuristic" : offered[0];
@@ -101,7 +102,7 @@ async function play(gameId, token) {
   chooser = null;
   const game = { id: gameId, token, logVersion: 0 };
   $("log").replaceChildren();
-  $("game-id").textContent = `game ${gameId}`;
+  $("game-id").textContent = W.gameId(gameId);
   $("top-hand").classList.add("backs");
   $("bottom-hand").classList.add("mine");
   showTable(["scores-panel", "log-panel"], "setup");
@@ -194,32 +195,32 @@ function logLine(text, cls) {
 }
 
 function logEvent(event) {
-  const you = (seat) => names[seat] === "You";
+  const you = (seat) => isYou(names[seat]);
   const who = (seat) => names[seat];
   switch (event.type) {
     case "seat_taken":
-      if (event.player === "bot") names[event.seat] = `Bot (${event.level})`;
+      if (event.player === "bot") names[event.seat] = W.bot(event.level);
       break;
     case "deal_started":
-      logLine(`Deal ${event.number}: ${who(event.dealer)} ${you(event.dealer) ? "deal" : "deals"}, ` +
-        `trump card ${cardLabel(event.trump_card)}`, "deal");
+      logLine(W.dealStarted({ number: event.number, name: who(event.dealer) }, verb("deal", you(event.dealer)),
+        cardLabel(event.trump_card)), "deal");
       break;
     case "action_taken": {
       let text = `${who(event.seat)} ${actionText(event.action, you(event.seat))}`;
-      if (event.took) text += `, ${you(event.seat) ? "take" : "takes"} ${cardLabel(event.took)}`;
-      if (event.trick) text += `: trick to ${you(event.trick.winner) ? "you" : who(event.trick.winner)}`;
+      if (event.took) text += W.tookCard(verb("take", you(event.seat)), cardLabel(event.took));
+      if (event.trick) text += W.trickTo(you(event.trick.winner), who(event.trick.winner));
       logLine(text);
       // The turned-up trump card, when we take it, is among the cards we drew: it gets
       // its own line ("You take the trump card"), so the draw line names the others only.
       const turnUp = event.turn_up_drawn;
       const drew = (event.drew || []).filter((card) => !turnUp || card !== turnUp.card);
-      if (drew.length) logLine(`You draw ${drew.map(cardLabel).join(" ")}`);
+      if (drew.length) logLine(W.youDraw(drew.map(cardLabel).join(" ")));
       if (turnUp) {
-        logLine(`${who(turnUp.seat)} ${you(turnUp.seat) ? "take" : "takes"} the trump card ${cardLabel(turnUp.card)}`);
+        logLine(W.takesTrumpCard(who(turnUp.seat), verb("take", you(turnUp.seat)), cardLabel(turnUp.card)));
       }
       if (event.deal_result) logLine(dealResultText(event.deal_result, names), "result");
       if (event.game_winner !== undefined) {
-        logLine(`Game over: ${who(event.game_winner)} ${you(event.game_winner) ? "win" : "wins"} the game`, "result");
+        logLine(W.gameWon(who(event.game_winner), verb("win", you(event.game_winner))), "result");
       }
       break;
     }
@@ -246,7 +247,7 @@ function render(game, view) {
   const hidden = deal ? deal.opponent_hand_size - shown.length : 0;
   $("top-hand").replaceChildren(
     ...shown.map((code) => {
-      const card = cardFace(code, { title: "seen by both players" });
+      const card = cardFace(code, { title: W.seenByBoth });
       card.classList.add("public");
       return card;
     }),
@@ -259,7 +260,7 @@ function render(game, view) {
   if (deal) {
     renderStock({ trumpCard: deal.trump_card, talonSize: deal.talon_size, closedBy: deal.closed_by }, names);
     renderTrick(view);
-    const exchange = deal.exchange ? [`${names[deal.exchange.seat]} exchanged the jack`] : [];
+    const exchange = deal.exchange ? [W.exchangedJack(names[deal.exchange.seat])] : [];
     renderTrump(deal.trump_suit, deal.marriages, names, ...exchange);
   } else {
     clearTable();
@@ -269,16 +270,16 @@ function render(game, view) {
   const turn = $("turn");
   if (view.status === "finished") {
     turn.className = "turn over";
-    turn.textContent = view.winner === me ? "Game over: you won" : "Game over: you lost";
+    turn.textContent = view.winner === me ? W.overWon : W.overLost;
   } else if (myTurn) {
     turn.className = "turn yours";
     turn.textContent = yourTurnText(deal);
   } else if (view.status === "waiting") {
     turn.className = "turn theirs";
-    turn.textContent = "Waiting for your opponent to join\u2026";
+    turn.textContent = W.waitingForJoin;
   } else {
     turn.className = "turn theirs";
-    turn.textContent = `${names[opp]} is thinking\u2026`;
+    turn.textContent = W.thinking(names[opp]);
   }
 
   // my hand: legal cards are raised and clickable
@@ -322,30 +323,32 @@ function render(game, view) {
 }
 
 function seatStat(deal, seat) {
-  const tricks = plural(deal.tricks_won[seat], "trick");
-  return deal.card_points ? `${tricks} \u00b7 ${deal.card_points[seat]} points` : tricks;
+  const tricks = W.tricks(deal.tricks_won[seat]);
+  return deal.card_points ? W.seatPoints(tricks, deal.card_points[seat]) : tricks;
 }
 
 function yourTurnText(deal) {
   const types = new Set(deal.legal_actions.map((a) => a.type));
-  if (types.has("accept_last_trick")) return "Your turn: claim 66 or accept the last trick";
-  if (deal.current_trick.length) return "Your turn: answer the trick";
-  return "Your turn: lead a card";
+  if (types.has("accept_last_trick")) return W.turnAcceptOrClaim;
+  if (deal.current_trick.length) return W.turnAnswer;
+  return W.turnLead;
 }
 
 function buttonLabel(action, deal) {
   const suit = (s) => el("span", { class: `s ${SUITS[s].red ? "red" : ""}` }, suitLabel(s));
   switch (action.type) {
     case "exchange_trump_jack":
-      return ["Exchange the trump jack for ", cardLabel(deal.trump_card)];
+      return [W.buttonExchange, cardLabel(deal.trump_card)];
     case "close_talon":
-      return ["Close the talon"];
-    case "declare_marriage":
-      return ["Marriage ", suit(action.suit), ` (${deal.marriage_points[action.suit]})`];
+      return [W.buttonClose];
+    case "declare_marriage": {
+      const points = deal.marriage_points[action.suit];
+      return [W.buttonMarriage(points), suit(action.suit), ` (${points})`];
+    }
     case "claim":
-      return ["Claim 66 (go out)"];
+      return [W.buttonClaim];
     case "accept_last_trick":
-      return ["Accept the last trick"];
+      return [W.buttonAccept];
     default:
       return [action.type];
   }
@@ -373,16 +376,16 @@ function renderTrick(view) {
   if (deal.current_trick.length) {
     const lead = deal.current_trick[0];
     trick.replaceChildren(playedCard(lead, { bottom: me, names }), emptySlot());
-    caption.textContent = `${names[lead.seat]} led ${cardLabel(lead.card)}`;
+    caption.textContent = W.led(names[lead.seat], cardLabel(lead.card));
   } else if (deal.tricks.length) {
     const done = deal.tricks[deal.tricks.length - 1];
     trick.classList.add("last");
     trick.replaceChildren(...done.cards.map((c) => playedCard(c, { winner: c.seat === done.winner, bottom: me, names })));
-    caption.textContent = `Last trick: ${names[done.winner]}`;
+    caption.textContent = W.lastTrick(names[done.winner]);
   } else {
     trick.replaceChildren(emptySlot(), emptySlot());
     const leader = 1 - deal.dealer;
-    caption.textContent = `Deal ${deal.number}: ${names[leader]} ${names[leader] === "You" ? "lead" : "leads"}`;
+    caption.textContent = W.dealLead(deal.number, names[leader], verb("lead", isYou(names[leader])));
   }
 }
 
@@ -390,8 +393,7 @@ function renderSide(view) {
   renderScores([view.seat, 1 - view.seat], view.game_points, view.deals, names);
   const deal = view.deal;
   $("deal-info").textContent = deal
-    ? `Deal ${deal.number}, ${names[deal.dealer]} dealt. Game points count down from 7; ` +
-      `${view.variant === "head" ? "count your card points in your head and claim 66" : "points are tracked"}.`
+    ? W.dealInfo(deal.number, names[deal.dealer], view.variant === "head")
     : "";
 }
 
@@ -415,10 +417,12 @@ function renderEnd(game, view) {
   const won = view.winner === view.seat;
   const headline = $("end-headline");
   headline.className = `headline ${won ? "won" : "lost"}`;
-  headline.textContent = won ? "You won the game!" : `${names[view.winner]} won the game`;
-  $("end-detail").textContent =
-    `Game points left: ${names[view.seat]} ${view.game_points[view.seat]}, ` +
-    `${names[1 - view.seat]} ${view.game_points[1 - view.seat]} after ${plural(view.deals.length, "deal")}.`;
+  headline.textContent = won ? W.youWonGame : W.wonGame(names[view.winner]);
+  $("end-detail").textContent = W.pointsLeft(
+    `${names[view.seat]} ${view.game_points[view.seat]}`,
+    `${names[1 - view.seat]} ${view.game_points[1 - view.seat]}`,
+    W.deals(view.deals.length),
+  );
   $("replay-link").href = `/replay/?game=${encodeURIComponent(game.id)}`;
 }
 
@@ -435,17 +439,20 @@ export function startPlay() {
   });
   const params = new URLSearchParams(location.search);
   const level = params.get("level");
+  for (const option of $("level").options) {
+    if (option.value !== "human") option.textContent = W.levelOption(option.value);
+  }
   offerServerLevels().then(() => {
     if (level && [...$("level").options].some((o) => o.value === level)) $("level").value = level;
   });
   if (level) {
     if (![...$("level").options].some((o) => o.value === level)) {
-      $("level").append(el("option", { value: level }, `${level} bot`));
+      $("level").append(el("option", { value: level }, W.levelOption(level)));
     }
     $("level").value = level;
   }
   const resume = params.get("game") || sessionStorage.getItem(CURRENT_GAME);
   const token = resume && tokens.get(resume);
   if (token) play(resume, token);
-  else if (params.get("game")) showProblem("This tab holds no seat in that game; start a new one.");
+  else if (params.get("game")) showProblem(W.noSeat);
 }

@@ -4,13 +4,14 @@
 // has one) and renders the frames the server built for this viewer: the
 // engine deals, draws and scores; this page only draws what it is sent.
 
-import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, plural, problemText, seatNames, sortHand, tokens } from "./cards.js";
+import { SUITS, actionText, api, cardBack, cardFace, cardLabel, el, isYou, problemText, seatNames, sortHand, tokens, verb } from "./cards.js";
+import { W } from "./words.js";
 import { showAnalysis } from "./analysis.js";
 import { $, dealResultText, emptySlot, playedCard, renderScores, renderStock, renderTrump, showProblem, showTable } from "./table.js";
 
 let steps = [];
 let index = 0;
-let names = ["Seat 0", "Seat 1"];
+let names = [W.seat(0), W.seat(1)];
 let bottom = 0; // the seat drawn at the bottom: the viewer's, seat 0 for spectators
 
 // -- the frames the server sends ---------------------------------------------------
@@ -19,15 +20,15 @@ let bottom = 0; // the seat drawn at the bottom: the viewer's, seat 0 for specta
 function noteLines(frame, who, you) {
   const lines = frame.notes.map((note) => {
     const actor = `${who(note.seat)} ${actionText(note.action, you(note.seat))}`;
-    if (note.took) return `${actor}, ${you(note.seat) ? "take" : "takes"} ${cardLabel(note.took)}`;
+    if (note.took) return `${actor}${W.tookCard(verb("take", you(note.seat)), cardLabel(note.took))}`;
     if (note.marriage_points) return `${actor} (${note.marriage_points})`;
     return actor;
   });
   const seen = frame.draws.filter((d) => d.card);
   if (seen.length) {
-    lines.push(seen.map((d) => `${who(d.seat)} ${you(d.seat) ? "draw" : "draws"} ${cardLabel(d.card)}`).join(" \u00b7 "));
+    lines.push(seen.map((d) => `${who(d.seat)} ${verb("draw", you(d.seat))} ${cardLabel(d.card)}`).join(" \u00b7 "));
   } else if (frame.draws.length) {
-    lines.push("Both draw a card");
+    lines.push(W.bothDraw);
   }
   return lines;
 }
@@ -35,23 +36,23 @@ function noteLines(frame, who, you) {
 function captionOf(frame, who, you) {
   switch (frame.kind) {
     case "deal":
-      return `Deal ${frame.deal}: ${who(frame.dealer)} ${you(frame.dealer) ? "deal" : "deals"}, ` +
-        `${who(1 - frame.dealer)} ${you(1 - frame.dealer) ? "lead" : "leads"}`;
+      return W.captionDeal(frame.deal, who(frame.dealer), verb("deal", you(frame.dealer)),
+        who(1 - frame.dealer), verb("lead", you(1 - frame.dealer)));
     case "trick":
-      return `Trick ${frame.trick.number}: ${who(frame.trick.winner)} ${you(frame.trick.winner) ? "win" : "wins"}`;
+      return W.captionTrick(frame.trick.number, who(frame.trick.winner), verb("win", you(frame.trick.winner)));
     case "result":
-      return `Deal ${frame.result.number} is over`;
+      return W.captionResult(frame.result.number);
     case "game":
       return ""; // the final panel says it
     default:
-      return "Now";
+      return W.now;
   }
 }
 
 /** The steps of a replay, from the frames the server built (service/engine/frames.py). */
 export function buildSteps(replay) {
   const who = (seat) => names[seat];
-  const you = (seat) => names[seat] === "You";
+  const you = (seat) => isYou(names[seat]);
   const steps = replay.steps.map((frame) => ({
     kind: frame.kind,
     deal: frame.deal,
@@ -92,7 +93,7 @@ function render() {
   document.body.dataset.kind = step.kind;
   for (const [seat, where] of [[top, "top"], [bottom, "bottom"]]) {
     $(`${where}-name`).textContent = names[seat];
-    $(`${where}-stat`).textContent = plural(step.tricksWon[seat], "trick");
+    $(`${where}-stat`).textContent = W.tricks(step.tricksWon[seat]);
     const hand = $(`${where}-hand`);
     hand.classList.toggle("backs", !step.hands[seat]);
     hand.classList.toggle("revealed", Boolean(step.hands[seat]));
@@ -129,18 +130,20 @@ function render() {
   final.hidden = step.kind !== "game";
   if (step.kind === "game") {
     const winner = replayData.state.winner;
-    $("end-headline").textContent = names[winner] === "You" ? "You won the game" : `${names[winner]} won the game`;
+    $("end-headline").textContent = isYou(names[winner]) ? W.replayYouWon : W.wonGame(names[winner]);
     const viewer = replayData.state.seat;
     const lost = viewer !== null && viewer !== undefined && winner !== viewer;
     $("end-headline").className = `headline ${lost ? "lost" : "won"}`;
-    $("end-detail").textContent =
-      `Game points left: ${names[0]} ${step.gamePoints[0]}, ${names[1]} ${step.gamePoints[1]}, ` +
-      `after ${plural(step.results.length, "deal")}.`;
+    $("end-detail").textContent = W.replayPointsLeft(
+      `${names[0]} ${step.gamePoints[0]}`,
+      `${names[1]} ${step.gamePoints[1]}`,
+      W.deals(step.results.length),
+    );
   }
 
   renderTrump(step.trumpSuit, step.marriages, names);
   renderScores([0, 1], step.gamePoints, step.results, names);
-  $("tricks-title").textContent = `Deal ${step.deal}: tricks`;
+  $("tricks-title").textContent = W.dealTricks(step.deal);
   $("tricks").replaceChildren(
     ...step.tricks.map((t) =>
       el(
@@ -160,15 +163,15 @@ function render() {
 function whereText(step) {
   switch (step.kind) {
     case "deal":
-      return `Deal ${step.deal}: the cards`;
+      return W.whereDeal(step.deal);
     case "trick":
-      return `Deal ${step.deal}, trick ${step.trick.number}`;
+      return W.whereTrick(step.deal, step.trick.number);
     case "result":
-      return `Deal ${step.deal}: result`;
+      return W.whereResult(step.deal);
     case "game":
-      return "Game over";
+      return W.whereGame;
     default:
-      return `Deal ${step.deal}: now`;
+      return W.whereNow(step.deal);
   }
 }
 
@@ -204,17 +207,17 @@ async function load(gameId) {
     document.body.dataset.inconsistent = built.problems.join("; ");
   }
   if (!steps.length) {
-    showProblem("This game has no deal yet.");
+    showProblem(W.noDeal);
     document.body.dataset.state = "error";
     return;
   }
-  $("game-id").textContent = `game ${gameId}`;
+  $("game-id").textContent = W.gameId(gameId);
   $("game-input").value = gameId;
   $("visibility").textContent = replayData.complete
-    ? "The game is over: every deal's cards are shown."
+    ? W.visibleAll
     : viewer === null || viewer === undefined
-      ? "A spectator's replay: hands stay hidden until the game is over."
-      : "The game is running: you see your own cards only.";
+      ? W.visibleSpectator
+      : W.visibleOwn;
   showTable(["scores-panel", "tricks-panel", "analysis-panel"], "open-panel");
   index = 0;
   render();

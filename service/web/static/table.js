@@ -2,7 +2,8 @@
 // the stock, the trick, trumps, game points and the deals so far. Each page
 // passes what the API sent it; nothing here knows a rule.
 
-import { REASONS, SUITS, cardBack, cardFace, el, plural, suitLabel } from "./cards.js";
+import { REASONS, SUITS, cardBack, cardFace, el, isYou, suitLabel, verb } from "./cards.js";
+import { W } from "./words.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -11,7 +12,7 @@ export function renderStock({ trumpCard, talonSize, closedBy }, names) {
   const stock = $("stock");
   const parts = [];
   if (trumpCard) {
-    const trump = cardFace(trumpCard, { title: "the trump card, face up under the talon" });
+    const trump = cardFace(trumpCard, { title: W.trumpCardTitle });
     trump.classList.add("trump-card");
     parts.push(trump);
   }
@@ -25,10 +26,10 @@ export function renderStock({ trumpCard, talonSize, closedBy }, names) {
     parts.push(pile);
   }
   let label;
-  if (closedBy !== null) label = `Talon closed by ${names[closedBy]}`;
-  else if (talonSize > 0) label = `Talon: ${plural(talonSize, "card")}`;
-  else label = "Talon exhausted";
-  if (closedBy !== null) parts.push(el("div", { class: "closed-mark" }, "CLOSED"));
+  if (closedBy !== null) label = W.talonClosedBy(names[closedBy]);
+  else if (talonSize > 0) label = W.talonCards(talonSize);
+  else label = W.talonExhausted;
+  if (closedBy !== null) parts.push(el("div", { class: "closed-mark" }, W.closedMark));
   parts.push(el("div", { class: "label", id: "talon-label" }, label));
   stock.classList.toggle("closed", closedBy !== null);
   stock.replaceChildren(...parts);
@@ -57,7 +58,7 @@ export function emptySlot() {
 export function renderTrump(trumpSuit, marriages, names, ...more) {
   const suit = SUITS[trumpSuit];
   $("trump-info").replaceChildren(
-    el("span", { class: "small" }, "Trumps"),
+    el("span", { class: "small" }, W.trumps),
     el("span", { class: `big ${suit.red ? "red" : "black"}`, id: "trump-suit", dataset: { suit: trumpSuit } }, suit.symbol),
     el("span", { class: "small" }, suit.name),
     ...marriages.map((m) => el("div", { class: "small" }, `${names[m.seat]}: ${m.points} in ${suitLabel(m.suit)}`)),
@@ -81,7 +82,7 @@ export function renderScores(seats, gamePoints, results, names) {
         el("td", {}, d.number),
         el("td", {}, names[d.winner]),
         el("td", {}, d.game_points),
-        el("td", { title: `card points ${d.card_points[0]}:${d.card_points[1]}` }, REASONS[d.reason] || d.reason),
+        el("td", { title: W.cardPoints(d.card_points[0], d.card_points[1]) }, REASONS[d.reason] || d.reason),
       ),
     ),
   );
@@ -90,11 +91,8 @@ export function renderScores(seats, gamePoints, results, names) {
 /** "You win deal 2: 3 game points, ..." from a deal's result. */
 export function dealResultText(result, names) {
   const winner = names[result.winner];
-  return (
-    `${winner} ${winner === "You" ? "win" : "wins"} deal ${result.number}: ` +
-    `${plural(result.game_points, "game point")}, ${REASONS[result.reason] || result.reason}; ` +
-    `card points ${result.card_points[0]}:${result.card_points[1]}`
-  );
+  const reason = REASONS[result.reason] || result.reason;
+  return W.dealResult(winner, verb("win", isYou(winner)), result, reason, W.gamePoints(result.game_points));
 }
 
 /** Show the table and the side panels named, and move the starting panel last. */

@@ -35,7 +35,7 @@ def _scope(game_id: str, seat: int | None, deals: list[int] | None) -> Scope:
     service = games()
     current = service.current(game_id)
     caller = service.seat_for(current, bearer_token(request))
-    return scope(current.state, caller, seat=seat, deals=deals)
+    return scope(current.state, caller, seat=seat, deals=deals, rated=current.seats.rated)
 
 
 @blp.route("/games/<game_id>/analysis", methods=["POST"])
@@ -49,7 +49,8 @@ def request_analysis(body: dict[str, Any], game_id: str):
     A finished game: anyone, every deal and both seats by default. During a
     game: a seat, for its own decisions of the finished deals only; the
     opponent's decisions (403 `analysis_not_allowed`) and the deal being
-    played (409 `deal_not_finished`) are refused. Answers 202 with the job;
+    played (409 `deal_not_finished`) are refused, and a rated game is not
+    analysed before its end (403 `rated_game_no_help`, RX5). Answers 202 with the job;
     `GET /v1/jobs/{id}` reports its `progress` (0 to 1), and once it is
     finished `GET /v1/games/{game_id}/analysis` serves the analysis. Parts
     analysed before are cached (they cannot change) and not valued again.

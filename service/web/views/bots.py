@@ -22,7 +22,7 @@ from service.bots.catalog import describe_levels
 from service.engine.knowledge import seat_view
 from service.engine.position import PositionError, position_from_view, view_from_position
 from service.game.problem_codes import ProblemCode
-from service.game.problems import Conflict, InvalidRequest, Problem
+from service.game.problems import Conflict, Forbidden, InvalidRequest, Problem
 from service.game.seeds import bot_seed
 from service.jobs.queues import enqueue_decision, wait_for_report
 from service.web import examples
@@ -120,20 +120,27 @@ def bot_move(body: dict[str, Any], query: dict[str, Any]):
     description="The hint, ready within `wait`",
     example={**examples.HINT_JOB, "status": "finished", "result": examples.DECISION},
 )
-@operation(blp, "requestHint", security=SEAT, problems=BODY + GAME + (409,))
+@operation(blp, "requestHint", security=SEAT, problems=BODY + GAME + (403, 409))
 @idempotent
 def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
     """What a bot would play in the caller's seat now (the seat's view only).
 
     Hints share the caller's budget with `POST /v1/bot/moves` (429
     `too_many_decisions`), and the seat's own: one seat's token sent from
-    many addresses holds no more of the workers than one caller.
+    many addresses holds no more of the workers than one caller. A seat
+    of a rated game gets no hint (403 `rated_game_no_help`, RX5).
     """
     service = games()
     current = service.current(game_id)
     seat = service.seat_for(current, bearer_token(request))
     if seat is None:
         raise Problem("a hint is for a seat: send its token", code=ProblemCode.TOKEN_REQUIRED)
+    if current.seats.rated:
+        raise Forbidden(
+            "a rated game gets no help from the service's bots (RX5)",
+            code=ProblemCode.RATED_GAME_NO_HELP,
+            extra={"rule": "RX5"},
+        )
     if current.state.to_move != seat:
         raise Conflict("it is not your turn", code=ProblemCode.NOT_YOUR_TURN)
     position = position_from_view(seat_view(current.state, seat))

@@ -134,7 +134,8 @@ def create_challenge(body: dict[str, Any]):
         )
     except TooManyChallenges:
         raise Problem(
-            "you have as many open challenges as you may make: wait for answers or cancel some",
+            "you have as many open challenges as you may make (wait for answers or cancel "
+            "some), or made as many today as you may",
             code=ProblemCode.TOO_MANY_CHALLENGES,
         ) from None
     headers = {"Location": f"/v1/challenges/{challenge.id}"}

@@ -234,6 +234,7 @@ def _summary(created_ms: int, current: Current) -> dict[str, Any]:
         "status": state.status.value,
         "variant": state.variant.value,
         "dealing": state.dealing.value,
+        "rated": current.seats.rated,
         "game_points": list(state.game_points),
         "winner": state.winner,
         "to_move": state.to_move,

@@ -178,7 +178,8 @@ def own_games(query: dict[str, Any]):
 @blp.response(200, LeaderboardSchema, example=examples.LEADERBOARD)
 @operation(blp, "getLeaderboard", security=PLAYER_OR_APP, problems=V1 + (422,))
 def leaderboard(query: dict[str, Any]):
-    """The caller's app's rated players by rating, best first."""
+    """The caller's app's rated players by rating, best first: those with at least five
+    rated games (docs/rules.md, RX8)."""
     app, _player_self = player_or_client("reading the leaderboard")
     rows = services().players.leaderboard(app, query["offset"], query["limit"])
     return {"players": [{"rank": rank, "player": player_view(p)} for rank, p in rows]}

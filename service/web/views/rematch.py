@@ -106,7 +106,7 @@ def _tell_offer(rematch: Rematch) -> None:
     if offer.status is not RematchStatus.OFFERED:
         return
     current = games().current(rematch.game_id)
-    notice = rematch_offered(current, offer.offered_by)
+    notice = rematch_offered(current, offer.offered_by, offer.number)
     if current.seats.owner is not None and notice is not None:
         services().webhook_events.tell(current.seats.owner, current, [notice])
 

@@ -123,7 +123,8 @@ def create_webhook(body: dict[str, Any]):
     """Register an endpoint of your app's backend for the kinds of notice it wants.
 
     The answer holds the signing secret (`whsec_...`), shown here and on each
-    rotation only: check every delivery's `Schnapsen-Signature` with it. A retry
+    rotation only: verify every delivery's `webhook-signature` with it and a Standard
+    Webhooks library (`standardwebhooks` on PyPI and npm). A retry
     with the same `Idempotency-Key` answers the first answer again (the same
     endpoint; none is made again).
     """

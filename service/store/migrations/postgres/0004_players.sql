@@ -13,10 +13,22 @@ CREATE TABLE players (
     deviation     double precision NOT NULL,
     volatility    double precision NOT NULL,
     games         bigint NOT NULL,
+    on_board      integer NOT NULL DEFAULT 0,
     UNIQUE (app, app_player_id)
 );
--- The leaderboard: an app's rated players, best first.
-CREATE INDEX players_board ON players (app, rating DESC, player_id DESC) WHERE games > 0;
+-- The leaderboard: an app's players with the rated games it asks for (on_board), best first.
+CREATE INDEX players_board ON players (app, rating DESC, player_id DESC) WHERE on_board = 1;
+-- One row per rated game: its mark. counted 1: its ratings were written; 0: its pair
+-- of players had had its counted games within the pair's window (RX8). A pair's
+-- counted games within the window are a count of this table.
+CREATE TABLE rated_games (
+    game_id text COLLATE "C" PRIMARY KEY,
+    app     text COLLATE "C" NOT NULL,
+    at_ms   bigint NOT NULL,
+    pair    text COLLATE "C",
+    counted integer NOT NULL
+);
+CREATE INDEX rated_games_by_pair ON rated_games (app, pair, at_ms) WHERE counted = 1;
 -- One row per rated game and player: the unique key is what makes a game's rating
 -- written once, whoever writes it and however often.
 CREATE TABLE rating_changes (
