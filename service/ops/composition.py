@@ -28,7 +28,6 @@ from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
 from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
-from service.store.app_records import AppRecords, open_app_records
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
@@ -216,13 +215,6 @@ def archive_from(settings: Mapping[str, Any]) -> Archive | None:
     return open_archive(url) if url else None
 
 
-def app_records_from(settings: Mapping[str, Any]) -> AppRecords | None:
-    """The client apps of the database ``ARCHIVE_URL`` names; None when it names none
-    (Redis alone then keeps them: ``service.store.clients``)."""
-    url = settings["ARCHIVE_URL"]
-    return open_app_records(url) if url else None
-
-
 def records_from(settings: Mapping[str, Any]) -> RecordsDatabase | None:
     """The database of record ``ARCHIVE_URL`` names (players, ratings, their games);
     None when it names none (Redis alone then keeps them)."""
@@ -246,7 +238,6 @@ def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
 
 __all__ = [
     "Services",
-    "app_records_from",
     "archive_from",
     "records_from",
     "build_services",

@@ -3,12 +3,10 @@
 An app is what a business builds on: losing it with Redis would turn every
 key its backends hold into a 401. So where the service has a database (the
 archive's, ``SCHNAPSEN_ARCHIVE_URL``; the run command always has its SQLite
-file) the apps live there, in the ``client_apps`` table the archive's
-migrations make, and ``service.store.clients.ClientRegistry`` keeps Redis as
-a cache of them. Two back ends keep the same rows behind one interface
-(``AppRecords``): SQLite (``app_records_sqlite``) and PostgreSQL
-(``app_records_postgres``); ``open_app_records(url)`` picks one by the
-URL's scheme, as ``open_archive`` does.
+file) the apps live there, in the ``client_apps`` table
+(``migrations/<dialect>/0003_client_apps.sql``), one SQL text for SQLite and
+PostgreSQL (``service.store.records_db``), and
+``service.store.clients.ClientRegistry`` keeps Redis as a cache of them.
 
 A key is never stored: a row holds its SHA-256 (``key_sha256``), so a copy
 of the database opens no app's account.
@@ -17,12 +15,12 @@ of the database opens no app's account.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Any
 
-from service.store.archive import open_archive
+from service.store.clients import ClientApp
+from service.store.records_db import RecordsDatabase, open_records_database
 
-if TYPE_CHECKING:
-    from service.store.clients import ClientApp
+_COLUMNS = "client_id, name, key_sha256, created, revoked_at"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,49 +31,67 @@ class StoredApp:
     fingerprint: str
 
 
-class AppRecords(Protocol):
+class AppRecords:
     """The client apps, kept for good."""
+
+    def __init__(self, db: RecordsDatabase):
+        self.db = db
 
     def add(self, stored: StoredApp) -> None:
         """Keep a new app (its id and its key's hash are new)."""
-        ...
+        app = stored.app
+        with self.db.write() as run:
+            run(
+                f"INSERT INTO client_apps ({_COLUMNS}) VALUES (?, ?, ?, ?, NULL)",
+                (app.id, app.name, stored.fingerprint, app.created),
+            )
 
     def by_fingerprint(self, fingerprint: str) -> StoredApp | None:
         """The app whose key has this SHA-256 (revoked ones too); None if none."""
-        ...
+        return self._one("key_sha256", fingerprint)
 
     def by_id(self, client_id: str) -> StoredApp | None:
         """The app with this id (revoked ones too); None if none."""
-        ...
+        return self._one("client_id", client_id)
 
     def revoke(self, client_id: str, at: float) -> StoredApp | None:
         """Mark the app revoked (once: a second revocation keeps the first time);
         the app as it is now, or None when there is no such app."""
-        ...
+        with self.db.write() as run:
+            run(
+                "UPDATE client_apps SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+                (at, client_id),
+            )
+        return self.by_id(client_id)
 
     def every(self) -> list[StoredApp]:
         """Every app, oldest first."""
-        ...
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT {_COLUMNS} FROM client_apps ORDER BY created, client_id", ()
+            ).fetchall()
+        return [_stored(row) for row in rows]
 
     def close(self) -> None:
         """Let go of connections and files."""
-        ...
+        self.db.close()
+
+    def _one(self, column: str, value: str) -> StoredApp | None:
+        with self.db.read() as run:
+            row = run(f"SELECT {_COLUMNS} FROM client_apps WHERE {column} = ?", (value,)).fetchone()
+        return None if row is None else _stored(row)
+
+
+def _stored(row: tuple[Any, ...]) -> StoredApp:
+    client_id, name, fingerprint, created, revoked_at = row
+    app = ClientApp(client_id, name, float(created), revoked_at is not None)
+    return StoredApp(app, fingerprint)
 
 
 def open_app_records(url: str) -> AppRecords:
-    """The apps of the database at ``url`` (``postgresql://...`` or ``sqlite:///<path>``).
-
-    The archive is opened first, and closed: opening it applies every migration of
-    the schema, ``client_apps`` among them, once however many processes open it.
-    """
-    open_archive(url).close()
-    if url.startswith(("postgresql://", "postgres://")):
-        from service.store.app_records_postgres import PostgresAppRecords
-
-        return PostgresAppRecords(url)
-    from service.store.app_records_sqlite import SqliteAppRecords
-
-    return SqliteAppRecords(url.removeprefix("sqlite:///"))
+    """The apps of the database at ``url`` (``postgresql://...`` or ``sqlite:///<path>``),
+    its schema applied."""
+    return AppRecords(open_records_database(url))
 
 
 __all__ = ["AppRecords", "StoredApp", "open_app_records"]
