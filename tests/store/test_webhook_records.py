@@ -2,21 +2,31 @@
 (SQLite in a file, PostgreSQL on a real server, a database of its own per test): an
 endpoint is kept with its secret and read back by its app alone, the app's cap holds
 when creations race, an update or a delete of an endpoint that is gone says so, and
-an empty Redis loses none."""
+an empty Redis loses none; a delivery is kept once, logged newest first, and let go
+by age."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
 
+import psycopg
 import pytest
 import redis
 
+from service.game.notices import Notice, NoticeKind
 from service.store.records_db import open_records_database
 from service.store.webhook_records import WebhookRecords
-from service.store.webhooks import TooManyEndpoints, UnknownEndpoint
+from service.store.webhooks import (
+    Delivery,
+    TooManyEndpoints,
+    UnknownDelivery,
+    UnknownEndpoint,
+)
 from tests.support.postgres import fresh_database
 
 BACK_ENDS = [
@@ -87,3 +97,60 @@ def test_racing_creations_stay_within_the_apps_cap(database: str, redis_url: str
     assert len(made) == CAP and len(refused) == RACERS - CAP
     with endpoints(redis_url, database) as store:
         assert {e.id for e in store.all("app-a")} == {e.id for e in made}
+
+
+def _age(database: str, delivery_id: str) -> None:
+    """A delivery past its age, as three days would leave it."""
+    if database.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(database.removeprefix("sqlite:///"))) as db:
+            db.execute(
+                "UPDATE webhook_deliveries SET kept_until_ms = 0 WHERE delivery_id = ?",
+                (delivery_id,),
+            )
+            db.commit()
+        return
+    with psycopg.connect(database) as db:
+        db.execute(
+            "UPDATE webhook_deliveries SET kept_until_ms = 0 WHERE delivery_id = %s",
+            (delivery_id,),
+        )
+
+
+def _count(database: str) -> int:
+    if database.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(database.removeprefix("sqlite:///"))) as db:
+            return db.execute("SELECT count(*) FROM webhook_deliveries").fetchone()[0]
+    with psycopg.connect(database) as db:
+        return db.execute("SELECT count(*) FROM webhook_deliveries").fetchone()[0]
+
+
+def _delivery(endpoint_id: str, n: int) -> Delivery:
+    notice = Notice(NoticeKind.GAME_TURN, f"game{n}", n, 0)
+    return Delivery.of(endpoint_id, notice, json.dumps({"n": n}), 1_800_000_000_000 + n)
+
+
+def test_deliveries_are_kept_once_logged_newest_first_and_let_go_by_age(
+    database: str, redis_url: str
+):
+    with endpoints(redis_url, database) as store:
+        hook = store.create("app-a", "https://a.example/hook", ["game.turn"], "s")
+        first, second = _delivery(hook.id, 1), _delivery(hook.id, 2)
+        assert store.add_delivery("app-a", first) and store.add_delivery("app-a", second)
+        assert not store.add_delivery("app-a", first)  # the same notice: one delivery
+        tried = store.record_attempt(
+            "app-a", first, status=500, latency_ms=12.3, error=None, state="failed"
+        )
+        assert store.delivery("app-a", first.id) == tried
+        again = store.record_again("app-a", tried)
+        assert store.delivery("app-a", first.id) == again and again.state == "pending"
+        assert [d.id for d in store.log("app-a", hook.id, 10)] == [second.id, first.id]
+        with pytest.raises(UnknownDelivery):
+            store.delivery("app-b", first.id)
+        _age(database, second.id)
+        with pytest.raises(UnknownDelivery):
+            store.delivery("app-a", second.id)
+        assert [d.id for d in store.log("app-a", hook.id, 10)] == [first.id]
+        assert store.add_delivery("app-a", _delivery(hook.id, 3))
+        assert _count(database) == 2  # the aged one went when the next came
+        store.delete("app-a", hook.id)
+        assert _count(database) == 0
