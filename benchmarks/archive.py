@@ -1,6 +1,20 @@
 """Archive benchmark: finished games leave Redis for the archive, and what that saves.
 
     python benchmarks/archive.py [--games 2000] [--clients 4] [--grace 60] [--samples 200]
+    python benchmarks/archive.py --storage [--games 10000] [--clients 5]
+
+``--storage`` measures what a finished game takes where the archive keeps
+it, on both back ends: ``--games`` whole games as the service records them
+(``tests/store/whole_games.py``: people and bots, every ending), archived
+through the archive's own ``put`` into a SQLite file and into a PostgreSQL
+started for the run (``tests/support/postgres.py``, on a Unix socket only),
+all of one month, ``--clients`` client apps interleaved, in the order they
+end. Each database measures itself (``tests/support/archive_storage.py``:
+``dbstat``, ``pg_total_relation_size`` of every partition): bytes a game of
+table and indexes together, of the indexes, and of the encoded game alone.
+The exit status is 1 when a back end takes more than ``GAME_BYTES`` a game.
+
+Without ``--storage``, the benchmark runs the service:
 
 Starts ``schnapsen-serve`` as a user runs it (embedded Redis, the archive's
 SQLite file in a temporary ``--data-dir``, its gunicorn and RQ workers,
@@ -53,12 +67,15 @@ sys.path.insert(0, str(REPO))
 
 from bot_latency import NO_RATE_LIMITS, Service, percentile  # noqa: E402  (beside this script)
 
+from service.store.archive_keys import game_id_of  # noqa: E402
 from service.store.events import keys as game_keys  # noqa: E402
 
 #: Nothing the benchmark waits for takes longer, unless it hangs.
 HANG_SECONDS = 300.0
 #: The client's NDJSON export of its games.
 EXPORT_PATH = "/v1/games/export"
+#: The most a finished game may take in the archive, table and indexes (``--storage``).
+GAME_BYTES = 600
 
 
 def play_game(session: requests.Session, url: str, key: str, rng: random.Random) -> str:
@@ -145,22 +162,75 @@ def live_logs(client: redis.Redis) -> int:
 
 
 def rows(archive_path: Path) -> list[tuple[str, int]]:
+    """Each archived game's id and its bytes (the table keeps an id as its number)."""
     with sqlite3.connect(archive_path) as db:
-        return db.execute("SELECT game_id, length(data) FROM games").fetchall()
+        found = db.execute("SELECT game_id, length(data) FROM games").fetchall()
+    return [(game_id_of(key), size) for key, size in found]
 
 
 def ms(values: list[float]) -> str:
     return f"p50 {percentile(values, 0.5):.1f} ms, p99 {percentile(values, 0.99):.1f} ms"
 
 
+def storage(games: int, clients: int, seed: int) -> int:
+    """Bytes a game where each back end keeps it (``--storage``); 1 when over the bound."""
+    from service.store.archive import open_archive
+    from tests.store.whole_games import random_games
+    from tests.support.archive_records import month_ms, played_record
+    from tests.support.archive_storage import footprint
+    from tests.support.postgres import PostgresServer, fresh_database
+
+    started = time.perf_counter()
+    start = month_ms(2026, 11, 2)
+    rows = [
+        played_record(game, start + 200 * i, f"cl_{i % clients:012x}")
+        for i, game in enumerate(random_games(seed=seed, count=games))
+    ]
+    print(f"{games} whole games encoded in {time.perf_counter() - started:.0f} s")
+
+    def fill(url: str) -> None:
+        archive = open_archive(url)
+        try:
+            for row in rows:
+                archive.put(row)
+        finally:
+            archive.close()
+
+    measured = {}
+    folder = Path(tempfile.mkdtemp(prefix="schnapsen-archive-storage-"))
+    sqlite_url = f"sqlite:///{folder / 'archive.sqlite3'}"
+    fill(sqlite_url)
+    measured["sqlite"] = footprint(sqlite_url)
+    with PostgresServer() as server, fresh_database(server.url) as url:
+        fill(url)
+        measured["postgresql"] = footprint(url)
+    figures: dict[str, Any] = {"games": games, "clients": clients}
+    for name, found in measured.items():
+        print(
+            f"{name:<11} {found.per_game:6.1f} bytes a game, table and indexes "
+            f"({found.index_bytes / found.games:5.1f} of indexes); "
+            f"the encoded game alone {found.payload_per_game:5.1f}"
+        )
+        figures[f"{name}_bytes_per_game"] = round(found.per_game, 1)
+        figures[f"{name}_index_bytes_per_game"] = round(found.index_bytes / found.games, 1)
+        figures[f"{name}_payload_bytes_per_game"] = round(found.payload_per_game, 1)
+    print(json.dumps(figures))
+    return 0 if all(found.per_game <= GAME_BYTES for found in measured.values()) else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--storage", action="store_true", help="bytes a game, both back ends")
+    parser.add_argument("--games", type=int, default=None, help="2000; --storage: 10000")
+    parser.add_argument("--clients", type=int, default=None, help="4; --storage: 5")
     parser.add_argument("--grace", type=int, default=60, help="seconds a game stays in Redis")
     parser.add_argument("--samples", type=int, default=200, help="replays timed each way")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.storage:
+        return storage(args.games or 10_000, args.clients or 5, args.seed)
+    args.games = args.games or 2000
+    args.clients = args.clients or 4
 
     data_dir = Path(tempfile.mkdtemp(prefix="schnapsen-archive-bench-"))
     os.environ.update(NO_RATE_LIMITS)

@@ -217,16 +217,21 @@ def machine_busy_seconds() -> float:
 
 
 class Service:
-    """``schnapsen-serve --port <free> --data-dir <data_dir>``; no REDIS_URL: embedded Redis."""
+    """``schnapsen-serve --port <free> --data-dir <data_dir>`` (as ``python -m
+    service.serve.run``); no REDIS_URL: embedded Redis."""
 
-    def __init__(self, data_dir: Path, log) -> None:
+    def __init__(self, data_dir: Path, log, settings: dict[str, str] | None = None) -> None:
+        """``settings``: environment variables on top of this process's (default: the
+        rate limits off, ``NO_RATE_LIMITS``)."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        script = Path(sys.executable).parent / "schnapsen-serve"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "service.serve.run"]
+        # ``python -m`` from the checkout (cwd): this checkout's code, even when the
+        # installed ``schnapsen-serve`` script belongs to another one.
+        command = [sys.executable, "-m", "service.serve.run"]
         drop = ("REDIS_URL", "QUEUE_REDIS_URL", "SCHNAPSEN_SECRET_KEY")
-        env = {k: v for k, v in os.environ.items() if k not in drop} | NO_RATE_LIMITS
+        env = {k: v for k, v in os.environ.items() if k not in drop}
+        env |= NO_RATE_LIMITS if settings is None else settings
         self.data_dir, self.url = data_dir, f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
             [*command, "--port", str(port), "--data-dir", str(data_dir)],

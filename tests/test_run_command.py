@@ -12,6 +12,7 @@ import requests
 
 from service.ops.settings import EMBEDDED_REDIS_MAXMEMORY_CAP, from_env, redis_maxmemory
 from service.serve.run import main
+from service.store.archive_keys import game_id_of
 from tests.support.documents import block
 from tests.support.processes import alive, descendants
 from tests.support.servers import RunCommand, free_port
@@ -104,7 +105,7 @@ def test_the_run_command_archives_finished_games_in_its_data_folder_without_a_da
         wait_until(lambda: not log.exists(f"sch:{{{game}}}:log"), 60, "Redis to forget the game")
         with sqlite3.connect(data_dir / "archive.sqlite3") as archive:
             rows = archive.execute("SELECT game_id FROM games").fetchall()
-        assert rows == [(game,)]
+        assert [game_id_of(key) for (key,) in rows] == [game]
         after = requests.get(f"{service.url}/v1/games/{game}/replay")
         assert after.status_code == 200
         assert after.json() == before

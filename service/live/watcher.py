@@ -93,11 +93,21 @@ class Waited(Enum):
 
 
 def client_gone(client: socket.socket) -> bool:
-    """The peer closed the connection: readable, and a peek reads nothing."""
+    """The peer closed the connection: readable, and a peek reads nothing.
+
+    Looked at with one ``poll(0)`` (``_readable``), never ``select``: a process
+    holding thousands of waiting clients has sockets whose descriptors are past
+    1024, where ``select`` raises ``ValueError`` (under gevent's patch too), and
+    reading that error as "gone" ended every such stream at its first quiet
+    heartbeat (tests/live/test_streams_on_high_descriptors.py).
+    """
+    if client.fileno() < 0:  # already closed on our side
+        return True
+    if not _readable([client]):
+        return False
     try:
-        readable, _, _ = select.select([client], [], [], 0)
-        return bool(readable) and client.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):  # reset, or already closed on our side
+        return client.recv(1, socket.MSG_PEEK) == b""
+    except OSError:  # reset by the peer
         return True
 
 
@@ -342,7 +352,8 @@ def _readable(clients: list[socket.socket | None]) -> set[int]:
     """The ``id`` of each socket that is readable (data, or the peer's close) now.
 
     One ``poll(0)`` of the operating system's: it never blocks, so it needs no
-    cooperative version (gevent's would make a watcher per socket).
+    cooperative version (gevent's would make a watcher per socket), and unlike
+    ``select`` it takes any descriptor, however large.
     """
     poller = _original_poll()
     by_fd = {}

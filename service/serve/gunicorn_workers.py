@@ -52,6 +52,7 @@ from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
 
 from service.ops import settings
+from service.ops.shares import overreaching_connection_shares
 from service.serve.connections_per_address import ConnectionsPerAddress
 from service.web.body_deadline import BodyTimedOut, DeadlineBody
 from service.web.problem_catalog import ProblemCode
@@ -322,6 +323,8 @@ class SlowClientGuards:
         # Behind proxies every peer is a proxy: the cap is theirs to apply per client.
         cap = 0 if int(config["PROXY_HOPS"]) else int(config["CONNECTIONS_PER_ADDRESS"])
         self.connections = ConnectionsPerAddress(cap)
+        for warning in overreaching_connection_shares(config, self.cfg.worker_connections):
+            self.log.warning(warning)
         super().init_process()  # type: ignore[misc]
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:

@@ -26,6 +26,7 @@ from service.client.addresses import visit_url
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.ops.build import pure_python_warning
 from service.ops.settings import from_env, redis_maxmemory
+from service.ops.shares import overreaching_connection_shares, overreaching_shares
 from service.serve.gunicorn_workers import gunicorn_command
 from service.serve.supervisor import Supervisor
 from service.serve.worker_commands import run_command_workers
@@ -69,10 +70,15 @@ def main(argv: list[str] | None = None) -> int:
 
     args.data_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    config = from_env(env)
+    shares = overreaching_shares(config)
+    shares += overreaching_connection_shares(config, args.web_connections)
+    for warning in shares:  # said once here; each server process logs its own as well
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     embedded = None
     if not env.get("REDIS_URL"):
         try:
-            maxmemory = redis_maxmemory(from_env(env))
+            maxmemory = redis_maxmemory(config)
         except ValueError as error:
             parser.error(str(error))
         embedded = EmbeddedRedis(

@@ -28,9 +28,18 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from service.store.archive import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
+from service.store.archive_keys import (
+    STATUS_CODES,
+    VARIANT_CODES,
+    ArchiveKeyError,
+    client_key,
+    cursor_key,
+    game_key,
+)
+from service.store.archive_rows import COLUMNS as _COLUMNS
+from service.store.archive_rows import record_of, row_digest, row_values
 from service.store.migrations import pending
 
-_COLUMNS = "game_id, client_id, variant, status, created_ms, ended_ms, data, digest"
 #: Rows one page of ``scan`` reads.
 SCAN_PAGE = 200
 #: The advisory lock (one bigint key) of changes to the schema: migrations and new
@@ -174,56 +183,54 @@ class PostgresArchive:
                 raise MonthDetached(record.game_id, _partition(month)) from None
 
     def _put(self, record: ArchiveRecord) -> bool:
+        values = row_values(record)
+        key = values[0]
         with self._pool.connection() as conn, conn.transaction():
             conn.execute(
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (GAME_LOCK, record.game_id)
             )
             found = conn.execute(
-                "SELECT digest FROM games WHERE game_id = %s LIMIT 1", (record.game_id,)
+                "SELECT data, digest FROM games WHERE game_id = %s LIMIT 1", (key,)
             ).fetchone()
             if found is None:
-                written = conn.execute(
-                    f"INSERT INTO games ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT DO NOTHING",
-                    (
-                        record.game_id,
-                        record.client_id,
-                        record.variant,
-                        record.status,
-                        record.created_ms,
-                        record.ended_ms,
-                        record.data,
-                        record.digest,
-                    ),
-                ).rowcount
-                if written:
-                    return True
-                # Written meanwhile without the lock (by hand): compare with that row.
-                found = conn.execute(
-                    "SELECT digest FROM games WHERE game_id = %s LIMIT 1", (record.game_id,)
-                ).fetchone()
-        if found is None or bytes(found[0]) != record.digest:
+                # No unique key stops a second row (migration 0002): the lock and the
+                # look above are what keep a game once.
+                conn.execute(
+                    f"INSERT INTO games ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    values,
+                )
+                return True
+        data, kept = found
+        if bytes(data) != record.data and row_digest(data, kept) != record.digest:
             raise ArchiveConflict(record.game_id)
         return False
 
     def get(self, game_id: str) -> ArchiveRecord | None:
+        try:
+            key = game_key(game_id)
+        except ArchiveKeyError:
+            return None
         with self._pool.connection() as conn:
             row = conn.execute(
-                f"SELECT {_COLUMNS} FROM games WHERE game_id = %s LIMIT 1", (game_id,)
+                f"SELECT {_COLUMNS} FROM games WHERE game_id = %s LIMIT 1", (key,)
             ).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else record_of(row)
 
     def page(
         self, query: ArchiveQuery, after: ArchiveKey | None, count: int
     ) -> list[ArchiveRecord]:
         where = ["client_id = %s"]
-        args: list[Any] = [query.client_id]
+        args: list[Any] = [client_key(query.client_id)]
         if query.status is not None:
+            if query.status not in STATUS_CODES:
+                return []
             where.append("status = %s")
-            args.append(query.status)
+            args.append(STATUS_CODES[query.status])
         if query.variant is not None:
+            if query.variant not in VARIANT_CODES:
+                return []
             where.append("variant = %s")
-            args.append(query.variant)
+            args.append(VARIANT_CODES[query.variant])
         if query.since_ms is not None:
             where.append("created_ms >= %s")
             args.append(query.since_ms)
@@ -231,17 +238,17 @@ class PostgresArchive:
             where.append("created_ms < %s")
             args.append(query.until_ms)
         if after is not None:
-            # A row comparison: the index (client_id, created_ms DESC, game_id DESC) is
-            # entered at the cursor, not walked to it.
+            # A row comparison: the index (client_id, created_ms, game_id), walked
+            # backwards, is entered at the cursor, not walked to it.
             where.append("(created_ms, game_id) < (%s, %s)")
-            args += [after.created_ms, after.game_id]
+            args += [after.created_ms, cursor_key(after.game_id)]
         statement = (
             f"SELECT {_COLUMNS} FROM games WHERE {' AND '.join(where)} "
             "ORDER BY created_ms DESC, game_id DESC LIMIT %s"
         )
         with self._pool.connection() as conn:
             rows = conn.execute(statement, (*args, count)).fetchall()
-        return [_record(row) for row in rows]
+        return [record_of(row) for row in rows]
 
     def scan(self, query: ArchiveQuery, limit: int | None = None) -> Iterator[ArchiveRecord]:
         after: ArchiveKey | None = None
@@ -288,17 +295,3 @@ def _month_bounds(month: tuple[int, int]) -> tuple[int, int]:
     start = datetime(year, number, 1, tzinfo=UTC)
     end = datetime(*following, 1, tzinfo=UTC)
     return int(start.timestamp()) * 1000, int(end.timestamp()) * 1000
-
-
-def _record(row: tuple[Any, ...]) -> ArchiveRecord:
-    game_id, client_id, variant, status, created_ms, ended_ms, data, digest = row
-    return ArchiveRecord(
-        game_id,
-        client_id,
-        variant,
-        status,
-        int(created_ms),
-        int(ended_ms),
-        bytes(data),
-        bytes(digest),
-    )

@@ -5,8 +5,9 @@ write): it runs in WAL mode, so readers never wait for the writer, and each
 write is one short transaction. Within a process one connection serves every
 thread, one statement at a time.
 
-The log is checkpointed into the file by SQLite itself every 1000 pages (its
-``wal_autocheckpoint``), on the commit that crosses them, and cut back to
+The log is checkpointed into the file by SQLite itself every ``WAL_SIZE_LIMIT``
+of pages (its ``wal_autocheckpoint``: 256 of a new file's 16 KiB, 1000 of an
+older file's 4 KiB), on the commit that crosses them, and cut back to
 ``WAL_SIZE_LIMIT`` by the first write after a checkpoint has caught up
 (``journal_size_limit``), so it never keeps the size a long read let it grow
 to; no timer and no process of its own are needed. A copy of the file alone
@@ -23,15 +24,29 @@ from pathlib import Path
 from typing import Any
 
 from service.store.archive import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
+from service.store.archive_keys import (
+    STATUS_CODES,
+    VARIANT_CODES,
+    ArchiveKeyError,
+    client_key,
+    cursor_key,
+    game_key,
+)
+from service.store.archive_rows import COLUMNS as _COLUMNS
+from service.store.archive_rows import record_of, row_digest, row_values
 from service.store.migrations import pending
 
-_COLUMNS = "game_id, client_id, variant, status, created_ms, ended_ms, data, digest"
 #: Rows one page of ``scan`` reads.
 SCAN_PAGE = 200
 #: Seconds a statement waits for another process's lock on the file.
 LOCK_TIMEOUT = 30.0
+#: The page size of a new file. A row (a game) is about 500 bytes: SQLite's default
+#: pages of 4 KiB fit seven and leave the rest of the page unused, a tenth of the file;
+#: pages of 16 KiB leave a fortieth. A file made before keeps its pages.
+PAGE_SIZE = 16_384
 #: Bytes the write-ahead log is cut back to once a checkpoint has caught up with it
-#: (``journal_size_limit``): SQLite's own checkpoint every 1000 pages keeps it near 4 MiB.
+#: (``journal_size_limit``), and about how far it grows before SQLite's own checkpoint
+#: (``wal_autocheckpoint``, counted in pages: this many bytes of the file's pages).
 WAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
@@ -45,9 +60,13 @@ class SqliteArchive:
         self._db = sqlite3.connect(
             self.path, timeout=LOCK_TIMEOUT, check_same_thread=False, isolation_level=None
         )
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file's only
         self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
+        (page_size,) = self._db.execute("PRAGMA page_size").fetchone()
+        self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_SIZE_LIMIT // int(page_size)}")
+        _add_migration_functions(self._db)
         self._migrate()
 
     def _wal(self) -> None:
@@ -85,48 +104,45 @@ class SqliteArchive:
                 raise
 
     def put(self, record: ArchiveRecord) -> bool:
+        values = row_values(record)
         with self._lock:
             written = self._db.execute(
                 f"INSERT INTO games ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (game_id) DO NOTHING",
-                (
-                    record.game_id,
-                    record.client_id,
-                    record.variant,
-                    record.status,
-                    record.created_ms,
-                    record.ended_ms,
-                    record.data,
-                    record.digest,
-                ),
+                values,
             ).rowcount
             if written:
                 return True
-            (digest,) = self._db.execute(
-                "SELECT digest FROM games WHERE game_id = ?", (record.game_id,)
+            data, kept = self._db.execute(
+                "SELECT data, digest FROM games WHERE game_id = ?", (values[0],)
             ).fetchone()
-        if bytes(digest) != record.digest:
+        if bytes(data) != record.data and row_digest(data, kept) != record.digest:
             raise ArchiveConflict(record.game_id)
         return False
 
     def get(self, game_id: str) -> ArchiveRecord | None:
+        key = _old_row_key(game_id)
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,)
+                f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (key,)
             ).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else record_of(row)
 
     def page(
         self, query: ArchiveQuery, after: ArchiveKey | None, count: int
     ) -> list[ArchiveRecord]:
         where = ["client_id = ?"]
-        args: list[Any] = [query.client_id]
+        args: list[Any] = [client_key(query.client_id)]
         if query.status is not None:
+            if query.status not in STATUS_CODES:
+                return []
             where.append("status = ?")
-            args.append(query.status)
+            args.append(STATUS_CODES[query.status])
         if query.variant is not None:
+            if query.variant not in VARIANT_CODES:
+                return []
             where.append("variant = ?")
-            args.append(query.variant)
+            args.append(VARIANT_CODES[query.variant])
         if query.since_ms is not None:
             where.append("created_ms >= ?")
             args.append(query.since_ms)
@@ -135,14 +151,14 @@ class SqliteArchive:
             args.append(query.until_ms)
         if after is not None:
             where.append("(created_ms < ? OR (created_ms = ? AND game_id < ?))")
-            args += [after.created_ms, after.created_ms, after.game_id]
+            args += [after.created_ms, after.created_ms, cursor_key(after.game_id)]
         sql = (
             f"SELECT {_COLUMNS} FROM games WHERE {' AND '.join(where)} "
             "ORDER BY created_ms DESC, game_id DESC LIMIT ?"
         )
         with self._lock:
             rows = self._db.execute(sql, (*args, count)).fetchall()
-        return [_record(row) for row in rows]
+        return [record_of(row) for row in rows]
 
     def scan(self, query: ArchiveQuery, limit: int | None = None) -> Iterator[ArchiveRecord]:
         after: ArchiveKey | None = None
@@ -166,18 +182,30 @@ class SqliteArchive:
             self._db.close()
 
 
-def _record(row: tuple[Any, ...]) -> ArchiveRecord:
-    game_id, client_id, variant, status, created_ms, ended_ms, data, digest = row
-    return ArchiveRecord(
-        game_id,
-        client_id,
-        variant,
-        status,
-        int(created_ms),
-        int(ended_ms),
-        bytes(data),
-        bytes(digest),
-    )
+def _old_row_key(game_id: str) -> int | bytes:
+    """The column value of ``game_id``, an id that is no hex too: a row of such an id,
+    written before ids were numbers, is kept under its UTF-8 bytes, and found by them."""
+    try:
+        return game_key(game_id)
+    except ArchiveKeyError:
+        return game_id.encode()
+
+
+def _add_migration_functions(db: sqlite3.Connection) -> None:
+    """The functions migration 0002 converts the old rows' words with (SQLite has no
+    hex digits to integer of its own). A word the tables do not know is kept as it was:
+    an id as its bytes, a variant or status as its word, and each still reads back."""
+
+    def variant(word: str) -> int | str:
+        return VARIANT_CODES.get(word, word)
+
+    def status(word: str) -> int | str:
+        return STATUS_CODES.get(word, word)
+
+    db.create_function("archive_game_key", 1, _old_row_key, deterministic=True)
+    db.create_function("archive_client_key", 1, client_key, deterministic=True)
+    db.create_function("archive_variant_code", 1, variant, deterministic=True)
+    db.create_function("archive_status_code", 1, status, deterministic=True)
 
 
 def _statements(sql: str) -> list[str]:

@@ -37,6 +37,7 @@ from service.ops.composition import (
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
+from service.ops.shares import overreaching_shares
 from service.store.answers import StoredAnswers
 from service.store.app_records import AppRecords
 from service.store.challenges import Challenges
@@ -131,6 +132,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     app.json.sort_keys = False
     configure_logging(app.config["LOG_LEVEL"])
+    for warning in overreaching_shares(app.config):  # a share that keeps nobody from all
+        log.warning(warning)
 
     if app.config["PROXY_HOPS"]:
         # Behind load balancers: the client's address is the one they report.

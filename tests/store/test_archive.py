@@ -30,6 +30,7 @@ from service.store.archive import (
     open_archive,
 )
 from service.store.archive_codec import decode
+from service.store.archive_keys import game_id_of
 from service.store.migrations import migrations
 from tests.store.whole_games import random_games
 from tests.support.archive_records import (
@@ -396,7 +397,10 @@ def test_each_month_s_games_live_in_a_partition_of_their_own(postgres_archive_ur
         listed = listing(archive, ArchiveQuery("client-a"), 5)
     assert listed == newest_first(rows)
     with psycopg.connect(postgres_archive_url) as db:
-        where = dict(db.execute("SELECT game_id, tableoid::regclass::text FROM games").fetchall())
+        where = {
+            game_id_of(key): table
+            for key, table in db.execute("SELECT game_id, tableoid::regclass::text FROM games")
+        }
         children = {
             name
             for (name,) in db.execute(

@@ -1,6 +1,6 @@
 """The SQLite archive's write-ahead log does not keep the size it once grew to.
 
-SQLite checkpoints the log into the file every 1000 pages on its own, but it only
+SQLite checkpoints the log into the file every 4 MiB of pages on its own, but it only
 ever writes the log again from its start: a log that grew large while a long read
 held checkpoints back stays that large on disk. The archive sets
 ``journal_size_limit`` (``WAL_SIZE_LIMIT``), so the first write after a checkpoint

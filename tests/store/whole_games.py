@@ -8,8 +8,8 @@ first action, or claim a turn that waited past the timeout. Times follow
 people (seconds to think) and bots (a worker's fraction of a second), and a
 few games are old ones: entries without a time, deals without a nonce.
 
-Regenerate the archived games kept for ever (only to add a format version,
-never to change a line of an old one)::
+Write the archived games kept for ever of a new format version (a file of
+its own; an old one's lines never change, and it is not written again)::
 
     python -m tests.store.whole_games
 """
@@ -48,9 +48,12 @@ from service.engine import (
 )
 from service.game.bot_levels import LEVELS
 from service.game.clock import TimeControl
-from service.store.archive_codec import ArchivedGame, encode
+from service.store.archive_codec import ARCHIVE_VERSION, ArchivedGame, encode
 
-ARCHIVED_GAMES_V1 = Path(__file__).resolve().parent.parent / "data" / "archived_games_v1.txt"
+DATA = Path(__file__).resolve().parent.parent / "data"
+#: The archived games kept for ever, a file for each format version.
+ARCHIVED_GAMES = {version: DATA / f"archived_games_v{version}.txt" for version in (1, 2)}
+ARCHIVED_GAMES_V1 = ARCHIVED_GAMES[1]
 
 #: How a game ends: by its deals (a seat reaches 0 game points), or by a seat (RX1-RX3).
 PLAYED, RESIGNED, ABORTED, TIMED_OUT = "played", "resigned", "aborted", "timed_out"
@@ -243,7 +246,8 @@ def unusual_games() -> list[ArchivedGame]:
 
 
 def write_archived_games() -> None:
-    """The file of archived games of format 1, each with the digest it decodes to."""
+    """The file of archived games of the format written now, each with the digest it
+    decodes to (the same games in every version's file)."""
     rng = random.Random(20261203)
     games = [
         random_game(rng, ending=ending, bot=bot)
@@ -254,13 +258,16 @@ def write_archived_games() -> None:
     ]
     games += unusual_games()
     lines = [
-        "# Archived games of format 1, kept for ever: base64 of the bytes, then the",
-        "# SHA-256 of the game they decode to (tests/store/whole_games.py: game_digest).",
+        f"# Archived games of format {ARCHIVE_VERSION}, kept for ever: base64 of the bytes, then",
+        "# the SHA-256 of the game they decode to (tests/store/whole_games.py: game_digest).",
     ]
     for game in games:
         data = base64.b64encode(encode(game)).decode()
         lines.append(f"{data} {game_digest(game)}")
-    ARCHIVED_GAMES_V1.write_text("\n".join(lines) + "\n")
+    path = ARCHIVED_GAMES[ARCHIVE_VERSION]
+    if path.exists():
+        raise SystemExit(f"{path} is kept for ever: a new format writes a file of its own")
+    path.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

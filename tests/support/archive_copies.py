@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from service.game.replay_export import CONTENT_TYPES
+from service.store.archive_keys import game_id_of
 from tests.support.games import create, new_game, play_random_game, to_move_view
 from tests.support.http import Api, ok
 from tests.support.paths import REPO
@@ -58,12 +59,12 @@ def resigned_game(api: Api) -> str:
 
 def sqlite_game_ids(path: Path) -> set[str]:
     """The ids of the games a SQLite archive file holds, read with SQL (none when the file
-    holds no table of games)."""
+    holds no table of games; the table keeps an id as its number, ``archive_keys``)."""
     with contextlib.closing(sqlite3.connect(path)) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         if "games" not in tables:
             return set()
-        return {game_id for (game_id,) in db.execute("SELECT game_id FROM games")}
+        return {game_id_of(key) for (key,) in db.execute("SELECT game_id FROM games")}
 
 
 def integrity(path: Path) -> list[str]:

@@ -25,6 +25,7 @@ from service.engine.state import DealEndReason
 from service.game.commands import GameService, NewGame, Opponent
 from service.ops.composition import Services, build_services
 from service.store.archive import Archive
+from service.store.archive_keys import game_key
 from tests.support.paths import SECRET
 
 #: How players choose, for the deals' endings to vary: any legal action; claims only with
@@ -180,18 +181,20 @@ def game_keys(client: redis.Redis, game_id: str) -> set[str]:
 
 
 def archived_rows(url: str, game_ids: Iterable[str]) -> dict[str, int]:
-    """How many rows the archive at ``url`` holds of each game, read by id with SQL."""
+    """How many rows the archive at ``url`` holds of each game, read by id with SQL (the
+    table keeps an id as its number: ``service.store.archive_keys``)."""
     ids = list(game_ids)
+    keys = [game_key(game_id) for game_id in ids]
     sql = "SELECT game_id, count(*) FROM games WHERE game_id = ANY(%s) GROUP BY game_id"
     if url.startswith("sqlite:///"):
         marks = ",".join("?" * len(ids))
         sql = f"SELECT game_id, count(*) FROM games WHERE game_id IN ({marks}) GROUP BY game_id"
         with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
-            found = dict(db.execute(sql, ids).fetchall())
+            found = dict(db.execute(sql, keys).fetchall())
     else:
         with psycopg.connect(url) as db:
-            found = dict(db.execute(sql, (ids,)).fetchall())
-    return {game_id: int(found.get(game_id, 0)) for game_id in ids}
+            found = dict(db.execute(sql, (keys,)).fetchall())
+    return {game_id: int(found.get(game_key(game_id), 0)) for game_id in ids}
 
 
 __all__ = [

@@ -43,15 +43,22 @@ class LiveServer:
         connections: int = 1000,
         env: dict[str, str] | None = None,
         boot_seconds: float = 60,
+        log: Path | None = None,
     ):
+        """``log``: a file that takes the processes' output (their JSON log lines), for a
+        test that reads what the server logged; else they write to the test's own."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
         environment = dict(os.environ, REDIS_URL=redis_url, SCHNAPSEN_SECRET_KEY=SECRET)
         environment.update(env or {})
         command = gunicorn_command(
             f"127.0.0.1:{self.port}", workers=workers, connections=connections, log_level="warning"
         )
-        self.process = subprocess.Popen(command, cwd=REPO, env=environment)
+        with open(log, "ab") if log is not None else contextlib.nullcontext() as output:
+            self.process = subprocess.Popen(
+                command, cwd=REPO, env=environment, stdout=output, stderr=output
+            )
         # gunicorn binds before its workers accept: a slow boot shows as timeouts.
         try:
             wait_until(self._up, boot_seconds, "gunicorn to serve /healthz")

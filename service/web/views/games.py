@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -41,6 +40,7 @@ from service.game.rematch_service import Rematch
 from service.live.feed import FeedReads
 from service.live.memory import GameMemory
 from service.live.outage import StoreOutage
+from service.live.stream_end import StreamEnding, log_stream_end
 from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
@@ -77,8 +77,6 @@ from service.web.render import (
 from service.web.services import games, services
 from service.web.statuses import StaleIfMatch
 from service.web.time_controls import time_control
-
-log = logging.getLogger(__name__)
 
 blp = Blueprint(
     "games", __name__, url_prefix="/v1/games", description="Create, join and play games"
@@ -464,7 +462,8 @@ def stream(query: dict[str, Any], game_id: str):
     release = _take_waiting_slot(game_id)
     client = _client_socket()
 
-    def generate() -> Iterator[str]:
+    def events() -> Generator[str, None, tuple[StreamEnding, str]]:
+        """The stream's lines; returns why it ended (``StreamEnding``) and a detail."""
         nonlocal after
         yield "retry: 1000\n\n"
         deadline = time.monotonic() + limit
@@ -481,25 +480,39 @@ def stream(query: dict[str, Any], game_id: str):
                     if burst:
                         yield burst  # one write for the burst
                     if finished:
-                        return
+                        return StreamEnding.GAME_OVER, f"at version {after}"
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    return
+                    return StreamEnding.DEADLINE, f"{limit:g} s, at version {after}"
                 waited = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
                 outage.over()
             except redis.exceptions.RedisError as error:
                 # A failover or a restart: wait it out, then read again from ``after``
                 # (nothing is missed). A store away for longer ends the stream; the
                 # client resumes exactly with Last-Event-ID once it answers again.
-                if time.monotonic() >= deadline or not outage.wait():
-                    log.warning("event stream of %s ended: the store failed (%s)", game_id,
-                                error)  # fmt: skip
-                    return
+                if time.monotonic() >= deadline:
+                    return StreamEnding.DEADLINE, f"the store failed at it ({error})"
+                if not outage.wait():
+                    return StreamEnding.STORE_AWAY, str(error)
                 waited = Waited.UNKNOWN
             if waited is not Waited.APPENDED:
                 if client is not None and client_gone(client):
-                    return  # the client left: give its slot back now
+                    # The client left: give its slot back now.
+                    return StreamEnding.CLIENT_LEFT, f"at version {after}"
                 yield ": keep-alive\n\n"
+
+    def generate() -> Iterator[str]:
+        """``events``, and one log line with the reason it ended, however it ended."""
+        reason, detail = StreamEnding.CONNECTION_CLOSED, ""
+        try:
+            reason, detail = yield from events()
+        except GeneratorExit:
+            raise  # the server closed the answer: CONNECTION_CLOSED
+        except Exception as error:
+            reason, detail = StreamEnding.FAILED, repr(error)
+            raise
+        finally:
+            log_stream_end(game_id, reason, detail)
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(
