@@ -175,7 +175,7 @@ class ProblemCode(StrEnum):
     EXPECTATION_FAILED = "expectation_failed", "Expectation failed", "Only 'Expect: 100-continue' is met."
     INTERNAL_ERROR = "internal_error", "Internal error", "The server failed; it has been logged. The answer never carries a traceback."
     SERVICE_UNAVAILABLE = "service_unavailable", "Service unavailable", "Retry after Retry-After."
-    STORE_UNAVAILABLE = "store_unavailable", "Game store unavailable", "Redis did not answer in time; retry after Retry-After."
+    STORE_UNAVAILABLE = "store_unavailable", "Game store unavailable", "Redis, or the database of record, did not answer in time; retry after Retry-After."
     STORE_FULL = "store_full", "Game store full", "The game store reached its memory limit and takes no new writes: nothing of this request was written. Reading games still works; retry after Retry-After, once the operator has made room."
     NOT_READY = "not_ready", "Not ready", "A dependency is missing; missing names the failed checks."
     PROBLEM_NOT_FOUND = "problem_not_found", "No such problem type", "No problem of this service has this code."

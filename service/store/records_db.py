@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from service.store.archive import open_archive
 from service.store.archive_postgres import STATEMENT_TIMEOUT_MS
@@ -37,6 +37,11 @@ RECORDS_LOCK = 0x5343_5243
 
 class Duplicate(Exception):
     """A write met a unique key: the row is there already."""
+
+
+class RecordsUnavailable(Exception):
+    """The database did not answer (gone, no free connection in time, a statement past
+    its bound, a file locked past ``LOCK_TIMEOUT``): nothing of the request was kept."""
 
 
 class Rows(Protocol):
@@ -92,17 +97,18 @@ class SqliteRecords:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:
-        with self._lock:
+        with self._lock, _unavailable(sqlite3.OperationalError):
             yield self._run
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Transaction]:
-        with self._lock:
+        with self._lock, _unavailable(sqlite3.OperationalError):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._run
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 
@@ -145,16 +151,29 @@ class PostgresRecords:
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Transaction]:
-        with self._pool.connection() as conn:
+        with _unavailable(psycopg.OperationalError, PoolTimeout), self._pool.connection() as conn:
             yield _PostgresRun(conn)
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Transaction]:
-        with self._pool.connection() as conn, conn.transaction():
+        with (
+            _unavailable(psycopg.OperationalError, PoolTimeout),
+            self._pool.connection() as conn,
+            conn.transaction(),
+        ):
             yield _PostgresRun(conn)
 
     def close(self) -> None:
         self._pool.close()
+
+
+@contextlib.contextmanager
+def _unavailable(*errors: type[Exception]) -> Iterator[None]:
+    """The back end's errors of a database that does not answer, as ``RecordsUnavailable``."""
+    try:
+        yield
+    except errors as error:
+        raise RecordsUnavailable(str(error)) from error
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -171,4 +190,10 @@ def open_records_database(url: str) -> RecordsDatabase:
     return SqliteRecords(url.removeprefix("sqlite:///"))
 
 
-__all__ = ["Duplicate", "RecordsDatabase", "Transaction", "open_records_database"]
+__all__ = [
+    "Duplicate",
+    "RecordsDatabase",
+    "RecordsUnavailable",
+    "Transaction",
+    "open_records_database",
+]
