@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas.components import ChoiceField
 from schemas.games import ClockSchema, answer
@@ -69,14 +69,51 @@ class PageQuerySchema(Schema):
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100_000))
 
 
+def _cursor() -> fields.String:
+    return fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata=_doc("`next_cursor` of the page before: the next page starts after its last"),
+    )
+
+
+def _one_way(data: dict[str, object], other: str) -> None:
+    """A page starts at a cursor or by the older way (``other``), not both."""
+    if "cursor" in data and data.get(other):
+        raise ValidationError(f"give cursor or {other}, not both", "cursor")
+
+
+class HistoryQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    offset = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=100_000),
+        metadata=_doc("Changes to skip (reads them all: follow `next_cursor` instead)"),
+    )
+    cursor = _cursor()
+
+    @validates_schema
+    def _one_way(self, data: dict[str, object], **_: object) -> None:
+        _one_way(data, "offset")
+
+
 class GamesQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     before = fields.Integer(
-        validate=validate.Range(min=0), metadata=_doc("`next_before` of the page before")
-    )
+        validate=validate.Range(min=0),
+        metadata=_doc("`next_before` of the page before (a game started in the same ms as "
+                      "the page's last may be skipped: follow `next_cursor` instead)"),
+    )  # fmt: skip
+    cursor = _cursor()
+
+    @validates_schema
+    def _one_way(self, data: dict[str, object], **_: object) -> None:
+        _one_way(data, "before")
 
 
 @answer()
@@ -105,6 +142,9 @@ class RatingChangeSchema(Schema):
 @answer()
 class RatingHistorySchema(Schema):
     changes = fields.List(fields.Nested(RatingChangeSchema), metadata=_doc("Newest first"))
+    next_cursor = fields.String(
+        allow_none=True, metadata=_doc("Where the next page starts; null: this is the last")
+    )
 
 
 @answer()
@@ -117,6 +157,9 @@ class PlayerGameSchema(Schema):
 class PlayerGamesSchema(Schema):
     games = fields.List(fields.Nested(PlayerGameSchema), metadata=_doc("Newest first"))
     next_before = fields.Integer(allow_none=True)
+    next_cursor = fields.String(
+        allow_none=True, metadata=_doc("Where the next page starts; null: this is the last")
+    )
 
 
 class SeekRequestSchema(Schema):

@@ -16,7 +16,13 @@ import redis
 from service.game.commands import GameService
 from service.jobs.outbound import parse_allowances
 from service.jobs.webhook_outbox import AppOutboxes
-from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
+from service.ops.composition import (
+    archive_from,
+    build_services,
+    records_from,
+    retry_seconds,
+    secret_key,
+)
 from service.ops.settings import from_env, queue_redis_url, redis_url
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
@@ -74,6 +80,7 @@ def runtime() -> Runtime:
         archive=archive_from(settings),
         archive_grace_seconds=settings["ARCHIVE_GRACE_SECONDS"],
         players_per_client=settings["PLAYERS_PER_CLIENT"],
+        records=records_from(settings),
         webhook_retry_seconds=retry_seconds(settings),
         webhooks_per_client=settings["WEBHOOKS_PER_CLIENT"],
         webhook_redeliveries_per_app=settings["WEBHOOK_REDELIVERIES_PER_APP"],

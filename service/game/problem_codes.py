@@ -87,7 +87,7 @@ class ProblemCode(StrEnum):
     INVALID_LAST_EVENT_ID = "invalid_last_event_id", "Malformed Last-Event-ID", "Last-Event-ID must be the version of an event."
     BOT_TURN_NOT_CLAIMABLE = "bot_turn_not_claimable", "A bot's turn is not claimed", "The bot is to move: its move comes from the service's workers, which recover a lost one; a timeout claim (RX3) is only against a person. Wait for the move on the event feed."
     BUSY = "busy", "The game changed too often", "Others kept appending while this request decided; retry."
-    INVALID_CURSOR = "invalid_cursor", "Not a cursor of this listing", "Pass the next_cursor of the previous page of GET /v1/games?client=me as it was."
+    INVALID_CURSOR = "invalid_cursor", "Not a cursor of this listing", "Pass the next_cursor of the previous page of the same listing (GET /v1/games?client=me, a player's ratings or games) as it was."
 
     # -- rematches (service.game.rematch) --------------------------------------
     GAME_NOT_FINISHED = "game_not_finished", "The game is not finished", "A rematch is offered, accepted or declined once the game is over; this one is still waiting or being played."
@@ -175,7 +175,7 @@ class ProblemCode(StrEnum):
     EXPECTATION_FAILED = "expectation_failed", "Expectation failed", "Only 'Expect: 100-continue' is met."
     INTERNAL_ERROR = "internal_error", "Internal error", "The server failed; it has been logged. The answer never carries a traceback."
     SERVICE_UNAVAILABLE = "service_unavailable", "Service unavailable", "Retry after Retry-After."
-    STORE_UNAVAILABLE = "store_unavailable", "Game store unavailable", "Redis did not answer in time; retry after Retry-After."
+    STORE_UNAVAILABLE = "store_unavailable", "Game store unavailable", "Redis, or the database of record, did not answer in time; retry after Retry-After."
     STORE_FULL = "store_full", "Game store full", "The game store reached its memory limit and takes no new writes: nothing of this request was written. Reading games still works; retry after Retry-After, once the operator has made room."
     NOT_READY = "not_ready", "Not ready", "A dependency is missing; missing names the failed checks."
     PROBLEM_NOT_FOUND = "problem_not_found", "No such problem type", "No problem of this service has this code."

@@ -35,11 +35,14 @@ from service.store.client_games import ClientGames, ClientGamesWithArchive
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.full import refused_for_memory
+from service.store.player_records import PlayerRecords, Players
 from service.store.players import PlayerStore
 from service.store.ratings import RatedGames
+from service.store.records_db import RecordsDatabase, open_records_database
 from service.store.redis_clients import AnyRedis
 from service.store.rematches import RematchOffers
 from service.store.stats import GameStats
+from service.store.webhook_records import WebhookRecords
 from service.store.webhooks import Delivery, WebhookStore
 
 log = logging.getLogger(__name__)
@@ -63,7 +66,7 @@ class Services:
     archive: Archive | None = None
     archiver: GameArchiver | None = None
     #: The players of client apps, and the ratings their rated games write.
-    players: PlayerStore | None = None
+    players: Players | None = None
     ratings: RatedGames | None = None
     #: Client apps' webhook endpoints and deliveries, and the listener that makes them.
     webhooks: WebhookStore | None = None
@@ -100,6 +103,7 @@ def build_services(
     archive: Archive | None = None,
     archive_grace_seconds: float = 3600.0,
     players_per_client: int = 1_000_000,
+    records: RecordsDatabase | None = None,
     webhook_retry_seconds: Sequence[int] = RETRY_SECONDS,
     webhooks_per_client: int = 10,
     webhook_redeliveries_per_app: int = 50,
@@ -128,7 +132,12 @@ def build_services(
     # After an append: the next bot move if a bot is to move, the deadline of a clocked
     # person's move, then the counters, the ratings of a rated game that ended, and the
     # notices its app's webhooks asked for.
-    webhooks = WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
+    # Endpoints live in the database of record when there is one, else in Redis.
+    webhooks = (
+        WebhookStore(log_client, endpoints_per_client=webhooks_per_client)
+        if records is None
+        else WebhookRecords(log_client, records, endpoints_per_client=webhooks_per_client)
+    )
     webhook_events = WebhookEvents(
         AppOutboxes(queue_client, redeliveries_per_app=webhook_redeliveries_per_app),
         webhooks,
@@ -162,7 +171,12 @@ def build_services(
         listeners=listeners,
         known=known,
     )
-    players = PlayerStore(log_client, players_per_client=players_per_client)
+    # The players live in the database of record when there is one, else in Redis.
+    players: Players = (
+        PlayerStore(log_client, players_per_client=players_per_client)
+        if records is None
+        else PlayerRecords(records, players_per_client=players_per_client)
+    )
     # An offer lives about as long as its game stays in Redis (the archive's grace).
     offers = RematchOffers(log_client, ttl_seconds=archive_grace_seconds)
     return Services(
@@ -201,6 +215,13 @@ def archive_from(settings: Mapping[str, Any]) -> Archive | None:
     return open_archive(url) if url else None
 
 
+def records_from(settings: Mapping[str, Any]) -> RecordsDatabase | None:
+    """The database of record ``ARCHIVE_URL`` names (players, ratings, their games);
+    None when it names none (Redis alone then keeps them)."""
+    url = settings["ARCHIVE_URL"]
+    return open_records_database(url) if url else None
+
+
 def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
     """``SECRET_KEY``, else a random one that dies with the process.
 
@@ -215,4 +236,10 @@ def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
     return secret.encode()
 
 
-__all__ = ["Services", "archive_from", "build_services", "secret_key"]
+__all__ = [
+    "Services",
+    "archive_from",
+    "records_from",
+    "build_services",
+    "secret_key",
+]

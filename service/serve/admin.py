@@ -3,11 +3,15 @@
     schnapsen-admin clients create "My App"   # prints the key once
     schnapsen-admin clients list [--json]
     schnapsen-admin clients revoke cl_0123abcd
+    schnapsen-admin records import              # once, when a server first gets a database
     schnapsen-admin backup archive-backup.sqlite3   # while the service runs
     schnapsen-admin restore archive-backup.sqlite3  # with the service stopped
 
 ``clients`` talks to the Redis of ``REDIS_URL``; without it, to the embedded Redis
 of ``schnapsen-serve`` in ``SCHNAPSEN_DATA_DIR`` (``var``) when that one runs.
+The apps live in the database of ``SCHNAPSEN_ARCHIVE_URL`` (Redis caches
+them); without it, in the run command's SQLite file beside its embedded
+Redis, or, with neither, in Redis alone (``service.store.clients``).
 ``backup`` and ``restore`` work on the archive (``service.serve.archive_admin``).
 """
 
@@ -23,7 +27,10 @@ from typing import Any
 
 from service.ops.settings import from_env
 from service.serve import archive_admin
+from service.store.app_records import open_app_records
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
+from service.store.records_db import open_records_database
+from service.store.records_import import import_from_redis
 from service.store.redis_clients import connect
 
 
@@ -33,6 +40,17 @@ def redis_url(settings: Mapping[str, Any]) -> str | None:
         return settings["REDIS_URL"]
     socket = Path(settings["DATA_DIR"]) / "redis" / "redis.sock"
     return f"unix://{socket.resolve()}" if socket.exists() else None
+
+
+def database_url(settings: Mapping[str, Any]) -> str | None:
+    """ARCHIVE_URL, else the run command's SQLite file when its embedded Redis is the one
+    used (the run command names that file so: ``service.serve.run``), else None."""
+    if settings["ARCHIVE_URL"]:
+        return settings["ARCHIVE_URL"]
+    if settings["REDIS_URL"]:
+        return None
+    archive = Path(settings["DATA_DIR"]) / "archive.sqlite3"
+    return f"sqlite:///{archive.resolve()}" if archive.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     revoke = commands.add_parser("revoke", help="revoke a client's key at once")
     revoke.add_argument("client_id")
     revoke.add_argument("--json", action="store_true", help="print JSON")
+    records = groups.add_parser("records", help="what must last, in the database")
+    records_commands = records.add_subparsers(dest="command", required=True)
+    records_commands.add_parser(
+        "import", help="copy apps, players and webhook endpoints kept in Redis alone into it"
+    )
     archive_admin.add_commands(groups)
     args = parser.parse_args(argv)
 
@@ -60,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
             "set REDIS_URL (or run schnapsen-serve, whose Redis is found in ./var)", file=sys.stderr
         )
         return 2
-    registry = ClientRegistry(connect(url, socket_timeout=10))
+    database = database_url(settings)
+    if args.group == "records":
+        return _import(url, database)
+    records = open_app_records(database) if database else None
+    registry = ClientRegistry(connect(url, socket_timeout=10), records)
     if args.command == "create":
         app, key = registry.create(args.name)
         if args.json:
@@ -84,6 +111,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"there is no client {args.client_id!r}", file=sys.stderr)
         return 1
     print(json.dumps(app.to_dict()) if args.json else f"revoked: {_line(app)}")
+    return 0
+
+
+def _import(url: str, database: str | None) -> int:
+    """``records import``: what Redis alone kept, copied into the database (once: rows
+    already there are left as they are). Prints how many rows each table gained."""
+    if database is None:
+        print("set SCHNAPSEN_ARCHIVE_URL: there is no database to import into", file=sys.stderr)
+        return 2
+    db = open_records_database(database)
+    try:
+        imported = import_from_redis(connect(url, socket_timeout=60), db)
+    finally:
+        db.close()
+    print(json.dumps(imported.to_dict()))
     return 0
 
 

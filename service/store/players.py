@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import redis
 
 from service.game import rated_results
+from service.game.log import Listed
 from service.game.players import Player, Rated
 from service.store.scripts import Script, lua_script
 
@@ -176,6 +177,19 @@ class PlayerStore:
         entries = self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, count - 1)
         return [json.loads(entry) for entry in entries]
 
+    def history_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[dict[str, object]]:
+        """Up to ``count`` of the player's rating changes older than ``after`` (its time
+        ``at`` and ``game_id``; None: the newest), newest first."""
+        entries = [
+            json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
+        ]
+        if after is not None:
+            edge = (after.created_ms, after.game_id)
+            entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+        return entries[:count]
+
     # -- games ---------------------------------------------------------------------
     def played(self, app: str, player_ids: Iterable[str], game_id: str, started_ms: int) -> None:
         """Add a game to each player's list, keeping the newest ``GAMES_CAP``."""
@@ -193,6 +207,25 @@ class PlayerStore:
             f"{_tag(app)}:played:{player_id}", top, "-inf", start=0, num=count
         )
         return [game_id.decode() for game_id in found]
+
+    def games_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[Listed]:
+        """Up to ``count`` of the player's games older than ``after`` (None: the newest),
+        newest first by (start, game id)."""
+        key = f"{_tag(app)}:played:{player_id}"
+        if after is None:
+            found = self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count, withscores=True)
+        else:
+            ties = self.redis.zcount(key, after.created_ms, after.created_ms)
+            found = self.redis.zrevrangebyscore(
+                key, after.created_ms, "-inf", 0, count + ties, withscores=True
+            )
+        games = [Listed(member.decode(), int(score)) for member, score in found]
+        if after is not None:
+            edge = (after.created_ms, after.game_id)
+            games = [g for g in games if (g.created_ms, g.game_id) < edge]
+        return games[:count]
 
     def started(self, app: str, player_id: str, game_ids: Sequence[str]) -> dict[str, int]:
         """When each of the player's listed games started (ms)."""

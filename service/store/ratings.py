@@ -25,7 +25,8 @@ from collections.abc import Mapping
 from service.game import glicko2, rated_results
 from service.game.players import Rated
 from service.game.values import Current
-from service.store.players import DOCUMENTED_PAIR_RULES, PairRules, PlayerStore, RatingChange
+from service.store.player_records import Players
+from service.store.players import DOCUMENTED_PAIR_RULES, PairRules, RatingChange
 
 #: A bot level's fixed rating is its ladder Elo (``random`` at 0) plus this.
 BOT_RATING_BASE = 1000.0
@@ -42,7 +43,7 @@ class RatedGames:
 
     def __init__(
         self,
-        players: PlayerStore,
+        players: Players,
         bot_elo: Mapping[str, float],
         rules: PairRules = DOCUMENTED_PAIR_RULES,
     ):

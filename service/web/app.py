@@ -27,12 +27,19 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import archive_from, build_services, retry_seconds, secret_key
+from service.ops.composition import (
+    archive_from,
+    build_services,
+    records_from,
+    retry_seconds,
+    secret_key,
+)
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
 from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
 from service.ops.shares import overreaching_shares
 from service.store.answers import StoredAnswers
+from service.store.app_records import AppRecords
 from service.store.challenges import Challenges
 from service.store.clients import ClientRegistry
 from service.store.redis_clients import (
@@ -151,6 +158,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # appends fill it, so a waiter woken by one reads nothing (service.live.memory).
     memory = GameMemory()
     secret = secret_key(app.config)
+    # The database of record (apps, players, webhook endpoints), when there is one.
+    records = records_from(app.config)
     services = build_services(
         client,
         queue_client,
@@ -162,6 +171,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         archive=archive_from(app.config),
         archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
         players_per_client=app.config["PLAYERS_PER_CLIENT"],
+        records=records,
         webhook_retry_seconds=retry_seconds(app.config),
         webhooks_per_client=app.config["WEBHOOKS_PER_CLIENT"],
         webhook_redeliveries_per_app=app.config["WEBHOOK_REDELIVERIES_PER_APP"],
@@ -219,7 +229,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             seen=services.seen,
             exports=services.exports,
             archive=services.archive,
-            clients=ClientRegistry(client),
+            clients=ClientRegistry(client, None if records is None else AppRecords(records)),
             players=services.players,
             webhooks=services.webhooks,
             webhook_events=services.webhook_events,

@@ -25,6 +25,7 @@ from schemas.problems import ProblemSchema
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.full import refused_for_memory
+from service.store.records_db import RecordsUnavailable
 from service.web.statuses import status_of
 
 PROBLEM_JSON = "application/problem+json"
@@ -170,6 +171,7 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(Problem, handle_problem)
     for unreachable in _REDIS_UNREACHABLE:
         app.register_error_handler(unreachable, _store_unavailable)
+    app.register_error_handler(RecordsUnavailable, _store_unavailable)
     app.register_error_handler(redis.exceptions.ResponseError, _store_full)
     app.after_request(errors_are_problems)
 
@@ -187,7 +189,7 @@ _REDIS_UNREACHABLE: tuple[type[Exception], ...] = (
 
 def _store_unavailable(error: Exception) -> Response:
     # Returned, not raised: Flask does not handle errors raised by error handlers.
-    log.error("redis unavailable: %s", error)
+    log.error("store unavailable (%s): %s", type(error).__name__, error)
     return handle_problem(
         Problem(
             "the game store is unreachable right now; try again shortly",

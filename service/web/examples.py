@@ -235,11 +235,13 @@ RATING_HISTORY = {
             "deviation": 84.07,
             "volatility": 0.059998,
         }
-    ]
+    ],
+    "next_cursor": None,
 }
 PLAYER_GAMES = {
     "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123}],
     "next_before": None,
+    "next_cursor": None,
 }
 LEADERBOARD = {"players": [{"rank": 1, "player": PLAYER_VIEW}]}
 SEEK = {"variant": "head", "rated": True, "min_rating": 1400}

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.store.challenges import Challenges
     from service.store.clients import ClientRegistry
     from service.store.events import EventStore, ExportStore
-    from service.store.players import PlayerStore
+    from service.store.player_records import Players
     from service.store.redis_clients import AnyRedis
     from service.store.seeks import SeekPool
     from service.store.webhooks import WebhookStore
@@ -65,7 +65,7 @@ class Services:
     seen: Callable[[Current], None]
     clients: ClientRegistry
     #: The players of client apps, and the seeks they wait on (matchmaking).
-    players: PlayerStore
+    players: Players
     seeks: SeekPool
     challenges: Challenges
     #: Client apps' webhook endpoints and deliveries, the listener that makes deliveries

@@ -10,12 +10,14 @@ import sys
 from tests.support.paths import REPO
 
 
-def admin(redis_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``schnapsen-admin ARGS`` as an operator runs it."""
+def admin(
+    redis_url: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``schnapsen-admin ARGS`` as an operator runs it (``env``: more settings)."""
     return subprocess.run(
         [sys.executable, "-m", "service.serve.admin", *args],
         cwd=REPO,
-        env=dict(os.environ, REDIS_URL=redis_url),
+        env={**os.environ, "REDIS_URL": redis_url, **(env or {})},
         capture_output=True,
         text=True,
         timeout=60,

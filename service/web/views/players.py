@@ -9,6 +9,7 @@ from flask_smorest import Blueprint
 
 from schemas.players import (
     GamesQuerySchema,
+    HistoryQuerySchema,
     LeaderboardSchema,
     OwnPlayerSchema,
     PageQuerySchema,
@@ -18,6 +19,7 @@ from schemas.players import (
     RegisteredPlayerSchema,
     RegisterPlayerSchema,
 )
+from service.game.log import Listed
 from service.game.players import InvalidName, Player, display_name
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
@@ -111,16 +113,38 @@ def get_player(player_id: str):
     return player_view(_player(app, player_id))
 
 
+def _after(query: dict[str, Any]) -> Listed | None:
+    """Where a page starts: after the cursor's game (None: at the newest)."""
+    if "cursor" not in query:
+        return None
+    try:
+        return Listed.decode(query["cursor"])
+    except ValueError:
+        raise Problem(
+            "cursor is not the next_cursor of a page of this listing",
+            code=ProblemCode.INVALID_CURSOR,
+        ) from None
+
+
 @blp.route("/players/<player_id>/ratings", methods=["GET"])
-@blp.arguments(PageQuerySchema, location="query")
+@blp.arguments(HistoryQuerySchema, location="query")
 @blp.response(200, RatingHistorySchema, example=examples.RATING_HISTORY)
-@operation(blp, "getRatingHistory", security=PLAYER_OR_APP, problems=_NOT_FOUND + (422,))
+@operation(blp, "getRatingHistory", security=PLAYER_OR_APP, problems=_NOT_FOUND + (400, 422))
 def rating_history(query: dict[str, Any], player_id: str):
-    """A player's rating changes, newest first (the last 200 are kept)."""
+    """A player's rating changes, newest first, a page at a time: follow `next_cursor`
+    until it is null (with a database every change is kept; without one, the last 200)."""
     app, _player_self = player_or_client("reading a player's ratings")
+    after = _after(query)
     player = _player(app, player_id)
-    changes = services().players.history(app, player.id, query["offset"] + query["limit"])
-    return {"changes": changes[query["offset"] :]}
+    limit, store = query["limit"], services().players
+    if query["offset"]:
+        changes = store.history(app, player.id, query["offset"] + limit + 1)[query["offset"] :]
+    else:
+        changes = store.history_page(app, player.id, after, limit + 1)
+    more, changes = len(changes) > limit, changes[:limit]
+    last = changes[-1] if more and changes else None
+    cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]
+    return {"changes": changes, "next_cursor": cursor}
 
 
 @blp.route("/players/me/games", methods=["GET"])
@@ -128,15 +152,25 @@ def rating_history(query: dict[str, Any], player_id: str):
 @blp.response(200, PlayerGamesSchema, example=examples.PLAYER_GAMES)
 @operation(blp, "listOwnGames", security=PLAYER, problems=V1 + (422,))
 def own_games(query: dict[str, Any]):
-    """The player's games, newest first (the last 500 are listed), a page at a time."""
+    """The player's games, newest first, a page at a time: follow `next_cursor` until it
+    is null (with a database every game is listed; without one, the last 500)."""
     player = required_player()
-    store = services().players
-    ids = store.games(player.app, player.id, query.get("before"), query["limit"] + 1)
-    more = len(ids) > query["limit"]
-    ids = ids[: query["limit"]]
-    started = store.started(player.app, player.id, ids)
-    games = [{"game_id": game_id, "started": started[game_id]} for game_id in ids]
-    return {"games": games, "next_before": games[-1]["started"] if more and games else None}
+    after = _after(query)
+    store, limit = services().players, query["limit"]
+    if "before" in query:
+        ids = store.games(player.app, player.id, query["before"], limit + 1)
+        started = store.started(player.app, player.id, ids)
+        page = [Listed(game_id, started[game_id]) for game_id in ids]
+    else:
+        page = store.games_page(player.app, player.id, after, limit + 1)
+    more, page = len(page) > limit, page[:limit]
+    games = [{"game_id": game.game_id, "started": game.created_ms} for game in page]
+    last = page[-1] if more and page else None
+    return {
+        "games": games,
+        "next_before": None if last is None else last.created_ms,
+        "next_cursor": None if last is None else last.encode(),
+    }
 
 
 @blp.route("/leaderboard", methods=["GET"])

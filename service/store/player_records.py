@@ -1,0 +1,313 @@
+"""The players of client apps in the database of record: what ``PlayerStore`` keeps in
+Redis, kept for good, with nothing capped.
+
+Where the service has a database (``SCHNAPSEN_ARCHIVE_URL``; the run command
+always has its SQLite file) the players live there, through the same methods
+as ``service.store.players.PlayerStore``, so the API and the workers do not
+know which one they hold. Tables (``migrations/<dialect>/0004_players.sql``):
+
+- ``players``: one row a player: the app's own id for it (unique per app), its
+  name, its token's SHA-256 (never the token: a copy of the database opens no
+  player's account), its rating; the leaderboard is a query of it;
+- ``rating_changes``: one row per rated game and player, the history entry;
+  its key (game, player) makes a game's rating written once;
+- ``player_games``: one row per game and player, by start.
+
+Registering is one transaction under the app's lock (the players cap and the
+app's id of a player hold however many processes register at once). A rated
+game's mark (``rated_games``), its new ratings and its history rows are one
+transaction: when the game is marked already nothing is written (0); when a
+player's games count is no longer the one read, another game was rated
+meanwhile and nothing is written (-1: read again); when the game's pair of
+players had its counted games within the pair's window (RX8) only the mark is
+written (2); else everything is (1). A player is on the leaderboard once it
+has the rated games the rules ask for (``on_board``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from service.game.log import Listed
+from service.game.players import Player, Rated
+from service.store.players import (
+    DOCUMENTED_PAIR_RULES,
+    TOKEN_PREFIX,
+    PairRules,
+    PlayersFull,
+    PlayerStore,
+    RatingChange,
+    UnknownPlayer,
+)
+from service.store.records_db import Duplicate, RecordsDatabase
+
+_PLAYER = "player_id, app, app_player_id, name, created, rating, deviation, volatility, games"
+#: A new player's rating (Glicko-2's start), as ``lua/player_register.lua`` writes it.
+NEW_RATING = (1500.0, 350.0, 0.06)
+
+
+def fingerprint(token: str) -> str:
+    """What the database keeps of a token: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class _Moved(Exception):
+    """A player's rating moved since it was read: roll the write back."""
+
+
+class PlayerRecords:
+    """Players of client apps in the database: register, identify a token, read, rate,
+    list their games."""
+
+    def __init__(self, db: RecordsDatabase, *, players_per_client: int = 1_000_000):
+        self.db = db
+        self.players_per_client = players_per_client
+
+    # -- registering and identifying -----------------------------------------------
+    def register(self, app: str, app_player_id: str, name: str) -> tuple[Player, str]:
+        """The app's player with that id (new, or renamed) and a new random token for it;
+        the player's token before, if any, stops working. Raises ``PlayersFull``."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self.db.write() as run:
+            run.lock(f"players:{app}")
+            found = run(
+                "SELECT player_id FROM players WHERE app = ? AND app_player_id = ?",
+                (app, app_player_id),
+            ).fetchone()
+            if found is None:
+                (count,) = run("SELECT count(*) FROM players WHERE app = ?", (app,)).fetchone()
+                if count >= self.players_per_client:
+                    raise PlayersFull(app)
+                player_id = "pl_" + secrets.token_hex(8)
+                run(
+                    f"INSERT INTO players ({_PLAYER}, token_sha256) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+                    (player_id, app, app_player_id, name, round(time.time(), 3), *NEW_RATING,
+                     fingerprint(token)),
+                )  # fmt: skip
+            else:
+                (player_id,) = found
+                run(
+                    "UPDATE players SET name = ?, token_sha256 = ? WHERE player_id = ?",
+                    (name, fingerprint(token), player_id),
+                )
+        return self.get(app, player_id), token
+
+    def identify(self, token: str) -> Player | None:
+        """The player a token belongs to, or None (unknown, or replaced since)."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 128:
+            return None
+        with self.db.read() as run:
+            row = run(
+                f"SELECT {_PLAYER} FROM players WHERE token_sha256 = ?", (fingerprint(token),)
+            ).fetchone()
+        return None if row is None else _player(row)
+
+    # -- reading -------------------------------------------------------------------
+    def get(self, app: str, player_id: str) -> Player:
+        with self.db.read() as run:
+            row = run(
+                f"SELECT {_PLAYER} FROM players WHERE player_id = ? AND app = ?", (player_id, app)
+            ).fetchone()
+        if row is None:
+            raise UnknownPlayer(player_id)
+        return _player(row)
+
+    def names(self, app: str, player_ids: Iterable[str]) -> dict[str, str]:
+        """The display names of the app's players among ``player_ids`` (unknown ones left out)."""
+        wanted = [pid for pid in dict.fromkeys(player_ids) if pid]
+        if not wanted:
+            return {}
+        marks = ", ".join("?" for _ in wanted)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT player_id, name FROM players WHERE app = ? AND player_id IN ({marks})",
+                (app, *wanted),
+            ).fetchall()
+        return dict(rows)
+
+    def leaderboard(self, app: str, offset: int, count: int) -> list[tuple[int, Player]]:
+        """The app's rated players by rating, best first: (rank, player) from ``offset``."""
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT {_PLAYER} FROM players WHERE app = ? AND on_board = 1 "
+                "ORDER BY rating DESC, player_id DESC LIMIT ? OFFSET ?",
+                (app, count, offset),
+            ).fetchall()
+        return [(offset + rank + 1, _player(row)) for rank, row in enumerate(rows)]
+
+    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
+        """The player's last ``count`` rating changes, newest first."""
+        with self.db.read() as run:
+            rows = run(
+                "SELECT entry FROM rating_changes WHERE player_id = ? AND app = ? "
+                "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, count),
+            ).fetchall()
+        return [json.loads(entry) for (entry,) in rows]
+
+    def history_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[dict[str, object]]:
+        """Up to ``count`` of the player's rating changes older than ``after`` (its time
+        ``at`` and ``game_id``; None: the newest), newest first, by keyset: a page costs
+        the same however deep it is."""
+        where, args = _older("at_ms", after)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{where} "
+                "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *args, count),
+            ).fetchall()
+        return [json.loads(entry) for (entry,) in rows]
+
+    # -- games ---------------------------------------------------------------------
+    def played(self, app: str, player_ids: Iterable[str], game_id: str, started_ms: int) -> None:
+        """Add a game to each player's list (once: a game listed already stays as it is)."""
+        with self.db.write() as run:
+            for player_id in player_ids:
+                run(
+                    "INSERT INTO player_games (player_id, game_id, app, started_ms) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (player_id, game_id) DO NOTHING",
+                    (player_id, game_id, app, started_ms),
+                )
+
+    def games(self, app: str, player_id: str, before_ms: int | None, count: int) -> list[str]:
+        """The player's games, newest first, started before ``before_ms`` (default: any)."""
+        with self.db.read() as run:
+            rows = run(
+                "SELECT game_id FROM player_games WHERE player_id = ? AND app = ? "
+                "AND started_ms < ? ORDER BY started_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, 2**62 if before_ms is None else before_ms, count),
+            ).fetchall()
+        return [game_id for (game_id,) in rows]
+
+    def games_page(
+        self, app: str, player_id: str, after: Listed | None, count: int
+    ) -> list[Listed]:
+        """Up to ``count`` of the player's games older than ``after`` (None: the newest),
+        newest first by (start, game id), by keyset."""
+        where, args = _older("started_ms", after)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT game_id, started_ms FROM player_games WHERE player_id = ? AND app = ?"
+                f"{where} ORDER BY started_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *args, count),
+            ).fetchall()
+        return [Listed(game_id, int(started)) for game_id, started in rows]
+
+    def started(self, app: str, player_id: str, game_ids: Sequence[str]) -> dict[str, int]:
+        """When each of the player's listed games started (ms)."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self.db.read() as run:
+            rows = run(
+                "SELECT game_id, started_ms FROM player_games WHERE player_id = ? AND app = ? "
+                f"AND game_id IN ({marks})",
+                (player_id, app, *game_ids),
+            ).fetchall()
+        found = {game_id: int(started) for game_id, started in rows}
+        return {game_id: found.get(game_id, 0) for game_id in game_ids}
+
+    # -- ratings -------------------------------------------------------------------
+    def rated(self, app: str, game_id: str) -> bool:
+        """Whether the game's ratings were written (or it was marked past its pair's count)."""
+        with self.db.read() as run:
+            row = run("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,))
+            return row.fetchone() is not None
+
+    def write_ratings(
+        self,
+        app: str,
+        game_id: str,
+        changes: Sequence[RatingChange],
+        *,
+        pair: tuple[str, str] | None = None,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ) -> int:
+        """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
+        rating moved since it was read (read again and compute again), 2 the ``pair``
+        of players has had its counted games within its window (RX8): only the game's
+        mark is written. A player enters the board once it has ``rules.board_games``."""
+        now = int(time.time() * 1000)
+        pair_key = None if pair is None else " ".join(sorted(pair))
+        try:
+            with self.db.write() as run:
+                run.lock(f"rated:{game_id}")
+                if pair_key is not None:
+                    run.lock(f"pair:{app}:{pair_key}")
+                if run("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,)).fetchone():
+                    return 0
+                for change in changes:
+                    (games,) = run(
+                        "SELECT games FROM players WHERE player_id = ? AND app = ?",
+                        (change.player, app),
+                    ).fetchone() or (None,)
+                    if games != change.games_before:
+                        raise _Moved()
+                mark = "INSERT INTO rated_games (game_id, app, at_ms, pair, counted) VALUES (?, ?, ?, ?, ?)"
+                if pair_key is not None:
+                    (counted,) = run(
+                        "SELECT count(*) FROM rated_games WHERE app = ? AND pair = ? "
+                        "AND counted = 1 AND at_ms > ?",
+                        (app, pair_key, now - rules.window_seconds * 1000),
+                    ).fetchone()
+                    if counted >= rules.games:
+                        run(mark, (game_id, app, now, pair_key, 0))
+                        return 2
+                run(mark, (game_id, app, now, pair_key, 1))
+                for change in changes:
+                    rated = change.rated
+                    games = change.games_before + 1
+                    moved = run(
+                        "UPDATE players SET rating = ?, deviation = ?, volatility = ?, games = ?, "
+                        "on_board = ? WHERE player_id = ? AND app = ? AND games = ?",
+                        (rated.rating, rated.deviation, rated.volatility, games,
+                         int(games >= rules.board_games), change.player, app,
+                         change.games_before),
+                    ).rowcount  # fmt: skip
+                    if moved != 1:
+                        raise _Moved()
+                    run(
+                        "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (game_id, change.player, app, int(change.entry.get("at", now)),  # type: ignore[call-overload]
+                         json.dumps(change.entry, separators=(",", ":"))),
+                    )  # fmt: skip
+        except _Moved:
+            return -1
+        except Duplicate:  # another writer of this game committed first
+            return 0
+        return 1
+
+
+def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:
+    """The keyset condition "older than ``after``" on (``column``, game_id)."""
+    if after is None:
+        return "", ()
+    return (
+        f" AND ({column} < ? OR ({column} = ? AND game_id < ?))",
+        (after.created_ms, after.created_ms, after.game_id),
+    )
+
+
+#: Either store of players: the API and the workers use them alike.
+Players = PlayerStore | PlayerRecords
+
+
+def _player(row: Sequence[Any]) -> Player:
+    player_id, app, app_player_id, name, created, rating, deviation, volatility, games = row
+    return Player(
+        id=player_id,
+        app=app,
+        app_player_id=app_player_id,
+        name=name,
+        created=float(created),
+        rated=Rated(float(rating), float(deviation), float(volatility), int(games)),
+    )

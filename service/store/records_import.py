@@ -1,0 +1,116 @@
+"""What an older server kept in Redis alone, copied into the database of record once.
+
+Before the database kept them, a server's client apps, players, their ratings,
+rating history and games, and webhook endpoints lived in Redis only; a server
+given a database reads them from there alone. ``import_from_redis`` copies
+each of them from Redis's keys (``service.store.clients``, ``players``,
+``webhooks``) into the tables, writing only rows that are not there yet, so
+running it again, or on a server that already writes the database, changes
+nothing and loses nothing. Every app's key, token and endpoint works as it
+did; a rated game in the history keeps its mark, so it is not rated twice.
+Redis had capped a player's history at its newest 200 and games at 500: what
+it dropped is not there to copy. Deliveries are not copied: they go in days.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import redis
+
+from service.store.records_db import RecordsDatabase, Transaction
+from service.store.webhooks import Endpoint
+
+_CLIENTS = "sch:{clients}"
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """How many rows each table gained."""
+
+    apps: int = 0
+    players: int = 0
+    rating_changes: int = 0
+    player_games: int = 0
+    webhook_endpoints: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "apps": self.apps,
+            "players": self.players,
+            "rating_changes": self.rating_changes,
+            "player_games": self.player_games,
+            "webhook_endpoints": self.webhook_endpoints,
+        }
+
+
+def import_from_redis(client: redis.Redis, db: RecordsDatabase) -> Imported:
+    """Copy every app Redis knows, with its players and endpoints, into ``db``."""
+    counts = {key: 0 for key in Imported().to_dict()}
+    for app_id, fingerprint in sorted(client.hgetall(f"{_CLIENTS}:ids").items()):
+        app, key_hash = app_id.decode(), fingerprint.decode()
+        record = {
+            k.decode(): v.decode() for k, v in client.hgetall(f"{_CLIENTS}:key:{key_hash}").items()
+        }
+        with db.write() as run:
+            if record:
+                revoked_at = None
+                if record.get("revoked") == "1":
+                    revoked_at = float(record.get("revoked_at") or record["created"])
+                counts["apps"] += run(
+                    "INSERT INTO client_apps (client_id, name, key_sha256, created, revoked_at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (app, record["name"], key_hash, float(record["created"]), revoked_at),
+                ).rowcount
+            _players(client, run, app, counts)
+            for text in client.hgetall(f"sch:{{client:{app}}}:webhooks").values():
+                endpoint = Endpoint.from_json(text)
+                counts["webhook_endpoints"] += run(
+                    "INSERT INTO webhook_endpoints (endpoint_id, app, created, record) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (endpoint.id, app, endpoint.created, endpoint.to_json()),
+                ).rowcount
+    return Imported(**counts)
+
+
+def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, int]) -> None:
+    tag = f"sch:{{client:{app}}}"
+    for player_id in (pid.decode() for pid in client.hvals(f"{tag}:players")):
+        record = {
+            k.decode(): v.decode() for k, v in client.hgetall(f"{tag}:player:{player_id}").items()
+        }
+        if not record or "token" not in record:
+            continue
+        on_board = client.zscore(f"{tag}:board", player_id) is not None
+        counts["players"] += run(
+            "INSERT INTO players (player_id, app, app_player_id, name, created, token_sha256, "
+            "rating, deviation, volatility, games, on_board) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (player_id, app, record["app_player_id"], record.get("name", ""),
+             float(record["created"]), record["token"], float(record["rating"]),
+             float(record["deviation"]), float(record["volatility"]), int(record["games"]),
+             int(on_board)),
+        ).rowcount  # fmt: skip
+        for text in client.lrange(f"{tag}:ratings:{player_id}", 0, -1):
+            entry = json.loads(text)
+            game_id, at = str(entry["game_id"]), int(entry["at"])
+            run(
+                "INSERT INTO rated_games (game_id, app, at_ms, pair, counted) "
+                "VALUES (?, ?, ?, NULL, 1) ON CONFLICT DO NOTHING",
+                (game_id, app, at),
+            )
+            counts["rating_changes"] += run(
+                "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (game_id, player_id, app, at, text.decode()),
+            ).rowcount
+        for game_id, started in client.zrange(f"{tag}:played:{player_id}", 0, -1, withscores=True):
+            counts["player_games"] += run(
+                "INSERT INTO player_games (player_id, game_id, app, started_ms) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (player_id, game_id.decode(), app, int(started)),
+            ).rowcount
+
+
+__all__ = ["Imported", "import_from_redis"]
