@@ -19,12 +19,14 @@ from service.engine import Dealing, Variant
 from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
 from service.game.bot_levels import LEVELS
+from service.game.notices import NoticeKind
 
 CARD_CODES = [card.value for card in Card]
 SUIT_CODES = [suit.value for suit in Suit]
 ACTION_TYPES = [kind.value for kind in ActionType]
 VARIANTS = [variant.value for variant in Variant]
 DEALINGS = [dealing.value for dealing in Dealing]
+NOTICE_KINDS = [kind.value for kind in NoticeKind]
 GAME_STATUSES = ["waiting", "active", "finished"]
 JOB_STATUSES = ["queued", "started", "deferred", "scheduled", "finished", "failed", "stopped",
                 "canceled"]  # fmt: skip
@@ -109,6 +111,11 @@ def shared_components() -> dict[str, dict[str, Any]]:
             "enum": list(LEVELS),
             "description": "A bot's level, weakest first",
         },
+        "NoticeKind": {
+            "type": "string",
+            "enum": NOTICE_KINDS,
+            "description": "A kind of webhook notice (docs/webhooks.md): the `type` of its body",
+        },
     }
     for kind, (name, _) in ACTION_VARIANTS.items():
         components[name] = _action_variant(kind)
@@ -134,13 +141,15 @@ class ComponentField:
 
 
 class ChoiceField(fields.String, ComponentField):
-    """A string of a shared enum component (Variant, Dealing, GameStatus, JobStatus)."""
+    """A string of a shared enum component (Variant, Dealing, GameStatus, JobStatus,
+    NoticeKind)."""
 
     _CHOICES: ClassVar[dict[str, list[str]]] = {
         "Variant": VARIANTS,
         "Dealing": DEALINGS,
         "GameStatus": GAME_STATUSES,
         "JobStatus": JOB_STATUSES,
+        "NoticeKind": NOTICE_KINDS,
     }
 
     def __init__(self, component: str, **kwargs: Any):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from schemas.components import ChoiceField
+from schemas.components import ChoiceField, SeatField
 from schemas.games import ClockSchema, answer
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
@@ -150,7 +150,7 @@ class SeekWaitQuerySchema(Schema):
     )  # fmt: skip
 
 
-@answer("game_id", "seat", "token")
+@answer()
 class SeekSchema(Schema):
     seek_id = fields.String()
     status = fields.String(
@@ -158,14 +158,16 @@ class SeekSchema(Schema):
         metadata=_doc("waiting; paired (game_id, seat and token say where to play); cancelled; "
                       "expired: nobody waited on it for SCHNAPSEN_SEEK_ALIVE_SECONDS"),
     )  # fmt: skip
-    variant = fields.String()
+    variant = ChoiceField("Variant")
     rated = fields.Boolean()
     clock = fields.Nested(
         ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
     )
-    game_id = fields.String(allow_none=True)
-    seat = fields.Integer(allow_none=True)
-    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+    game_id = fields.String(allow_none=True, metadata=_doc("The game made; null until then"))
+    seat = SeatField(allow_none=True, metadata=_doc("Your seat in the game; null until then"))
+    token = fields.String(
+        allow_none=True, metadata=_doc("Your seat's token in the game; null until then")
+    )
 
 
 class ChallengeRequestSchema(Schema):
@@ -182,12 +184,12 @@ class ChallengeRequestSchema(Schema):
     clock = fields.Nested(ClockSchema, metadata=_doc("A time control for the game"))
 
 
-@answer("game_id", "seat", "token")
+@answer()
 class ChallengeSchema(Schema):
     challenge_id = fields.String()
     challenger = fields.String(metadata=_doc("The player who challenged"))
     challenged = fields.String(metadata=_doc("The player challenged"))
-    variant = fields.String()
+    variant = ChoiceField("Variant")
     rated = fields.Boolean()
     clock = fields.Nested(
         ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
@@ -197,9 +199,11 @@ class ChallengeSchema(Schema):
         metadata=_doc("offered (for SCHNAPSEN_CHALLENGE_SECONDS); accepted: game_id, seat and "
                       "token say where you play; declined; cancelled; expired"),
     )  # fmt: skip
-    game_id = fields.String(allow_none=True)
-    seat = fields.Integer(allow_none=True)
-    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+    game_id = fields.String(allow_none=True, metadata=_doc("The game made; null until then"))
+    seat = SeatField(allow_none=True, metadata=_doc("Your seat in the game; null until then"))
+    token = fields.String(
+        allow_none=True, metadata=_doc("Your seat's token in the game; null until then")
+    )
 
 
 @answer()
