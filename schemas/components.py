@@ -134,6 +134,25 @@ def shared_components() -> dict[str, dict[str, Any]]:
     return components
 
 
+class WholeNumber(fields.Integer):
+    """A JSON integer of a request body: `2` and `2.0` (the same number in JSON, and an
+    ``integer`` to JSON Schema, so a client library may well write either), never 0.5,
+    "2" or true.
+
+    Why: marshmallow's strict Integer refused 2.0, which openapi.yaml's
+    ``type: integer`` allows; a non-strict one takes "2" and truncates 0.5.
+    """
+
+    def __init__(self, **kwargs: Any):
+        kwargs.pop("strict", None)
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._validated(value)
+
+
 class ComponentField:
     """A field documented as a ``$ref`` to the shared component ``component``."""
 
@@ -171,12 +190,12 @@ class SuitField(fields.String, ComponentField):
         super().__init__(validate=validate.OneOf(SUIT_CODES), **kwargs)
 
 
-class SeatField(fields.Integer, ComponentField):
+class SeatField(WholeNumber, ComponentField):
     component = "Seat"
 
     def __init__(self, **kwargs: Any):
-        # strict: a JSON 0.5 is an error, not seat 0
-        super().__init__(strict=True, validate=validate.OneOf([0, 1]), **kwargs)
+        # a whole number: a JSON 0.5 is an error, not seat 0
+        super().__init__(validate=validate.OneOf([0, 1]), **kwargs)
 
 
 class LevelField(fields.String, ComponentField):

@@ -22,6 +22,7 @@ from schemas.components import (
     LevelField,
     SeatField,
     SuitField,
+    WholeNumber,
 )
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
@@ -121,9 +122,8 @@ class ClockSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    seconds_per_move = fields.Integer(
+    seconds_per_move = WholeNumber(
         required=True,
-        strict=True,
         validate=validate.Range(min=MIN_SECONDS_PER_MOVE, max=MAX_SECONDS_PER_MOVE),
         metadata=_doc("A person's time for each move, from the turn's start"),
     )
@@ -138,9 +138,8 @@ class ClockSchema(Schema):
     bot_level = LevelField(
         load_default=DEFAULT_BOT_LEVEL, metadata=_doc("The level of the bot that plays on time")
     )
-    bot_moves_limit = fields.Integer(
+    bot_moves_limit = WholeNumber(
         load_default=DEFAULT_BOT_MOVES_LIMIT,
-        strict=True,
         validate=validate.Range(min=MIN_BOT_MOVES_LIMIT, max=MAX_BOT_MOVES_LIMIT),
         metadata=_doc(
             "Moves in a row a bot may play for one seat; its next timeout loses the game"
@@ -159,8 +158,7 @@ class CreateGameSchema(Schema):
                       "'tracked': points visible, going out is automatic (R7e)"),
     )  # fmt: skip
     opponent = fields.Nested(OpponentSchema, load_default=lambda: {"type": "human"})
-    seed = fields.Integer(
-        strict=True,
+    seed = WholeNumber(
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata=_doc("Reproducible shuffles for practice games; also fixes the first dealer"),
     )
@@ -216,8 +214,7 @@ class ActionSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
     card = _card(metadata=_doc("For 'play': the card, e.g. 'QH'"))
     suit = SuitField(metadata=_doc("For 'declare_marriage': C, D, H or S"))
-    expected_version = fields.Integer(
-        strict=True,
+    expected_version = WholeNumber(
         validate=validate.Range(min=0, max=MAX_VERSION),
         metadata=_doc("Refuse (409) unless the game is at this version; or send If-Match"),
     )

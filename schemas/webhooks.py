@@ -24,6 +24,15 @@ def _kinds(**options) -> fields.List:
     )
 
 
+#: A webhook URL's form as documented: http(s), a host name (an IP literal is refused when
+#: it is no public address, a numeric last label always), an optional port and path, in
+#: printable ASCII without a space or fragment. ``check_url`` is the server's own check.
+URL_PATTERN = (
+    r"^[Hh][Tt][Tt][Pp][Ss]?://([-A-Za-z0-9_~]+[.])*[A-Za-z][-A-Za-z0-9_~]*"
+    r"(:[1-9][0-9]{0,3})?([/?][!-\"$-~]*)?$"
+)
+
+
 class WebhookRequestSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -31,7 +40,10 @@ class WebhookRequestSchema(Schema):
     url = fields.String(
         required=True,
         validate=validate.Length(min=8, max=2048),
-        metadata=_doc("Where deliveries are POSTed: http or https, a public address"),
+        metadata={
+            "description": "Where deliveries are POSTed: http or https, a public address",
+            "pattern": URL_PATTERN,
+        },
     )
     events = _kinds(load_default=lambda: list(KINDS))
     description = fields.String(load_default="", validate=validate.Length(max=200))
@@ -41,7 +53,9 @@ class WebhookUpdateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    url = fields.String(validate=validate.Length(min=8, max=2048))
+    url = fields.String(
+        validate=validate.Length(min=8, max=2048), metadata={"pattern": URL_PATTERN}
+    )
     events = _kinds()
     description = fields.String(validate=validate.Length(max=200))
     enabled = fields.Boolean(metadata=_doc("true enables a disabled endpoint again"))

@@ -1,0 +1,87 @@
+"""Requests that openapi.yaml allows are accepted, and what the server refuses the spec
+refuses too: a generated client (or schemathesis) that follows the schema is not
+turned away.
+
+Over HTTP against gunicorn. A JSON integer may be written 2.0 (JSON Schema's
+``integer`` allows it; only 0.5, "2" and true are no integers); an Idempotency-Key
+is visible ASCII, a webhook URL printable ASCII, as both the spec and the server say;
+a PATCH of a webhook without a body changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import requests
+
+from tests.support.openapi_document import DOCUMENT, component
+from tests.support.players import new_app
+
+
+def create(url: str, body: dict, headers: dict[str, str]) -> requests.Response:
+    return requests.post(f"{url}/v1/games", json=body, headers=headers, timeout=10)
+
+
+def test_a_whole_number_written_with_a_fraction_of_zero_is_an_integer(live_server, redis_client):
+    app = new_app(redis_client)
+    clock = {"seconds_per_move": 30.0, "on_timeout": "lose", "bot_moves_limit": 2.0}
+    made = create(live_server.url, {"clock": clock, "seed": 7.0}, app.headers)
+    assert made.status_code == 201, made.text
+    assert made.json()["game"]["seat"] == 0
+    for wrong in (30.5, "30", True):
+        refused = create(live_server.url, {"clock": {"seconds_per_move": wrong}}, app.headers)
+        assert refused.status_code == 422, (wrong, refused.text)
+        assert refused.json()["code"] == "invalid_request"
+
+
+def test_a_patch_without_a_body_changes_nothing_and_the_spec_allows_it(live_server, redis_client):
+    app = new_app(redis_client)
+    made = requests.post(f"{live_server.url}/v1/webhooks", headers=app.headers, timeout=10,
+                         json={"url": "https://hooks.example.com/in"})  # fmt: skip
+    assert made.status_code == 201, made.text
+    hook = f"{live_server.url}/v1/webhooks/{made.json()['webhook_id']}"
+    patched = requests.patch(hook, headers=app.headers, timeout=10)
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["url"] == "https://hooks.example.com/in"
+    update = DOCUMENT["paths"]["/v1/webhooks/{webhook_id}"]["patch"]["requestBody"]
+    assert update.get("required") is not True
+
+
+def test_the_spec_refuses_the_keys_and_urls_the_server_refuses(live_server, redis_client):
+    app = new_app(redis_client)
+    header = next(
+        p for p in DOCUMENT["paths"]["/v1/games"]["post"]["parameters"]
+        if p["name"] == "Idempotency-Key"
+    )  # fmt: skip
+    key_pattern = re.compile(header["schema"].get("pattern", ""))
+    for key, documented in (("a" * 20, True), ("with space", False), ("ä" * 20, False)):
+        assert bool(key_pattern.search(key)) is documented, key
+    url_pattern = component("WebhookRequest")["properties"]["url"].get("pattern", "")
+    for address, documented in (
+        ("https://hooks.example.com/in?x=1", True),
+        ("http://hooks.example.com:8443/", True),
+        ("https://hooks.exämple.com/in", False),
+        ("https://hooks.example.com/a b", False),
+        ("https://hooks.example.com/in#part", False),
+        ("ftp://hooks.example.com/in", False),
+        ("https://0x7f.1/in", False),
+    ):
+        assert bool(re.search(url_pattern, address)) is documented, address
+        answer = requests.post(f"{live_server.url}/v1/webhooks", headers=app.headers,
+                               json={"url": address}, timeout=10)  # fmt: skip
+        assert (answer.status_code == 201) is documented, (address, answer.text)
+
+
+def test_a_keyed_request_without_the_credentials_it_needs_is_401_before_its_key_is_judged(
+    live_server, redis_client
+):
+    app = new_app(redis_client)
+    for path, body in (("/v1/seeks", {"variant": "head"}), ("/v1/challenges", {"player_id": "p"})):
+        refused = requests.post(
+            f"{live_server.url}{path}",
+            json=body,
+            headers={**app.headers, "Idempotency-Key": "short"},  # the key is not read here
+            timeout=10,
+        )
+        assert refused.status_code == 401, (path, refused.text)
+        assert refused.json()["code"] == "player_token_required"
