@@ -153,6 +153,19 @@ class WholeNumber(fields.Integer):
         return super()._validated(value)
 
 
+class TrueOrFalse(fields.Boolean):
+    """A JSON boolean of a request body: true or false, never 1, 0 or "yes".
+
+    Why: marshmallow's Boolean takes 0, 1 and words as booleans, which openapi.yaml's
+    ``type: boolean`` refuses; a client that sends them is told so.
+    """
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
 class ComponentField:
     """A field documented as a ``$ref`` to the shared component ``component``."""
 

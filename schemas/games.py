@@ -7,7 +7,7 @@ what they mean. The game's own words (cards, actions) are those of docs/rules.md
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
@@ -22,7 +22,9 @@ from schemas.components import (
     LevelField,
     SeatField,
     SuitField,
+    TrueOrFalse,
     WholeNumber,
+    component_ref,
 )
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
@@ -107,6 +109,16 @@ class OpponentSchema(Schema):
         metadata=_doc("'human' joins with the invite; 'bot' takes seat 1 at once"),
     )
     level = LevelField(metadata=_doc("The bot's level, required for a bot"))
+    #: What ``_bot_needs_level`` checks, in the document (``service.web.spec``).
+    openapi_extra: ClassVar[dict[str, Any]] = {
+        "anyOf": [
+            {"properties": {"type": {"const": "human"}, "level": {"not": {}}}},
+            {
+                "properties": {"type": {"const": "bot"}, "level": component_ref("BotLevel")},
+                "required": ["type", "level"],
+            },
+        ]
+    }
 
     @validates_schema
     def _bot_needs_level(self, data, **kwargs):
@@ -172,7 +184,7 @@ class CreateGameSchema(Schema):
         },
     )
     first_dealer = _seat(metadata=_doc("Seat of the first dealer; random unless given or seeded"))
-    rated = fields.Boolean(
+    rated = TrueOrFalse(
         load_default=False,
         metadata=_doc("Its end changes the players' Glicko-2 ratings: created with a player's "
                       "token; against a person, a player of the same app joins; against a bot, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from schemas.components import ChoiceField, SeatField
+from schemas.components import ChoiceField, SeatField, TrueOrFalse
 from schemas.games import ClockSchema, answer
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
@@ -124,7 +124,7 @@ class SeekRequestSchema(Schema):
         unknown = RAISE
 
     variant = ChoiceField("Variant", load_default="head")
-    rated = fields.Boolean(load_default=False)
+    rated = TrueOrFalse(load_default=False)
     min_rating = fields.Float(
         validate=validate.Range(min=0, max=4000),
         metadata=_doc("The lowest opponent rating accepted (never widened)"),
@@ -180,7 +180,7 @@ class ChallengeRequestSchema(Schema):
         metadata=_doc("The player of your app you challenge"),
     )
     variant = ChoiceField("Variant", load_default="head")
-    rated = fields.Boolean(load_default=False)
+    rated = TrueOrFalse(load_default=False)
     clock = fields.Nested(ClockSchema, metadata=_doc("A time control for the game"))
 
 

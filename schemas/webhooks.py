@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from schemas.components import ChoiceField, SeatField
+from schemas.components import ChoiceField, SeatField, TrueOrFalse
 from schemas.games import GameStateSchema, answer
 from service.game.notices import NoticeKind
 
@@ -29,7 +29,7 @@ def _kinds(**options) -> fields.List:
 #: printable ASCII without a space or fragment. ``check_url`` is the server's own check.
 URL_PATTERN = (
     r"^[Hh][Tt][Tt][Pp][Ss]?://([-A-Za-z0-9_~]+[.])*[A-Za-z][-A-Za-z0-9_~]*"
-    r"(:[1-9][0-9]{0,3})?([/?][!-\"$-~]*)?$"
+    r'(:[1-9][0-9]{0,3})?([/?][!"$-~]*)?$'
 )
 
 
@@ -58,7 +58,7 @@ class WebhookUpdateSchema(Schema):
     )
     events = _kinds()
     description = fields.String(validate=validate.Length(max=200))
-    enabled = fields.Boolean(metadata=_doc("true enables a disabled endpoint again"))
+    enabled = TrueOrFalse(metadata=_doc("true enables a disabled endpoint again"))
 
 
 @answer("secret")

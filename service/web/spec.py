@@ -48,6 +48,8 @@ class ContractConverter(OpenAPIConverter):
             jsonschema["required"] = listed + [name for name in required if name not in listed]
         for prop in jsonschema.get("properties", {}).values():
             _default_in_words(prop)
+        # A rule across fields that a schema checks in code (schemas.games.OpponentSchema).
+        jsonschema.update(getattr(schema, "openapi_extra", {}))
         return jsonschema
 
     def resolve_nested_schema(self, schema: Any) -> Any:

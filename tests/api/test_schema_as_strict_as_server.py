@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 import requests
+from jsonschema import Draft202012Validator
 
 from tests.support.openapi_document import DOCUMENT, component
 from tests.support.players import new_app
@@ -85,3 +86,30 @@ def test_a_keyed_request_without_the_credentials_it_needs_is_401_before_its_key_
         )
         assert refused.status_code == 401, (path, refused.text)
         assert refused.json()["code"] == "player_token_required"
+
+
+def test_a_boolean_is_true_or_false_for_the_server_as_for_the_spec(live_server, redis_client):
+    app = new_app(redis_client)
+    assert create(live_server.url, {"rated": False}, app.headers).status_code == 201
+    for wrong in (0, 1, "yes", "true"):
+        refused = create(live_server.url, {"rated": wrong}, app.headers)
+        assert refused.status_code == 422, (wrong, refused.text)
+    hook = requests.post(f"{live_server.url}/v1/webhooks", headers=app.headers, timeout=10,
+                         json={"url": "https://hooks.example.com/in"}).json()  # fmt: skip
+    patched = requests.patch(f"{live_server.url}/v1/webhooks/{hook['webhook_id']}",
+                             headers=app.headers, json={"enabled": 1}, timeout=10)  # fmt: skip
+    assert patched.status_code == 422, patched.text
+
+
+def test_the_spec_says_a_bot_opponent_needs_a_level_and_a_human_has_none(live_server, redis_client):
+    app = new_app(redis_client)
+    opponent = Draft202012Validator({**component("Opponent"), "components": DOCUMENT["components"]})
+    for body, documented in (
+        ({"type": "bot", "level": "random"}, True),
+        ({"type": "human"}, True),
+        ({"type": "bot"}, False),
+        ({"type": "human", "level": "random"}, False),
+    ):
+        assert opponent.is_valid(body) is documented, body
+        answer = create(live_server.url, {"opponent": body}, app.headers)
+        assert (answer.status_code == 201) is documented, (body, answer.text)

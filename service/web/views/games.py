@@ -90,7 +90,8 @@ _IF_MATCH_HEADER = {
     "in": "header",
     "name": "If-Match",
     "required": False,
-    "schema": {"type": "string"},
+    # `*`, or entity-tags: a piece without a quote is no tag (400 invalid_if_match).
+    "schema": {"type": "string", "pattern": '^( *[*] *|[^,]*"[^,]*(,[^,]*"[^,]*)*)$'},
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
