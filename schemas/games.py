@@ -124,7 +124,7 @@ class OpponentSchema(Schema):
     def _bot_needs_level(self, data, **kwargs):
         if data["type"] == "bot" and not data.get("level"):
             raise ValidationError("a bot opponent needs a 'level'", "level")
-        if data["type"] == "human" and data.get("level"):
+        if data["type"] == "human" and "level" in data:
             raise ValidationError("only a bot has a level", "level")
 
 

@@ -13,6 +13,16 @@ def _doc(text: str) -> dict[str, str]:
     return {"description": text}
 
 
+#: The characters a display name never holds, as a pattern the spec carries: controls,
+#: markup, the format and separator characters of the Basic Multilingual Plane, surrogates
+#: and private use (``service.game.players.display_name`` is the whole rule).
+NAME_PATTERN = (
+    r'^[^\x00-\x1f\x7f-\x9f<>&"`\[\]{}\\\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f'
+    r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ud800-\uf8ff\ufeff"
+    r"\ufff9-\ufffb]+$"
+)
+
+
 class RegisterPlayerSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -26,9 +36,12 @@ class RegisterPlayerSchema(Schema):
     name = fields.String(
         required=True,
         validate=validate.Length(min=NAME_MIN, max=NAME_MAX),
-        metadata=_doc("The display name: 1-32 characters, no control characters, no markup "
-                      "(the only personal data kept)"),
-    )  # fmt: skip
+        metadata={
+            "description": "The display name: 1-32 characters, no control characters, no "
+            "markup (the only personal data kept)",
+            "pattern": NAME_PATTERN,
+        },
+    )
 
 
 @answer()

@@ -24,11 +24,14 @@ def _kinds(**options) -> fields.List:
     )
 
 
-#: A webhook URL's form as documented: http(s), a host name (an IP literal is refused when
-#: it is no public address, a numeric last label always), an optional port and path, in
-#: printable ASCII without a space or fragment. ``check_url`` is the server's own check.
+#: A webhook URL's form as documented: http(s), a host name of at most three labels of
+#: letters, digits, "_" and inner hyphens (63 at most each; the last starts with a letter:
+#: a numeric one is an IPv4 address in disguise), an optional port and path, in printable
+#: ASCII without a space or fragment. ``check_url`` is the server's whole rule (it also
+#: takes longer names and IP literals of public addresses).
 URL_PATTERN = (
-    r"^[Hh][Tt][Tt][Pp][Ss]?://([-A-Za-z0-9_~]+[.])*[A-Za-z][-A-Za-z0-9_~]*"
+    r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9_]([-A-Za-z0-9_]{0,61}[A-Za-z0-9_])?[.]){0,2}"
+    r"[A-Za-z]([-A-Za-z0-9_]{0,61}[A-Za-z0-9_])?"
     r'(:[1-9][0-9]{0,3})?([/?][!"$-~]*)?$'
 )
 

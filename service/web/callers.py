@@ -196,10 +196,11 @@ def carries_no_declared_credential() -> bool:
     """Whether this request's operation serves no anonymous caller and the request carries
     none of the credentials it reads: its view answers 401, whatever else it sent."""
     accepts = accepted()
-    if accepts.anonymous:
+    if accepts.anonymous or bearer().token is not None:
         return False
-    header = accepts.key_header and request.headers.get(_CLIENT_KEY_HEADER) is not None
-    return not header and bearer().token is None
+    return accepts.bearer_required or not (
+        accepts.key_header and request.headers.get(_CLIENT_KEY_HEADER) is not None
+    )
 
 
 def takes_client_key() -> bool:

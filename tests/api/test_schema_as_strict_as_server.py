@@ -113,3 +113,49 @@ def test_the_spec_says_a_bot_opponent_needs_a_level_and_a_human_has_none(live_se
         assert opponent.is_valid(body) is documented, body
         answer = create(live_server.url, {"opponent": body}, app.headers)
         assert (answer.status_code == 201) is documented, (body, answer.text)
+
+
+def test_a_seat_operation_without_its_token_is_401_even_with_the_apps_key_and_a_key(
+    live_server, redis_client
+):
+    app = new_app(redis_client)
+    headers = {**app.headers, "Idempotency-Key": "one-key-for-two-requests"}
+    game = create(live_server.url, {}, app.headers).json()["game_id"]
+    position = {"seat": 0, "dealer": 1, "hand": ["AS", "TS", "KH", "QH", "JD"],
+                "trump_card": "QC", "talon_size": 9}  # fmt: skip
+    asked = requests.post(
+        f"{live_server.url}/v1/bot/moves",
+        headers=headers,
+        timeout=30,
+        json={"position": position, "level": "random"},
+    )  # the key's first use
+    assert asked.status_code in (200, 202), asked.text
+    for action in ("hint", "rematch", "resign"):
+        refused = requests.post(f"{live_server.url}/v1/games/{game}/{action}", json={},
+                                headers=headers, timeout=10)  # fmt: skip
+        assert refused.status_code == 401, (action, refused.text)
+
+
+def test_the_spec_refuses_the_names_and_hosts_the_server_refuses(live_server, redis_client):
+    app = new_app(redis_client)
+    name_pattern = component("RegisterPlayer")["properties"]["name"].get("pattern", "")
+    for name, documented in (("Anna", True), ("Zoë 7", True), ("v@\x83", False),
+                             ("a\u200bb", False), ("a<b", False)):  # fmt: skip
+        assert bool(re.search(name_pattern, name)) is documented, name
+        answer = requests.post(f"{live_server.url}/v1/players", headers=app.headers, timeout=10,
+                               json={"app_player_id": f"u-{len(name)}{documented}",
+                                     "name": name})  # fmt: skip
+        assert (answer.status_code == 201) is documented, (name, answer.text)
+    url_pattern = component("WebhookRequest")["properties"]["url"].get("pattern", "")
+    long_label = "a" * 64
+    for address, documented in (
+        ("https://hooks.example.com/in", True),
+        (f"https://{long_label}.example.com/in", False),
+        ("https://hooks.ex~ample.com/in", False),
+    ):
+        assert bool(re.search(url_pattern, address)) is documented, address
+        answer = requests.post(f"{live_server.url}/v1/webhooks", headers=app.headers,
+                               json={"url": address}, timeout=10)  # fmt: skip
+        assert (answer.status_code == 201) is documented, (address, answer.text)
+    human = create(live_server.url, {"opponent": {"type": "human", "level": ""}}, app.headers)
+    assert human.status_code == 422, human.text
