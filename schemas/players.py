@@ -14,12 +14,16 @@ def _doc(text: str) -> dict[str, str]:
 
 
 #: The characters a display name never holds, as a pattern the spec carries: controls,
-#: markup, the format and separator characters of the Basic Multilingual Plane, surrogates
-#: and private use (``service.game.players.display_name`` is the whole rule).
+#: markup, the format and separator characters of the Basic Multilingual Plane and private
+#: use (``service.game.players.display_name`` is the whole rule).
 NAME_PATTERN = (
     r'^[^\x00-\x1f\x7f-\x9f<>&"`\[\]{}\\\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f'
-    r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ud800-\uf8ff\ufeff"
-    r"\ufff9-\ufffb]+$"
+    r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ue000-\uf8ff\ufeff"
+    r"\ufff9-\ufffb"
+    # Beyond the Basic Multilingual Plane, as the characters themselves (ECMA-262 and
+    # Python read those alike): format characters and the private use planes.
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000f0000-\U0010ffff"
+    r"]+$"
 )
 
 

@@ -28,11 +28,11 @@ def _kinds(**options) -> fields.List:
 #: letters, digits, "_" and inner hyphens (63 at most each; the last starts with a letter:
 #: a numeric one is an IPv4 address in disguise), an optional port and path, in printable
 #: ASCII without a space or fragment. ``check_url`` is the server's whole rule (it also
-#: takes longer names and IP literals of public addresses).
+#: takes longer names and IP literals of public addresses); at most 2,048 characters.
 URL_PATTERN = (
     r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9_]([-A-Za-z0-9_]{0,61}[A-Za-z0-9_])?[.]){0,2}"
     r"[A-Za-z]([-A-Za-z0-9_]{0,61}[A-Za-z0-9_])?"
-    r'(:[1-9][0-9]{0,3})?([/?][!"$-~]*)?$'
+    r'(:[1-9][0-9]{0,3})?([/?][!"$-~]{0,1800})?$'
 )
 
 

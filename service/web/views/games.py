@@ -86,12 +86,14 @@ blp = Blueprint(
 #: Before the routes: ``arguments`` takes the parser when it decorates a view.
 blp.ARGUMENTS_PARSER = FeedParser()
 
+_TAG_PIECE = r'[ -+\--~]{0,24}"[ -+\--~]{0,24}'
+_IF_MATCH_PATTERN = f"^{_TAG_PIECE}(,{_TAG_PIECE}){{0,7}}$"
 _IF_MATCH_HEADER = {
     "in": "header",
     "name": "If-Match",
     "required": False,
-    # `*`, or entity-tags: a piece without a quote is no tag (400 invalid_if_match).
-    "schema": {"type": "string", "pattern": '^( *[*] *|[^,]*"[^,]*(,[^,]*"[^,]*)*)$'},
+    # Entity-tags in printable ASCII: a piece without a quote is no tag (400 invalid_if_match).
+    "schema": {"type": "string", "pattern": _IF_MATCH_PATTERN},
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
