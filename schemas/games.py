@@ -24,7 +24,6 @@ from schemas.components import (
     SuitField,
     TrueOrFalse,
     WholeNumber,
-    component_ref,
 )
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
@@ -111,13 +110,9 @@ class OpponentSchema(Schema):
     level = LevelField(metadata=_doc("The bot's level, required for a bot"))
     #: What ``_bot_needs_level`` checks, in the document (``service.web.spec``).
     openapi_extra: ClassVar[dict[str, Any]] = {
-        "anyOf": [
-            {"properties": {"type": {"const": "human"}, "level": {"not": {}}}},
-            {
-                "properties": {"type": {"const": "bot"}, "level": component_ref("BotLevel")},
-                "required": ["type", "level"],
-            },
-        ]
+        "if": {"properties": {"type": {"const": "bot"}, "level": {}}},
+        "then": {"properties": {"type": {}, "level": {}}, "required": ["level"]},
+        "else": {"properties": {"type": {}, "level": {"not": {}}}},
     }
 
     @validates_schema

@@ -21,8 +21,9 @@ NAME_PATTERN = (
     r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ue000-\uf8ff\ufeff"
     r"\ufff9-\ufffb"
     # Beyond the Basic Multilingual Plane, as the characters themselves (ECMA-262 and
-    # Python read those alike): format characters and the private use planes.
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000f0000-\U0010ffff"
+    # Python read those alike): format characters, the planes with no character yet (4 to
+    # 13) and the tags, and the private use planes.
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U00040000-\U000e007f\U000f0000-\U0010ffff"
     r"]+$"
 )
 

@@ -28,7 +28,9 @@ from typing import Any
 
 import pytest
 import yaml
+from redis import Redis
 
+from service.devtools.embedded_redis import EmbeddedRedis
 from service.game.notices import NoticeKind
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
@@ -48,19 +50,34 @@ SETTINGS = {
 }
 
 
+@dataclass(frozen=True)
+class Deployment:
+    """gunicorn and a worker on a Redis of their own (no other test's worker takes their
+    jobs: an archiving job must reach this archive), and that Redis."""
+
+    server: LiveServer
+    redis: Redis
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
 @pytest.fixture(scope="module")
-def deployment(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """gunicorn and a worker that may deliver webhooks to 127.0.0.1, with an archive
-    (SQLite) that finished games move to, for the bulk export."""
-    archive = tmp_path_factory.mktemp("archive") / "archive.sqlite3"
-    env = {**SETTINGS, "SCHNAPSEN_ARCHIVE_URL": f"sqlite:///{archive}"}
-    server = LiveServer(redis_url, env=env)
-    worker = WorkerProcess(redis_url, **env)
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    """A deployment that may deliver webhooks to 127.0.0.1, with an archive (SQLite) that
+    finished games move to, for the bulk export."""
+    folder = tmp_path_factory.mktemp("studio")
+    redis_server = EmbeddedRedis(folder / "redis").start()
+    env = {**SETTINGS, "SCHNAPSEN_ARCHIVE_URL": f"sqlite:///{folder / 'archive.sqlite3'}"}
+    server = LiveServer(redis_server.url, env=env)
+    worker = WorkerProcess(redis_server.url, **env)
     try:
-        yield server
+        yield Deployment(server, Redis.from_url(redis_server.url))
     finally:
         worker.stop()
         server.stop()
+        redis_server.stop()
 
 
 def seat_client(app: RecordingClient, token: str) -> RecordingClient:
@@ -93,9 +110,9 @@ class Flow:
 
 
 @pytest.fixture(scope="module")
-def flow(deployment: LiveServer, redis_client) -> Flow:
+def flow(deployment: Deployment) -> Flow:
     answers: list[Answer] = []
-    _, key = ClientRegistry(redis_client).create(f"studio {secrets.token_hex(3)}")
+    _, key = ClientRegistry(deployment.redis).create(f"studio {secrets.token_hex(3)}")
     app = RecordingClient(deployment.url, answers, {"X-Client-Key": key})
     with Receiver() as receiver:
         hook = app.call("post", "/v1/webhooks", json={"url": f"{receiver.base}/hook"}).json()
@@ -161,7 +178,7 @@ def flow(deployment: LiveServer, redis_client) -> Flow:
             text = app.http.get("/v1/games/export", params={"client": "me"}).text
             return len(text.splitlines())
 
-        wait_until(lambda: exported() >= 3, 60, "the finished games in the archive")
+        wait_until(lambda: exported() >= 3, 180, "the finished games in the archive")
         app.call("get", "/v1/games/export", query={"client": "me"})
         app.call("get", "/v1/players/{player_id}/ratings",
                  params={"player_id": players["Anna"]["player"]["player_id"]})  # fmt: skip

@@ -94,6 +94,7 @@ _IF_MATCH_HEADER = {
     "required": False,
     # Entity-tags in printable ASCII: a piece without a quote is no tag (400 invalid_if_match).
     "schema": {"type": "string", "pattern": _IF_MATCH_PATTERN},
+    "example": '"5"',
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
