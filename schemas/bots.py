@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from schemas.components import ChoiceField, LevelField, SuitField
+from schemas.components import ChoiceField, LevelField, SuitField, WholeNumber
 from schemas.games import (
     ActionOutSchema,
     CardAtSeatSchema,
@@ -61,9 +61,7 @@ class PositionSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    schema = fields.Integer(
-        strict=True, load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1")
-    )
+    schema = WholeNumber(load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1"))
     variant = ChoiceField("Variant", load_default="head")
     seat = _seat(required=True, metadata=_doc("The seat to move, whose view this is"))
     dealer = _seat(required=True)
@@ -76,8 +74,7 @@ class PositionSchema(Schema):
         metadata=_doc("The card that was turned up (after an exchange: the trump jack); "
                       "required once trump_card is null"),
     )  # fmt: skip
-    talon_size = fields.Integer(
-        strict=True,
+    talon_size = WholeNumber(
         required=True,
         validate=validate.Range(min=0, max=9),
         metadata=_doc("Face-down cards left"),
@@ -93,7 +90,7 @@ class PositionSchema(Schema):
     )
     exchange = fields.Nested(PositionExchangeSchema, allow_none=True, load_default=None)
     game_points = fields.List(
-        fields.Integer(strict=True, validate=validate.Range(min=1, max=7)),
+        WholeNumber(validate=validate.Range(min=1, max=7)),
         validate=validate.Length(equal=2),
         metadata=_doc("Game points still to lose per seat; [7, 7] by default"),
     )
@@ -111,8 +108,7 @@ def _level() -> fields.String:
 
 
 def _budget() -> fields.Integer:
-    return fields.Integer(
-        strict=True,
+    return WholeNumber(
         validate=validate.Range(min=1, max=10_000),
         metadata=_doc(
             "Think time in ms; the level's default when absent. A budget above the "
@@ -129,8 +125,7 @@ class BotMoveRequestSchema(Schema):
     position = fields.Nested(PositionSchema, required=True)
     level = _level()
     budget_ms = _budget()
-    seed = fields.Integer(
-        strict=True,
+    seed = WholeNumber(
         load_default=0,
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata=_doc("Same seed, same choice"),

@@ -19,12 +19,14 @@ from service.engine import Dealing, Variant
 from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
 from service.game.bot_levels import LEVELS
+from service.game.notices import NoticeKind
 
 CARD_CODES = [card.value for card in Card]
 SUIT_CODES = [suit.value for suit in Suit]
 ACTION_TYPES = [kind.value for kind in ActionType]
 VARIANTS = [variant.value for variant in Variant]
 DEALINGS = [dealing.value for dealing in Dealing]
+NOTICE_KINDS = [kind.value for kind in NoticeKind]
 GAME_STATUSES = ["waiting", "active", "finished"]
 JOB_STATUSES = ["queued", "started", "deferred", "scheduled", "finished", "failed", "stopped",
                 "canceled"]  # fmt: skip
@@ -109,6 +111,11 @@ def shared_components() -> dict[str, dict[str, Any]]:
             "enum": list(LEVELS),
             "description": "A bot's level, weakest first",
         },
+        "NoticeKind": {
+            "type": "string",
+            "enum": NOTICE_KINDS,
+            "description": "A kind of webhook notice (docs/webhooks.md): the `type` of its body",
+        },
     }
     for kind, (name, _) in ACTION_VARIANTS.items():
         components[name] = _action_variant(kind)
@@ -127,6 +134,38 @@ def shared_components() -> dict[str, dict[str, Any]]:
     return components
 
 
+class WholeNumber(fields.Integer):
+    """A JSON integer of a request body: `2` and `2.0` (the same number in JSON, and an
+    ``integer`` to JSON Schema, so a client library may well write either), never 0.5,
+    "2" or true.
+
+    Why: marshmallow's strict Integer refused 2.0, which openapi.yaml's
+    ``type: integer`` allows; a non-strict one takes "2" and truncates 0.5.
+    """
+
+    def __init__(self, **kwargs: Any):
+        kwargs.pop("strict", None)
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._validated(value)
+
+
+class TrueOrFalse(fields.Boolean):
+    """A JSON boolean of a request body: true or false, never 1, 0 or "yes".
+
+    Why: marshmallow's Boolean takes 0, 1 and words as booleans, which openapi.yaml's
+    ``type: boolean`` refuses; a client that sends them is told so.
+    """
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid", input=value)
+
+
 class ComponentField:
     """A field documented as a ``$ref`` to the shared component ``component``."""
 
@@ -134,13 +173,15 @@ class ComponentField:
 
 
 class ChoiceField(fields.String, ComponentField):
-    """A string of a shared enum component (Variant, Dealing, GameStatus, JobStatus)."""
+    """A string of a shared enum component (Variant, Dealing, GameStatus, JobStatus,
+    NoticeKind)."""
 
     _CHOICES: ClassVar[dict[str, list[str]]] = {
         "Variant": VARIANTS,
         "Dealing": DEALINGS,
         "GameStatus": GAME_STATUSES,
         "JobStatus": JOB_STATUSES,
+        "NoticeKind": NOTICE_KINDS,
     }
 
     def __init__(self, component: str, **kwargs: Any):
@@ -162,12 +203,12 @@ class SuitField(fields.String, ComponentField):
         super().__init__(validate=validate.OneOf(SUIT_CODES), **kwargs)
 
 
-class SeatField(fields.Integer, ComponentField):
+class SeatField(WholeNumber, ComponentField):
     component = "Seat"
 
     def __init__(self, **kwargs: Any):
-        # strict: a JSON 0.5 is an error, not seat 0
-        super().__init__(strict=True, validate=validate.OneOf([0, 1]), **kwargs)
+        # a whole number: a JSON 0.5 is an error, not seat 0
+        super().__init__(validate=validate.OneOf([0, 1]), **kwargs)
 
 
 class LevelField(fields.String, ComponentField):

@@ -7,7 +7,7 @@ what they mean. The game's own words (cards, actions) are those of docs/rules.md
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
@@ -22,6 +22,8 @@ from schemas.components import (
     LevelField,
     SeatField,
     SuitField,
+    TrueOrFalse,
+    WholeNumber,
 )
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
@@ -106,12 +108,18 @@ class OpponentSchema(Schema):
         metadata=_doc("'human' joins with the invite; 'bot' takes seat 1 at once"),
     )
     level = LevelField(metadata=_doc("The bot's level, required for a bot"))
+    #: What ``_bot_needs_level`` checks, in the document (``service.web.spec``).
+    openapi_extra: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"type": {"const": "bot"}, "level": {}}},
+        "then": {"properties": {"type": {}, "level": {}}, "required": ["level"]},
+        "else": {"properties": {"type": {}, "level": {"not": {}}}},
+    }
 
     @validates_schema
     def _bot_needs_level(self, data, **kwargs):
         if data["type"] == "bot" and not data.get("level"):
             raise ValidationError("a bot opponent needs a 'level'", "level")
-        if data["type"] == "human" and data.get("level"):
+        if data["type"] == "human" and "level" in data:
             raise ValidationError("only a bot has a level", "level")
 
 
@@ -121,9 +129,8 @@ class ClockSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    seconds_per_move = fields.Integer(
+    seconds_per_move = WholeNumber(
         required=True,
-        strict=True,
         validate=validate.Range(min=MIN_SECONDS_PER_MOVE, max=MAX_SECONDS_PER_MOVE),
         metadata=_doc("A person's time for each move, from the turn's start"),
     )
@@ -141,9 +148,8 @@ class ClockSchema(Schema):
             "The level of the bot that plays on time; in a rated game always 'random' (RX5)"
         ),
     )
-    bot_moves_limit = fields.Integer(
+    bot_moves_limit = WholeNumber(
         load_default=DEFAULT_BOT_MOVES_LIMIT,
-        strict=True,
         validate=validate.Range(min=MIN_BOT_MOVES_LIMIT, max=MAX_BOT_MOVES_LIMIT),
         metadata=_doc(
             "Moves in a row a bot may play for one seat (in a rated game: moves in the "
@@ -163,8 +169,7 @@ class CreateGameSchema(Schema):
                       "'tracked': points visible, going out is automatic (R7e)"),
     )  # fmt: skip
     opponent = fields.Nested(OpponentSchema, load_default=lambda: {"type": "human"})
-    seed = fields.Integer(
-        strict=True,
+    seed = WholeNumber(
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata=_doc("Reproducible shuffles for practice games; also fixes the first dealer"),
     )
@@ -178,7 +183,7 @@ class CreateGameSchema(Schema):
         },
     )
     first_dealer = _seat(metadata=_doc("Seat of the first dealer; random unless given or seeded"))
-    rated = fields.Boolean(
+    rated = TrueOrFalse(
         load_default=False,
         metadata=_doc("Its end changes the players' Glicko-2 ratings: created with a player's "
                       "token; against a person, a player of the same app joins; against a bot, "
@@ -220,8 +225,7 @@ class ActionSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
     card = _card(metadata=_doc("For 'play': the card, e.g. 'QH'"))
     suit = SuitField(metadata=_doc("For 'declare_marriage': C, D, H or S"))
-    expected_version = fields.Integer(
-        strict=True,
+    expected_version = WholeNumber(
         validate=validate.Range(min=0, max=MAX_VERSION),
         metadata=_doc("Refuse (409) unless the game is at this version; or send If-Match"),
     )

@@ -4,13 +4,28 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from schemas.components import ChoiceField
+from schemas.components import ChoiceField, SeatField, TrueOrFalse
 from schemas.games import ClockSchema, answer
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
 
 def _doc(text: str) -> dict[str, str]:
     return {"description": text}
+
+
+#: The characters a display name never holds, as a pattern the spec carries: controls,
+#: markup, the format and separator characters of the Basic Multilingual Plane and private
+#: use (``service.game.players.display_name`` is the whole rule).
+NAME_PATTERN = (
+    r'^[^\x00-\x1f\x7f-\x9f<>&"`\[\]{}\\\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f'
+    r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ue000-\uf8ff\ufeff"
+    r"\ufff9-\ufffb"
+    # Beyond the Basic Multilingual Plane, as the characters themselves (ECMA-262 and
+    # Python read those alike): format characters, the planes with no character yet (4 to
+    # 13) and the tags, and the private use planes.
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U00040000-\U000e007f\U000f0000-\U0010ffff"
+    r"]+$"
+)
 
 
 class RegisterPlayerSchema(Schema):
@@ -26,9 +41,12 @@ class RegisterPlayerSchema(Schema):
     name = fields.String(
         required=True,
         validate=validate.Length(min=NAME_MIN, max=NAME_MAX),
-        metadata=_doc("The display name: 1-32 characters, no control characters, no markup "
-                      "(the only personal data kept)"),
-    )  # fmt: skip
+        metadata={
+            "description": "The display name: 1-32 characters, no control characters, no "
+            "markup (the only personal data kept)",
+            "pattern": NAME_PATTERN,
+        },
+    )
 
 
 @answer()
@@ -167,7 +185,7 @@ class SeekRequestSchema(Schema):
         unknown = RAISE
 
     variant = ChoiceField("Variant", load_default="head")
-    rated = fields.Boolean(load_default=False)
+    rated = TrueOrFalse(load_default=False)
     min_rating = fields.Float(
         validate=validate.Range(min=0, max=4000),
         metadata=_doc("The lowest opponent rating accepted (never widened)"),
@@ -193,7 +211,7 @@ class SeekWaitQuerySchema(Schema):
     )  # fmt: skip
 
 
-@answer("game_id", "seat", "token")
+@answer()
 class SeekSchema(Schema):
     seek_id = fields.String()
     status = fields.String(
@@ -201,14 +219,16 @@ class SeekSchema(Schema):
         metadata=_doc("waiting; paired (game_id, seat and token say where to play); cancelled; "
                       "expired: nobody waited on it for SCHNAPSEN_SEEK_ALIVE_SECONDS"),
     )  # fmt: skip
-    variant = fields.String()
+    variant = ChoiceField("Variant")
     rated = fields.Boolean()
     clock = fields.Nested(
         ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
     )
-    game_id = fields.String(allow_none=True)
-    seat = fields.Integer(allow_none=True)
-    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+    game_id = fields.String(allow_none=True, metadata=_doc("The game made; null until then"))
+    seat = SeatField(allow_none=True, metadata=_doc("Your seat in the game; null until then"))
+    token = fields.String(
+        allow_none=True, metadata=_doc("Your seat's token in the game; null until then")
+    )
 
 
 class ChallengeRequestSchema(Schema):
@@ -221,16 +241,16 @@ class ChallengeRequestSchema(Schema):
         metadata=_doc("The player of your app you challenge"),
     )
     variant = ChoiceField("Variant", load_default="head")
-    rated = fields.Boolean(load_default=False)
+    rated = TrueOrFalse(load_default=False)
     clock = fields.Nested(ClockSchema, metadata=_doc("A time control for the game"))
 
 
-@answer("game_id", "seat", "token")
+@answer()
 class ChallengeSchema(Schema):
     challenge_id = fields.String()
     challenger = fields.String(metadata=_doc("The player who challenged"))
     challenged = fields.String(metadata=_doc("The player challenged"))
-    variant = fields.String()
+    variant = ChoiceField("Variant")
     rated = fields.Boolean()
     clock = fields.Nested(
         ClockSchema, allow_none=True, metadata=_doc("The game's time control; null: none")
@@ -240,9 +260,11 @@ class ChallengeSchema(Schema):
         metadata=_doc("offered (for SCHNAPSEN_CHALLENGE_SECONDS); accepted: game_id, seat and "
                       "token say where you play; declined; cancelled; expired"),
     )  # fmt: skip
-    game_id = fields.String(allow_none=True)
-    seat = fields.Integer(allow_none=True)
-    token = fields.String(allow_none=True, metadata=_doc("Your seat's token in the game"))
+    game_id = fields.String(allow_none=True, metadata=_doc("The game made; null until then"))
+    seat = SeatField(allow_none=True, metadata=_doc("Your seat in the game; null until then"))
+    token = fields.String(
+        allow_none=True, metadata=_doc("Your seat's token in the game; null until then")
+    )
 
 
 @answer()

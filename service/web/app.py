@@ -56,6 +56,7 @@ from service.web.callers import check_declared
 from service.web.cors import init_cors
 from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
+from service.web.links import CreateLinks
 from service.web.schemes import SCHEME_DOCS
 from service.web.services import Services
 from service.web.spec import ContractPlugin, register_components
@@ -195,7 +196,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app,
         spec_kwargs={
             "marshmallow_plugin": ContractPlugin(),
-            "extra_plugins": [KeyedOperations()],  # Idempotency-Key on job requests
+            # Idempotency-Key on job requests; links from what an answer makes
+            "extra_plugins": [KeyedOperations(), CreateLinks()],
         },
     )
     register_components(api.spec)

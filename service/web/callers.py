@@ -192,6 +192,17 @@ def accepted() -> Accepted:
     return accepted_by(view) or NOTHING
 
 
+def carries_no_declared_credential() -> bool:
+    """Whether this request's operation serves no anonymous caller and the request carries
+    none of the credentials it reads: its view answers 401, whatever else it sent."""
+    accepts = accepted()
+    if accepts.anonymous or bearer().token is not None:
+        return False
+    return accepts.bearer_required or not (
+        accepts.key_header and request.headers.get(_CLIENT_KEY_HEADER) is not None
+    )
+
+
 def takes_client_key() -> bool:
     """Whether this request's bearer token is read as a client key (its operation names
     ``clientKey``), rather than a seat's or a player's token."""

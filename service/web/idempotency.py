@@ -41,6 +41,7 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
 from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
 from service.web.callers import (
+    carries_no_declared_credential,
     current_caller,
     current_player,
     seat_token,
@@ -66,7 +67,7 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
     "in": "header",
     "name": "Idempotency-Key",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]{1,255}$"},
     "description": "Retry safely: the same key and request answer the first answer again "
     "(`Idempotent-Replayed: true`); the same key with another request: 422 "
     "`idempotency_key_reused`. Keys are remembered a day (`SCHNAPSEN_IDEMPOTENCY_SECONDS`), "
@@ -151,7 +152,9 @@ def idempotent(view: F) -> F:
     @functools.wraps(view)
     def keyed(*args: Any, **kwargs: Any) -> Any:
         key = idempotency_key()
-        if key is None:
+        # Without the credentials it needs the view refuses (401) and does nothing: no key
+        # is judged (its length) or claimed first, so the caller learns what is missing.
+        if key is None or carries_no_declared_credential():
             return view(*args, **kwargs)
         scope = _scope(key)
         answers = services().answers

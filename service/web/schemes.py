@@ -50,6 +50,8 @@ SCHEME_DOCS: dict[str, dict[str, str]] = {
 }
 
 Security = list[dict[str, list[str]]]
+#: The schemes read from ``Authorization: Bearer``.
+_BEARERS = frozenset({SEAT_TOKEN, PLAYER_TOKEN, CLIENT_KEY_BEARER})
 #: Where ``operation`` leaves a view's ``Accepted`` (functools.wraps carries it to the
 #: wrappers flask-smorest registers).
 _ATTRIBUTE = "accepted_credentials"
@@ -65,6 +67,9 @@ class Accepted:
     key_header: bool = False
     #: Whether a caller without any credential is served (an alternative ``{}``).
     anonymous: bool = False
+    #: Whether every alternative needs an ``Authorization: Bearer`` token (a seat's, a
+    #: player's or a key): without one no alternative is met, whatever else is sent.
+    bearer_required: bool = False
 
     @classmethod
     def of(cls, security: Security) -> Accepted:
@@ -78,6 +83,8 @@ class Accepted:
             key_as_bearer=CLIENT_KEY_BEARER in named,
             key_header=CLIENT_KEY_HEADER in named,
             anonymous={} in security,
+            bearer_required=bool(security)
+            and all(_BEARERS & set(requirement) for requirement in security),
         )
 
 

@@ -10,6 +10,7 @@ one enum type, no null member), and a marshmallow schema that names
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -18,7 +19,8 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls
 
-from schemas.components import ComponentField, component_ref, shared_components
+from schemas.components import NOTICE_KINDS, ComponentField, component_ref, shared_components
+from service.jobs import webhook_signing
 
 
 class ContractConverter(OpenAPIConverter):
@@ -30,6 +32,9 @@ class ContractConverter(OpenAPIConverter):
         if isinstance(field, marshmallow.fields.Nested) and _openapi_ref(field.nested):
             return _maybe_null(self.resolve_nested_schema(field.nested), field)
         prop = super().field2property(field)
+        for keyword in ("contentMediaType", "contentSchema"):  # JSON held in a string
+            if keyword in field.metadata:
+                prop[keyword] = field.metadata[keyword]
         enum = prop.get("enum")
         if isinstance(enum, list) and None in enum:
             # apispec adds null to a nullable enum; 3.1 says it with the type alone.
@@ -44,6 +49,8 @@ class ContractConverter(OpenAPIConverter):
             jsonschema["required"] = listed + [name for name in required if name not in listed]
         for prop in jsonschema.get("properties", {}).values():
             _default_in_words(prop)
+        # A rule across fields that a schema checks in code (schemas.games.OpponentSchema).
+        jsonschema.update(getattr(schema, "openapi_extra", {}))
         return jsonschema
 
     def resolve_nested_schema(self, schema: Any) -> Any:
@@ -140,6 +147,122 @@ STREAM_DATA = {
 }
 
 
+#: When each kind of notice is sent, and to which seat (docs/webhooks.md).
+NOTICE_WHEN = {
+    "game.started": "Both seats are taken and the first deal is dealt; one for each person's seat",
+    "game.turn": "An append left a person's seat to move (a trick's winner leading again is a "
+    "new turn); for that seat",
+    "game.finished": "The game ended: played out, resigned, aborted or lost on time; one for "
+    "each person's seat",
+    "seek.paired": "Two seeks were paired and their game made; one for each seat",
+    "challenge.accepted": "A challenge was accepted and its game made; one for each seat",
+    "rematch.offered": "A seat offered a rematch of a finished game; for the other seat",
+}
+#: The headers of every delivery, as a receiver reads them.
+DELIVERY_HEADERS = [
+    {
+        "name": webhook_signing.ID_HEADER,
+        "in": "header",
+        "required": True,
+        "description": "The notice's `id`, the same on every attempt and redelivery: "
+        "deduplicate by it (Standard Webhooks)",
+        "schema": {"type": "string", "pattern": "^evt_[0-9a-f]{24}$"},
+    },
+    {
+        "name": webhook_signing.TIMESTAMP_HEADER,
+        "in": "header",
+        "required": True,
+        "description": "The Unix time the attempt was signed, in whole seconds",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    {
+        "name": webhook_signing.SIGNATURE_HEADER,
+        "in": "header",
+        "required": True,
+        "description": "`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` "
+        "under the endpoint's `whsec_` secret, space-separated when there are several: verify "
+        "it with a Standard Webhooks library before parsing (docs/webhooks.md)",
+        "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"},
+    },
+    {
+        "name": "Schnapsen-Delivery",
+        "in": "header",
+        "required": True,
+        "description": "This delivery's id in the endpoint's delivery log",
+        "schema": {"type": "string", "pattern": "^dlv_[0-9a-f]{24}$"},
+    },
+]
+
+
+def notice_component(kind: str) -> str:
+    """The component name of a notice kind: ``game.turn`` -> ``GameTurnNotice``."""
+    return "".join(part.capitalize() for part in kind.split(".")) + "Notice"
+
+
+def _notice(kind: str) -> dict[str, Any]:
+    """The body of one kind of notice, as a delivery POSTs it."""
+    return {
+        "type": "object",
+        "description": NOTICE_WHEN[kind],
+        "properties": {
+            "id": {
+                "type": "string",
+                "pattern": "^evt_[0-9a-f]{24}$",
+                "description": "The notice's id, the same however often it is delivered",
+            },
+            "type": {"type": "string", "enum": [kind]},
+            "created": {"type": "integer", "description": "When it was made: ms since the epoch"},
+            "app": {"type": "string", "description": "The client app it is told to"},
+            "data": component_ref("NoticeData"),
+        },
+        "required": ["id", "type", "created", "app", "data"],
+        "additionalProperties": False,
+    }
+
+
+def _webhook(kind: str) -> dict[str, Any]:
+    """The document's ``webhooks`` entry of one kind: the POST a receiver gets."""
+    name = notice_component(kind)
+    return {
+        "post": {
+            "operationId": name[0].lower() + name[1:],
+            "summary": f"{kind}: {NOTICE_WHEN[kind].split(';')[0]}",
+            "description": "A signed delivery to each endpoint of the app registered for "
+            f"`{kind}` (docs/webhooks.md): at least once, retried until a 2xx answer",
+            "tags": ["Webhooks"],
+            "parameters": copy.deepcopy(DELIVERY_HEADERS),
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": component_ref(name)}},
+            },
+            "responses": {
+                "2XX": {"description": "Received: the delivery is done"},
+                "4XX": {"description": "Refused: tried again later, as any answer but 2xx"},
+            },
+        }
+    }
+
+
+#: One message of the SSE stream, as an EventSource parses it (OpenAPI 3.2's event object).
+STREAM_MESSAGE = {
+    "type": "object",
+    "description": "One Server-Sent Events message. Each game event: `id:` its version, "
+    "`event:` its `type`, `data:` a StreamEvent as JSON. After the game's last event: "
+    "`event: end`, `data:` a StreamEnd, no `id` of its own; then the stream closes",
+    "properties": {
+        "event": {"type": "string", "description": "The event's `type`, or `end`"},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's version"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": component_ref("StreamData"),
+        },
+        "retry": {"type": "integer", "minimum": 0},
+    },
+    "required": ["event", "data"],
+}
+
+
 def register_components(spec: APISpec) -> None:
     """Add the shared components to ``spec``: the hand-written ones (Card, Seat,
     Action, ...), the Problem body, the unions (jobs on `kind`, events and stream
@@ -154,6 +277,7 @@ def register_components(spec: APISpec) -> None:
     from schemas.games import GameExportLineSchema, StreamEndSchema
     from schemas.problems import ProblemSchema
     from schemas.replay_steps import STEP_KINDS
+    from schemas.webhooks import NoticeDataSchema
 
     spec.options["security"] = []
     # flask-smorest's pagination header schema: no operation here pages with it.
@@ -186,6 +310,7 @@ def register_components(spec: APISpec) -> None:
     )  # fmt: skip
     spec.components.schema("StreamEnd", schema=StreamEndSchema)
     spec.components.schema("StreamData", STREAM_DATA)
+    spec.components.schema("StreamMessage", STREAM_MESSAGE)
     steps = {kind: schema.__name__.removesuffix("Schema") for kind, schema in STEP_KINDS.items()}
     for kind, schema in STEP_KINDS.items():
         spec.components.schema(steps[kind], schema=schema)
@@ -196,3 +321,12 @@ def register_components(spec: APISpec) -> None:
     )  # fmt: skip
     spec.components.schema("ReplayExport", schema=ReplayExportSchema)
     spec.components.schema("GameExportLine", schema=GameExportLineSchema)
+    spec.components.schema("NoticeData", schema=NoticeDataSchema)
+    notices = {kind: notice_component(kind) for kind in NOTICE_KINDS}
+    for kind, name in notices.items():
+        spec.components.schema(name, _notice(kind))
+    spec.components.schema(
+        "Notice",
+        _union(notices, "type", "The body of a webhook delivery, keyed on `type`: one notice"),
+    )
+    spec.options["webhooks"] = {kind: _webhook(kind) for kind in NOTICE_KINDS}

@@ -84,6 +84,8 @@ class SpecChecker:
         schema = content[media].get("schema")
         if media == "text/event-stream":
             return self.stream_mismatches(answer, schema)
+        if media == "application/x-ndjson":
+            return self.lines_mismatches(answer.label(), schema, answer.body.decode())
         if not media.endswith("json"):
             return []
         return self.body_mismatches(answer.label(), schema, json.loads(answer.body))
@@ -94,18 +96,43 @@ class SpecChecker:
                 for e in errors]  # fmt: skip
 
     def stream_mismatches(self, answer: Answer, schema: dict[str, Any]) -> list[str]:
-        """Each SSE message's data against the stream's documented data schema."""
-        data_schema = schema.get("contentSchema")
-        if data_schema is None:
+        """Each SSE message against the stream's schema (one message's, as 3.2's
+        itemSchema is), and its data against the schema of a message's data."""
+        data_schema = self.resolve(schema).get("properties", {}).get("data", {})
+        if "contentSchema" not in data_schema:
             return [f"{answer.label()}: the stream documents no schema for its data"]
         found: list[str] = []
         for event, data in sse_messages(answer.body.decode()):
             body = json.loads(data)
             label = f"{answer.label()} event {event}"
-            found += self.body_mismatches(label, data_schema, body)
+            found += self.body_mismatches(label, schema, {"event": event, "data": data})
+            found += self.body_mismatches(label, data_schema["contentSchema"], body)
             if event != "end" and body.get("type") != event:
                 found.append(f"{label}: data type {body.get('type')!r}")
         return found
+
+    def lines_mismatches(self, label: str, schema: dict[str, Any], text: str) -> list[str]:
+        """Each line of an NDJSON body against the schema its `contentSchema` names."""
+        line_schema = self.resolve(schema).get("contentSchema")
+        if line_schema is None:
+            return [f"{label}: the NDJSON body documents no schema for its lines"]
+        return [found for number, line in enumerate(text.splitlines(), 1) if line
+                for found in self.body_mismatches(f"{label} line {number}", line_schema,
+                                                  json.loads(line))]  # fmt: skip
+
+    def notice_mismatches(self, body: bytes, headers: dict[str, str]) -> list[str]:
+        """A webhook delivery against the document's ``webhooks`` entry of its kind."""
+        notice = json.loads(body)
+        kind = notice.get("type")
+        entry = self.document.get("webhooks", {}).get(kind, {}).get("post")
+        label = f"webhook {kind}"
+        self.checked.append(label)
+        if entry is None:
+            return [f"{label}: no such webhook in the spec"]
+        found = [f"{label}: no {p['name']} header" for p in entry.get("parameters", [])
+                 if p.get("required") and p["name"].lower() not in headers]  # fmt: skip
+        schema = entry["requestBody"]["content"]["application/json"]["schema"]
+        return found + self.body_mismatches(label, schema, notice)
 
 
 def sse_messages(text: str) -> list[tuple[str, str]]:

@@ -218,9 +218,12 @@ def test_every_job_result_is_typed():
 def test_the_event_stream_and_its_payloads_are_described():
     answer = DOCUMENT["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]
     stream = answer["content"]["text/event-stream"]
-    assert stream["schema"]["x-sse-events"] == {"<event type>": ref("StreamEvent"),
-                                                "end": ref("StreamEnd")}  # fmt: skip
-    assert stream["schema"]["contentSchema"] == ref("StreamData")
+    # In a 3.1 document a stream's schema is one message's, as 3.2's itemSchema is.
+    assert stream == {"schema": ref("StreamMessage")}
+    message = component("StreamMessage")
+    assert message["properties"]["data"]["contentSchema"] == ref("StreamData")
+    assert message["properties"]["data"]["contentMediaType"] == "application/json"
+    assert set(message["required"]) == {"event", "data"}
     assert component("StreamData")["oneOf"] == [ref("StreamEvent"), ref("StreamEnd")]
     assert set(component("StreamEnd")["required"]) == {"version", "status", "winner", "game_points"}
     assert component("StreamEvent")["discriminator"]["propertyName"] == "type"

@@ -50,8 +50,9 @@ _DOWNLOAD_CONTENT = {
     },
     "text/plain": {"schema": {"type": "string", "description": "One line per trick"}},
 }
-#: A client's export: NDJSON, whose lines OpenAPI 3.1 cannot type; `contentSchema` names
-#: the schema of each line (a component, for generated clients), as the SSE stream does.
+#: A client's export: NDJSON, whose lines OpenAPI 3.1 cannot type (3.2's `itemSchema` is
+#: refused by 3.1 validators); `contentSchema` names the schema of each line, a component
+#: every generated client has a type for.
 _GAMES_CONTENT = {
     "application/x-ndjson": {
         "schema": {

@@ -84,31 +84,25 @@ blp = Blueprint(
 #: Before the routes: ``arguments`` takes the parser when it decorates a view.
 blp.ARGUMENTS_PARSER = FeedParser()
 
+_TAG_PIECE = r'[ -+\--~]{0,24}"[ -+\--~]{0,24}'
+_IF_MATCH_PATTERN = f"^{_TAG_PIECE}(,{_TAG_PIECE}){{0,7}}$"
 _IF_MATCH_HEADER = {
     "in": "header",
     "name": "If-Match",
     "required": False,
-    "schema": {"type": "string"},
+    # Entity-tags in printable ASCII: a piece without a quote is no tag (400 invalid_if_match).
+    "schema": {"type": "string", "pattern": _IF_MATCH_PATTERN},
+    "example": '"5"',
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
 _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
-#: What an SSE stream carries; OpenAPI 3.1 has no schema for a stream's items, so the
-#: payloads are named in an extension (and are components for generated clients).
-_SSE_SCHEMA = {
-    "type": "string",
-    "description": "Server-Sent Events. Each game event: `id:` its version, `event:` its "
-    "`type`, `data:` a StreamEvent as JSON. After the game's last event: `event: end`, "
-    "`data:` a StreamEnd, no `id`; then the stream closes. `contentSchema` is the "
-    "schema of each message's data",
-    "contentSchema": {"$ref": "#/components/schemas/StreamData"},
-    "x-sse-events": {
-        "<event type>": {"$ref": "#/components/schemas/StreamEvent"},
-        "end": {"$ref": "#/components/schemas/StreamEnd"},
-    },
-}
+#: What an SSE stream carries: in a 3.1 document a stream's `schema` is the schema of one
+#: message (OpenAPI 3.2 names it `itemSchema`; 3.1 validators reject that field, and
+#: schema tools read a 3.1 stream's `schema` per message), whose `data` is a StreamData.
+_SSE_CONTENT = {"schema": {"$ref": "#/components/schemas/StreamMessage"}}
 #: An answer without a body (304, 204), documented so that a generated client types it.
 EMPTY_ANSWER = {"$ref": "#/components/schemas/Empty"}
 
@@ -431,7 +425,7 @@ def events(query: dict[str, Any], game_id: str):
 @operation(blp, "streamEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (400, 422))
 @blp.doc(
     responses={
-        200: {"content": {"text/event-stream": {"schema": _SSE_SCHEMA}}},
+        200: {"content": {"text/event-stream": _SSE_CONTENT}},
         204: {"content": {"text/plain": {"schema": EMPTY_ANSWER}}},
     }
 )

@@ -161,7 +161,9 @@ def get_webhook(webhook_id: str):
 
 
 @blp.route("/webhooks/<webhook_id>", methods=["PATCH"])
-@blp.arguments(WebhookUpdateSchema, example={"events": ["game.turn"], "enabled": True})
+@blp.arguments(
+    WebhookUpdateSchema, required=False, example={"events": ["game.turn"], "enabled": True}
+)
 @blp.response(200, WebhookSchema, example=examples.WEBHOOK)
 @operation(blp, "updateWebhook", security=CLIENT_KEY, problems=BODY + (404,))
 def update_webhook(body: dict[str, Any], webhook_id: str):
