@@ -169,6 +169,11 @@ class RatingHistorySchema(Schema):
 class PlayerGameSchema(Schema):
     game_id = fields.String()
     started = fields.Integer(metadata=_doc("ms since the epoch"))
+    rated = fields.Boolean(
+        allow_none=True,
+        metadata=_doc("Whether the game is rated (docs/rules.md, rated games); null when the "
+                      "game can no longer be read"),
+    )  # fmt: skip
 
 
 @answer("next_before")

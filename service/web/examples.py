@@ -239,7 +239,7 @@ RATING_HISTORY = {
     "next_cursor": None,
 }
 PLAYER_GAMES = {
-    "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123}],
+    "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123, "rated": True}],
     "next_before": None,
     "next_cursor": None,
 }

@@ -248,6 +248,8 @@ def test_rated_is_in_every_answer_about_a_game(live_server, redis_client):
         f"{url}/v1/games", params={"client": "me"}, headers=app.headers, timeout=30
     ).json()["games"]
     assert [game["rated"] for game in listed if game["game_id"] == game_id] == [True]
+    own = _get(url, "/v1/players/me/games", second["token"]).json()["games"]
+    assert [game["rated"] for game in own if game["game_id"] == game_id] == [True]
     casual = _post(url, "/v1/games", first["token"], {}).json()
     assert casual["game"]["rated"] is False
 

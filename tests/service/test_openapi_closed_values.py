@@ -28,7 +28,9 @@ def test_every_kind_of_notice_is_a_webhook_with_its_own_body_schema():
         assert notice["properties"]["type"] == {"type": "string", "enum": [kind]}
         assert set(notice["required"]) == {"id", "type", "created", "app", "data"}
         headers = {p["name"] for p in webhooks[kind]["post"]["parameters"]}
-        assert headers == {"Schnapsen-Signature", "Schnapsen-Event-Id", "Schnapsen-Delivery"}
+        # the Standard Webhooks headers a delivery carries, and its delivery log's id
+        assert headers == {"webhook-id", "webhook-timestamp", "webhook-signature",
+                           "Schnapsen-Delivery"}  # fmt: skip
     data = component("NoticeData")
     assert data["properties"]["game"]["$ref"] == ref("GameState")["$ref"]
     assert set(data["required"]) == {"game_id", "version", "seat", "player_id", "game"}

@@ -22,13 +22,13 @@ from schemas.players import (
 from service.game.log import Listed
 from service.game.players import InvalidName, Player, display_name
 from service.game.problem_codes import ProblemCode
-from service.game.problems import Problem
+from service.game.problems import GameNotFound, Problem
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
-from service.web.services import services
+from service.web.services import games, services
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
@@ -164,13 +164,25 @@ def own_games(query: dict[str, Any]):
     else:
         page = store.games_page(player.app, player.id, after, limit + 1)
     more, page = len(page) > limit, page[:limit]
-    games = [{"game_id": game.game_id, "started": game.created_ms} for game in page]
+    games = [
+        {"game_id": game.game_id, "started": game.created_ms, "rated": _rated(game.game_id)}
+        for game in page
+    ]
     last = page[-1] if more and page else None
     return {
         "games": games,
         "next_before": None if last is None else last.created_ms,
         "next_cursor": None if last is None else last.encode(),
     }
+
+
+def _rated(game_id: str) -> bool | None:
+    """Whether a listed game is rated, read from the game as the app's listing reads it
+    (from Redis or the archive); None when it can no longer be read."""
+    try:
+        return games().current(game_id).seats.rated
+    except GameNotFound:
+        return None
 
 
 @blp.route("/leaderboard", methods=["GET"])
