@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.game.log import Listed
-from service.game.players import Player, Rated
+from service.game.players import ERASED_OPPONENT, Player, Rated, erased_opponent_texts
 from service.store.players import (
     DOCUMENTED_PAIR_RULES,
     TOKEN_PREFIX,
@@ -285,6 +285,48 @@ class PlayerRecords:
         except Duplicate:  # another writer of this game committed first
             return 0
         return 1
+
+    # -- erasing -------------------------------------------------------------------
+    def revoke(self, app: str, player_id: str) -> None:
+        """The player's token stops working now (the first step of its erasure): the
+        column keeps a random value no token's SHA-256 can be."""
+        with self.db.write() as run:
+            run(
+                "UPDATE players SET token_sha256 = ? WHERE player_id = ? AND app = ?",
+                ("revoked:" + secrets.token_hex(16), player_id, app),
+            )
+
+    def anonymise_ratings(
+        self, app: str, player_id: str, games: Sequence[tuple[str, str | None]]
+    ) -> None:
+        """The erased player's opponents' history rows stop naming it, their numbers
+        kept, and the games' pair marks (RX8) name it no more; ``games``: each game of
+        the player and its opponent there."""
+        named, anonymous = erased_opponent_texts(player_id)
+        with self.db.write() as run:
+            for game_id, _opponent in games:
+                run(
+                    "UPDATE rating_changes SET entry = replace(entry, ?, ?) "
+                    "WHERE game_id = ? AND player_id <> ?",
+                    (named, anonymous, game_id, player_id),
+                )
+                run(
+                    "UPDATE rated_games SET pair = replace(pair, ?, ?) "
+                    "WHERE game_id = ? AND app = ?",
+                    (player_id, ERASED_OPPONENT, game_id, app),
+                )
+
+    def forget(self, app: str, player_id: str) -> bool:
+        """Delete the player's row, its history and its games list (the last step of its
+        erasure; the board is a query of the rows); False when the app has no such player."""
+        with self.db.write() as run:
+            for table in ("rating_changes", "player_games"):
+                run(f"DELETE FROM {table} WHERE player_id = ? AND app = ?", (player_id, app))
+            return bool(
+                run(
+                    "DELETE FROM players WHERE player_id = ? AND app = ?", (player_id, app)
+                ).rowcount
+            )
 
 
 def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:

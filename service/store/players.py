@@ -36,7 +36,7 @@ import redis
 
 from service.game import rated_results
 from service.game.log import Listed
-from service.game.players import Player, Rated
+from service.game.players import Player, Rated, erased_opponent_texts
 from service.store.scripts import Script, lua_script
 
 #: A player token's prefix: recognisable in a leak, and told apart from a client key.
@@ -100,6 +100,7 @@ class PlayerStore:
         self.players_per_client = players_per_client
         self._register = Script(client, lua_script("player_register"))
         self._rate = Script(client, lua_script("rate_game"))
+        self._anonymise = Script(client, lua_script("history_anonymise"))
 
     # -- registering and identifying -----------------------------------------------
     def register(self, app: str, app_player_id: str, name: str) -> tuple[Player, str]:
@@ -277,6 +278,44 @@ class PlayerStore:
             low, high = sorted(pair)
             keys.append(f"{_tag(app)}:pair:{low}:{high}")
         return int(self._rate(keys=keys, args=args))
+
+    # -- erasing -------------------------------------------------------------------
+    def revoke(self, app: str, player_id: str) -> None:
+        """The player's token stops working now (the first step of its erasure)."""
+        token = self.redis.hget(f"{_tag(app)}:player:{player_id}", "token")
+        if token:
+            self.redis.delete(_token_key(token.decode()))
+        self.redis.hset(f"{_tag(app)}:player:{player_id}", "token", "")
+
+    def anonymise_ratings(
+        self, app: str, player_id: str, games: Sequence[tuple[str, str | None]]
+    ) -> None:
+        """The erased player's opponents' histories stop naming it, their numbers kept;
+        ``games``: each game of the player and its opponent there (None: none or a bot).
+        The pair's marks of recent games (RX8) go: the player plays no more."""
+        named, anonymous = erased_opponent_texts(player_id)
+        for opponent in sorted({o for _g, o in games if o}):
+            self._anonymise(keys=[f"{_tag(app)}:ratings:{opponent}"], args=[named, anonymous])
+            low, high = sorted((player_id, opponent))
+            self.redis.delete(f"{_tag(app)}:pair:{low}:{high}")
+
+    def forget(self, app: str, player_id: str) -> bool:
+        """Delete the player's record, history and games list and take it off the board
+        (the last step of its erasure); False when the app has no such player."""
+        tag = _tag(app)
+        record = self.redis.hgetall(f"{tag}:player:{player_id}")
+        if not record:
+            return False
+        self.revoke(app, player_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            app_player_id = record.get(b"app_player_id")
+            if app_player_id:
+                pipe.hdel(f"{tag}:players", app_player_id)
+            pipe.zrem(f"{tag}:board", player_id)
+            pipe.delete(f"{tag}:player:{player_id}", f"{tag}:ratings:{player_id}",
+                        f"{tag}:played:{player_id}")  # fmt: skip
+            pipe.execute()
+        return True
 
 
 def _player(app: str, record: dict[bytes, bytes]) -> Player:

@@ -192,6 +192,13 @@ class WebhookRecords(WebhookStore):
             )
         return updated
 
+    def _rewrite(self, app: str, delivery: Delivery) -> None:
+        with self.db.write() as run:
+            run(
+                "UPDATE webhook_deliveries SET record = ? WHERE delivery_id = ? AND app = ?",
+                (_record(delivery), delivery.id, app),
+            )
+
     def log(self, app: str, endpoint_id: str, count: int) -> list[Delivery]:
         """The endpoint's deliveries, newest first (its newest ``LOG_CAP`` at most)."""
         with self.db.read() as run:

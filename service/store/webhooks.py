@@ -119,6 +119,21 @@ class Delivery:
         return data
 
 
+def _unnamed(body: str, player_id: str) -> str:
+    """The JSON ``body`` with every value that is the player's id made null."""
+
+    def walk(value: Any) -> Any:
+        if value == player_id:
+            return None
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return json.dumps(walk(json.loads(body)), separators=(",", ":"))
+
+
 def _tag(app: str) -> str:
     return f"sch:{{client:{app}}}"
 
@@ -280,6 +295,33 @@ class WebhookStore:
         )
         self.redis.expire(f"{_tag(app)}:delivery:{delivery.id}", DELIVERY_SECONDS)
         return updated
+
+    # -- a player's erasure -----------------------------------------------------------
+    def naming(self, app: str, player_id: str) -> list[Delivery]:
+        """The app's kept deliveries whose body names the player: every endpoint's log
+        (``LOG_CAP`` each, ``DELIVERY_SECONDS`` at most), newest first per endpoint."""
+        return [
+            delivery
+            for endpoint in self.all(app)
+            for delivery in self.log(app, endpoint.id, LOG_CAP)
+            if player_id in delivery.body
+        ]
+
+    def anonymise(self, app: str, player_id: str) -> int:
+        """Every kept delivery's body stops naming the erased player (its ``player_id``
+        becomes null; a redelivery sends that body): how many were rewritten."""
+        found = self.naming(app, player_id)
+        for delivery in found:
+            self._rewrite(app, replace(delivery, body=_unnamed(delivery.body, player_id)))
+        return len(found)
+
+    def _rewrite(self, app: str, delivery: Delivery) -> None:
+        """Keep ``delivery`` as it is now (its expiry stays as it was)."""
+        self.redis.hset(
+            f"{_tag(app)}:delivery:{delivery.id}",
+            "record",
+            json.dumps(asdict(delivery), separators=(",", ":")),
+        )
 
     def log(self, app: str, endpoint_id: str, count: int) -> list[Delivery]:
         """The endpoint's deliveries, newest first."""

@@ -275,6 +275,7 @@ def register_components(spec: APISpec) -> None:
     from schemas.bots import JOB_KINDS, ReplayExportSchema
     from schemas.events import EVENT_COMPONENTS, EVENT_TYPES, STREAM_EVENT_TYPES
     from schemas.games import GameExportLineSchema, StreamEndSchema
+    from schemas.players import PlayerExportSchema
     from schemas.problems import ProblemSchema
     from schemas.replay_steps import STEP_KINDS
     from schemas.webhooks import NoticeDataSchema
@@ -321,6 +322,7 @@ def register_components(spec: APISpec) -> None:
     )  # fmt: skip
     spec.components.schema("ReplayExport", schema=ReplayExportSchema)
     spec.components.schema("GameExportLine", schema=GameExportLineSchema)
+    spec.components.schema("PlayerExport", schema=PlayerExportSchema)
     spec.components.schema("NoticeData", schema=NoticeDataSchema)
     notices = {kind: notice_component(kind) for kind in NOTICE_KINDS}
     for kind, name in notices.items():
