@@ -183,6 +183,12 @@ def flow(deployment: Deployment) -> Flow:
         app.call("get", "/v1/players/{player_id}/ratings",
                  params={"player_id": players["Anna"]["player"]["player_id"]})  # fmt: skip
         notices = list(receiver.received)
+        # A data-protection request: Anna's export, her erasure, her games after it.
+        anna = {"player_id": players["Anna"]["player"]["player_id"]}
+        app.call("get", "/v1/players/{player_id}/export", params=anna)
+        app.call("delete", "/v1/players/{player_id}", params=anna)
+        app.call("delete", "/v1/players/{player_id}", params=anna)
+        app.call("get", "/v1/games/export", query={"client": "me"})
     return Flow(answers, notices)
 
 
@@ -196,7 +202,10 @@ def test_every_answer_and_notice_of_the_studio_flow_matches_the_spec(flow):
     assert {"GET /v1/games/export -> 200", "GET /v1/games/{game_id}/stream -> 200",
             "POST /v1/challenges/{challenge_id}/accept -> 201",
             "POST /v1/games/{game_id}/rematch/accept -> 201",
-            "GET /v1/webhooks/{webhook_id}/deliveries -> 200"} <= met, met  # fmt: skip
+            "GET /v1/webhooks/{webhook_id}/deliveries -> 200",
+            "GET /v1/players/{player_id}/export -> 200",
+            "DELETE /v1/players/{player_id} -> 204",
+            "DELETE /v1/players/{player_id} -> 404"} <= met, met  # fmt: skip
     distinct = Counter(mismatches)
     report = "\n".join(f"{count} x {text}" for text, count in distinct.most_common())
     assert mismatches == [], f"{len(mismatches)} mismatches:\n{report}"

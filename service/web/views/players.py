@@ -36,6 +36,7 @@ from service.web.idempotency import idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
 from service.web.player_erasure import PlayerErasure
 from service.web.services import games, services
+from service.web.views.webhooks import delivery_view
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
@@ -231,7 +232,7 @@ def export_player(player_id: str):
     app = client_app("exporting a player")
     player = _player(app.id, player_id)
     store = services().players
-    deliveries = [d.summary() for d in services().webhooks.naming(app.id, player.id)]
+    deliveries = [delivery_view(d) for d in services().webhooks.naming(app.id, player.id)]
     return Response(
         _export(store, player, deliveries),
         mimetype="application/json",
@@ -279,6 +280,9 @@ def _json(value: object) -> str:
 @blp.route("/players/<player_id>", methods=["DELETE"])
 @blp.response(204, description="The player is erased")
 @operation(blp, "erasePlayer", security=CLIENT_KEY, problems=_NOT_FOUND)
+@blp.doc(
+    responses={204: {"content": {"text/plain": {"schema": {"$ref": "#/components/schemas/Empty"}}}}}
+)
 def erase_player(player_id: str):
     """Erase one of your players (a data-protection request): 204, nothing in the body.
 
