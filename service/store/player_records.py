@@ -44,7 +44,7 @@ from service.store.players import (
     RatingChange,
     UnknownPlayer,
 )
-from service.store.records_db import Duplicate, RecordsDatabase
+from service.store.records_db import Duplicate, RecordsDatabase, Transaction
 
 _PLAYER = "player_id, app, app_player_id, name, created, rating, deviation, volatility, games"
 #: A new player's rating (Glicko-2's start), as ``lua/player_register.lua`` writes it.
@@ -262,6 +262,7 @@ class PlayerRecords:
                         run(mark, (game_id, app, now, pair_key, 0))
                         return 2
                 run(mark, (game_id, app, now, pair_key, 1))
+                at = _after_last(run, app, changes, now)
                 for change in changes:
                     rated = change.rated
                     games = change.games_before + 1
@@ -277,14 +278,34 @@ class PlayerRecords:
                     run(
                         "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
                         "VALUES (?, ?, ?, ?, ?)",
-                        (game_id, change.player, app, int(change.entry.get("at", now)),  # type: ignore[call-overload]
-                         json.dumps(change.entry, separators=(",", ":"))),
+                        (game_id, change.player, app, at,
+                         json.dumps({**change.entry, "at": at}, separators=(",", ":"))),
                     )  # fmt: skip
         except _Moved:
             return -1
         except Duplicate:  # another writer of this game committed first
             return 0
         return 1
+
+
+def _after_last(run: Transaction, app: str, changes: Sequence[RatingChange], now: int) -> int:
+    """The time (ms) a game's rating changes are written with: the time they were
+    computed at, yet at least 1 ms after each of its players' newest change.
+
+    A history is listed and paged by (time, game id), so the changes of one player
+    must have distinct times in the order they were written: two workers may rate
+    a player's games within one millisecond, and a worker's clock may stand behind
+    another's. Read within the write: a player rated meanwhile fails the write's
+    games check, so the newest change read is the one before this game's."""
+    at = max((int(change.entry.get("at", now)) for change in changes), default=now)  # type: ignore[call-overload]
+    for change in changes:
+        (last,) = run(
+            "SELECT max(at_ms) FROM rating_changes WHERE player_id = ? AND app = ?",
+            (change.player, app),
+        ).fetchone()
+        if last is not None:
+            at = max(at, int(last) + 1)
+    return at
 
 
 def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:

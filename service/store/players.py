@@ -252,6 +252,7 @@ class PlayerStore:
         rating moved since it was read (read again and compute again), 2 the ``pair``
         of players has had its counted games within its window (RX8): only the game's
         mark is written. A player enters the board once it has ``rules.board_games``."""
+        at = self._after_last(app, changes)
         args: list[object] = [
             f"{_tag(app)}:player:",
             f"{_tag(app)}:board",
@@ -270,13 +271,27 @@ class PlayerStore:
                 repr(change.rated.rating),
                 repr(change.rated.deviation),
                 repr(change.rated.volatility),
-                json.dumps(change.entry, separators=(",", ":")),
+                json.dumps({**change.entry, "at": at}, separators=(",", ":")),
             ]
         keys = [f"{_tag(app)}:rated:{game_id}"]
         if pair is not None:
             low, high = sorted(pair)
             keys.append(f"{_tag(app)}:pair:{low}:{high}")
         return int(self._rate(keys=keys, args=args))
+
+    def _after_last(self, app: str, changes: Sequence[RatingChange]) -> int:
+        """The time (ms) a game's rating changes are written with: the time they were
+        computed at, yet at least 1 ms after each of its players' newest change, so a
+        history paged by (time, game id) keeps the order its changes were written in
+        (two workers within one millisecond, a worker's clock behind another's). Read
+        before the script: a player rated meanwhile fails the script's games check."""
+        now = int(time.time() * 1000)
+        at = max((int(change.entry.get("at", now)) for change in changes), default=now)  # type: ignore[call-overload]
+        for change in changes:
+            newest = self.redis.lindex(f"{_tag(app)}:ratings:{change.player}", 0)
+            if newest is not None:
+                at = max(at, int(json.loads(newest).get("at", 0)) + 1)
+        return at
 
 
 def _player(app: str, record: dict[bytes, bytes]) -> Player:
