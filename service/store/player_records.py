@@ -21,7 +21,9 @@ player's games count is no longer the one read, another game was rated
 meanwhile and nothing is written (-1: read again); when the game's pair of
 players had its counted games within the pair's window (RX8) only the mark is
 written (2); else everything is (1). A player is on the leaderboard once it
-has the rated games the rules ask for (``on_board``).
+has the rated games the rules ask for (``on_board``). A change's time is at
+least 1 ms after its player's newest one, so a history listed and paged by
+(time, game id) is in the order its changes were written.
 """
 
 from __future__ import annotations
