@@ -181,13 +181,22 @@ class PlayerStore:
         self, app: str, player_id: str, after: Listed | None, count: int
     ) -> list[dict[str, object]]:
         """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first."""
+        ``at`` and ``game_id``; None: the newest), newest first.
+
+        The list is in the order the changes were written: a page goes on after the
+        cursor's change where it is in the list, so a history an older server wrote
+        with tied times (before ``_after_last``) still pages whole; a change no longer
+        listed (trimmed off) pages on by time."""
         entries = [
             json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
         ]
         if after is not None:
-            edge = (after.created_ms, after.game_id)
-            entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+            at = [n for n, e in enumerate(entries) if e["game_id"] == after.game_id]
+            if at:
+                entries = entries[at[0] + 1 :]
+            else:
+                edge = (after.created_ms, after.game_id)
+                entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
         return entries[:count]
 
     # -- games ---------------------------------------------------------------------

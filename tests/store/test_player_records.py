@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import secrets
 import sqlite3
 import threading
@@ -269,3 +270,24 @@ def test_in_redis_too_rating_changes_are_listed_in_the_order_they_were_written(
 ):
     """A server with no database keeps its players in Redis: the same order there."""
     rated_at_tied_times(PlayerStore(redis_client), f"app-{secrets.token_hex(4)}")
+
+
+def test_in_redis_a_history_an_older_server_wrote_with_tied_times_pages_whole(
+    redis_client: redis.Redis,
+):
+    """Before each change was written after its player's newest one, Redis kept changes
+    of one millisecond in the order they were written: its pages still list each once."""
+    store, app = PlayerStore(redis_client), f"app-{secrets.token_hex(4)}"
+    a, _ = store.register(app, "a", "A")
+    at = 1_700_000_000_000
+    for n, game_id in enumerate(("g9", "g5", "g7", "g1", "g3")):  # as the script pushed them
+        entry = {"game_id": game_id, "at": at - 40 * (game_id == "g1"), "rating": 1501.0 + n}
+        redis_client.lpush(f"sch:{{client:{app}}}:ratings:{a.id}", json.dumps(entry))
+    history = store.history(app, a.id, 10)
+    paged: list[dict[str, object]] = []
+    edge = None
+    while entries := store.history_page(app, a.id, edge, 2):
+        paged += entries
+        edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))  # type: ignore[call-overload]
+    assert [entry["game_id"] for entry in paged] == ["g3", "g1", "g7", "g5", "g9"]
+    assert paged == history
