@@ -182,13 +182,22 @@ class PlayerStore:
         self, app: str, player_id: str, after: Listed | None, count: int
     ) -> list[dict[str, object]]:
         """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first."""
+        ``at`` and ``game_id``; None: the newest), newest first.
+
+        The list is in the order the changes were written: a page goes on after the
+        cursor's change where it is in the list, so a history an older server wrote
+        with tied times (before ``_after_last``) still pages whole; a change no longer
+        listed (trimmed off) pages on by time."""
         entries = [
             json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
         ]
         if after is not None:
-            edge = (after.created_ms, after.game_id)
-            entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+            at = [n for n, e in enumerate(entries) if e["game_id"] == after.game_id]
+            if at:
+                entries = entries[at[0] + 1 :]
+            else:
+                edge = (after.created_ms, after.game_id)
+                entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
         return entries[:count]
 
     # -- games ---------------------------------------------------------------------
@@ -253,6 +262,7 @@ class PlayerStore:
         rating moved since it was read (read again and compute again), 2 the ``pair``
         of players has had its counted games within its window (RX8): only the game's
         mark is written. A player enters the board once it has ``rules.board_games``."""
+        at = self._after_last(app, changes)
         args: list[object] = [
             f"{_tag(app)}:player:",
             f"{_tag(app)}:board",
@@ -271,13 +281,27 @@ class PlayerStore:
                 repr(change.rated.rating),
                 repr(change.rated.deviation),
                 repr(change.rated.volatility),
-                json.dumps(change.entry, separators=(",", ":")),
+                json.dumps({**change.entry, "at": at}, separators=(",", ":")),
             ]
         keys = [f"{_tag(app)}:rated:{game_id}"]
         if pair is not None:
             low, high = sorted(pair)
             keys.append(f"{_tag(app)}:pair:{low}:{high}")
         return int(self._rate(keys=keys, args=args))
+
+    def _after_last(self, app: str, changes: Sequence[RatingChange]) -> int:
+        """The time (ms) a game's rating changes are written with: the time they were
+        computed at, yet at least 1 ms after each of its players' newest change, so a
+        history paged by (time, game id) keeps the order its changes were written in
+        (two workers within one millisecond, a worker's clock behind another's). Read
+        before the script: a player rated meanwhile fails the script's games check."""
+        now = int(time.time() * 1000)
+        at = max((int(change.entry.get("at", now)) for change in changes), default=now)  # type: ignore[call-overload]
+        for change in changes:
+            newest = self.redis.lindex(f"{_tag(app)}:ratings:{change.player}", 0)
+            if newest is not None:
+                at = max(at, int(json.loads(newest).get("at", 0)) + 1)
+        return at
 
     # -- erasing -------------------------------------------------------------------
     def revoke(self, app: str, player_id: str) -> None:
