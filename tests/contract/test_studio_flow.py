@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ from service.game.notices import NoticeKind
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
 from tests.contract.spec_check import Answer, SpecChecker
-from tests.support.contract import BIN, CONTRACT, run
+from tests.support.contract import BIN, CONTRACT, TS, run
 from tests.support.servers import LiveServer, WorkerProcess
 
 SETTINGS = {
@@ -142,4 +143,22 @@ def test_the_studio_flow_through_the_python_client_has_0_mismatches(
     out = tmp_path / "flow.json"
     run([sys.executable, str(program), deployment.url, client_key(deployment, "python"), str(out)],
         cwd=python_client, timeout=400, PYTHONPATH=str(python_client))  # fmt: skip
+    assert_0_mismatches(FlowRecord.load(out))
+
+
+def test_the_studio_flow_through_the_typescript_client_has_0_mismatches(
+    deployment, npm_tools, tmp_path
+):
+    shutil.copy(TS / "flow.ts", tmp_path / "flow.ts")
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (tmp_path / "node_modules").symlink_to(npm_tools / "node_modules")
+    tools = npm_tools / "node_modules" / ".bin"
+    run([str(tools / "openapi-typescript"), str(OPENAPI_FILE), "-o", "schema.d.ts"], cwd=tmp_path)
+    run([str(tools / "tsc"), "--strict", "--noUncheckedIndexedAccess",
+         "--exactOptionalPropertyTypes", "--target", "ES2022", "--module", "NodeNext",
+         "--moduleResolution", "NodeNext", "--lib", "ES2022,DOM", "--outDir", "out",
+         "flow.ts"], cwd=tmp_path)  # fmt: skip
+    out = tmp_path / "flow.json"
+    run(["node", "out/flow.js", deployment.url, client_key(deployment, "typescript"), str(out)],
+        cwd=tmp_path, timeout=400)  # fmt: skip
     assert_0_mismatches(FlowRecord.load(out))
