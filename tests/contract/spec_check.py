@@ -40,10 +40,17 @@ class SpecChecker:
     document: dict[str, Any]
     checked: list[str] = field(default_factory=list)
 
+    validators: dict[str, Draft202012Validator] = field(default_factory=dict)
+
     def validator(self, schema: dict[str, Any]) -> Draft202012Validator:
-        # The components ride along at the root, so "#/components/schemas/X" resolves.
-        root = {**schema, "components": self.document["components"]}
-        return Draft202012Validator(root)
+        # The components ride along at the root, so "#/components/schemas/X" resolves. One
+        # validator per schema: it keeps the references it resolved (a game's answers are
+        # hundreds of GameViews).
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self.validators:
+            root = {**schema, "components": self.document["components"]}
+            self.validators[key] = Draft202012Validator(root)
+        return self.validators[key]
 
     def component(self, name: str) -> dict[str, Any]:
         return {"$ref": f"#/components/schemas/{name}"}
