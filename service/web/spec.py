@@ -116,12 +116,6 @@ def _union(members: dict[str, str], key: str, description: str) -> dict[str, Any
     }
 
 
-#: The body of an answer that has none (304, 204): read as text, it is "".
-EMPTY = {
-    "type": "string",
-    "maxLength": 0,
-    "description": "No body: read as text, the empty string",
-}
 #: Validation messages per field, nested as the request is (a list's items by index).
 FIELD_ERRORS = {
     "type": "object",
@@ -285,7 +279,6 @@ def register_components(spec: APISpec) -> None:
     spec.components.schemas.pop("PaginationMetadata", None)
     for name, schema in shared_components().items():
         spec.components.schema(name, schema)
-    spec.components.schema("Empty", EMPTY)
     spec.components.schema("FieldErrors", FIELD_ERRORS)
     spec.components.schema("WorkerCounts", WORKER_COUNTS)
     spec.components.schema("Problem", schema=ProblemSchema)

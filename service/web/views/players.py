@@ -280,9 +280,6 @@ def _json(value: object) -> str:
 @blp.route("/players/<player_id>", methods=["DELETE"])
 @blp.response(204, description="The player is erased")
 @operation(blp, "erasePlayer", security=CLIENT_KEY, problems=_NOT_FOUND)
-@blp.doc(
-    responses={204: {"content": {"text/plain": {"schema": {"$ref": "#/components/schemas/Empty"}}}}}
-)
 def erase_player(player_id: str):
     """Erase one of your players (a data-protection request): 204, nothing in the body.
 
