@@ -14,10 +14,15 @@ An app erases one of its players (``DELETE /v1/players/{id}``, docs/api.md,
   the seat is marked ``erased`` (an anonymous placeholder); the game itself, its
   events and result, stays readable and replayable. A game still in play goes on:
   its seats' tokens are untouched, and a rated one rates nobody at its end (the
-  erased seat has no rating; the opponent's stays as it was);
+  erased seat has no rating; the opponent's stays as it was). A game being archived
+  while this runs: the archiving job, after writing its row, reads the seats again and
+  rewrites the row with them if they changed (``service.store.archiving``), so a row
+  written from seats read before the erasure does not keep the player;
 - its opponents' rating histories: each entry keeps its numbers, its ``opponent``
   becomes ``erased``; the pair marks of recent rated games (RX8) stop naming it;
-- webhook deliveries kept for the app: their bodies' ``player_id`` becomes null;
+- webhook deliveries kept for the app: their bodies' ``player_id`` becomes null; an
+  attempt in flight records its outcome with the body the delivery holds then
+  (``service.store.webhooks``), so it does not write the old body back;
 - built replay exports of its games at their current version: deleted (built again
   on request, anonymised); a waiting seek ends; its challenges are deleted.
 
