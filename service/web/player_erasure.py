@@ -7,14 +7,22 @@ An app erases one of its players (``DELETE /v1/players/{id}``, docs/api.md,
   history and its games list: deleted, last, so that an erasure cut short is
   finished by asking again (the player is still there to be found);
 - its token: revoked first, so it opens nothing while the rest is done;
+- the kept answers of its keyed registrations (name, ids, token), each listed with
+  the player when kept (``service.store.answers``): deleted, so a retry of one is a
+  new registration, answered with a new player id and token;
 - its seat in each of its games (Redis and the archive): the player's id goes and
   the seat is marked ``erased`` (an anonymous placeholder); the game itself, its
   events and result, stays readable and replayable. A game still in play goes on:
   its seats' tokens are untouched, and a rated one rates nobody at its end (the
-  erased seat has no rating; the opponent's stays as it was);
+  erased seat has no rating; the opponent's stays as it was). A game being archived
+  while this runs: the archiving job, after writing its row, reads the seats again and
+  rewrites the row with them if they changed (``service.store.archiving``), so a row
+  written from seats read before the erasure does not keep the player;
 - its opponents' rating histories: each entry keeps its numbers, its ``opponent``
   becomes ``erased``; the pair marks of recent rated games (RX8) stop naming it;
-- webhook deliveries kept for the app: their bodies' ``player_id`` becomes null;
+- webhook deliveries kept for the app: their bodies' ``player_id`` becomes null; an
+  attempt in flight records its outcome with the body the delivery holds then
+  (``service.store.webhooks``), so it does not write the old body back;
 - built replay exports of its games at their current version: deleted (built again
   on request, anonymised); a waiting seek ends; its challenges are deleted.
 
@@ -32,6 +40,7 @@ from service.game.replay_export import EXTENSIONS
 from service.game.seats import ERASED_FIELD, PLAYER_FIELD, Seats
 from service.jobs.queues import export_id_for
 from service.store import archive_codec
+from service.store.answers import StoredAnswers, player_owner
 from service.store.archive import Archive, ArchiveRecord
 from service.store.archived_log import ArchivedLog
 from service.store.challenges import Challenges
@@ -62,6 +71,7 @@ class PlayerErasure:
     seeks: SeekPool
     challenges: Challenges
     secret: bytes
+    answers: StoredAnswers
 
     def erase(self, app: str, player_id: str) -> bool:
         """Erase the app's player; False when the app has no such player (any more)."""
@@ -70,6 +80,7 @@ class PlayerErasure:
         except UnknownPlayer:
             return False
         self.players.revoke(app, player_id)
+        self.answers.forget_owner(player_owner(app, player_id))
         self.seeks.forget_player(app, player_id)
         self.challenges.forget_player(app, player_id)
         after = None

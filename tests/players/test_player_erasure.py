@@ -311,3 +311,46 @@ def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
                 assert [s.get("erased", False) for s in seats].count(True) == 1, seats
         finally:
             receiver.stop()
+
+
+def test_a_keyed_registration_retried_after_the_erasure_replays_nothing_of_the_erased_player(
+    live_server: LiveServer, redis_client
+):
+    from tests.support.players import new_app as app_in_redis
+
+    app = app_in_redis(redis_client, "keyed erasure")
+    name = f"Zelda Keyed {secrets.token_hex(3)}"
+    body = {"app_player_id": f"user-{secrets.token_hex(5)}", "name": name}
+    headers = {**app.headers, "Idempotency-Key": f"register-{secrets.token_hex(8)}"}
+
+    def registration() -> requests.Response:
+        return requests.post(
+            f"{live_server.url}/v1/players", json=body, headers=headers, timeout=30
+        )
+
+    first = good(registration(), 201)
+    renamed = good(
+        requests.post(
+            f"{live_server.url}/v1/players",
+            json={**body, "name": f"{name} Renamed"},
+            headers={**app.headers, "Idempotency-Key": f"rename-{secrets.token_hex(8)}"},
+            timeout=30,
+        ),
+        201,
+    )
+    erased_id = first["player"]["player_id"]
+    assert renamed["player"]["player_id"] == erased_id  # the same player, named again
+    assert registration().headers.get("Idempotent-Replayed") == "true"
+    assert call(live_server, "DELETE", f"/v1/players/{erased_id}", app.key).status_code == 204
+
+    retried = registration()
+    assert retried.status_code == 201, retried.text
+    assert retried.headers.get("Idempotent-Replayed") is None
+    again = retried.json()
+    assert again["player"]["player_id"] != erased_id
+    assert again["token"] not in (first["token"], renamed["token"])
+    assert call(live_server, "GET", f"/v1/players/{erased_id}", app.key).status_code == 404
+    for stored in redis_client.scan_iter(match="sch:answer:*"):
+        kept = redis_client.get(stored) or b""
+        for secret in (erased_id, first["token"], renamed["token"]):
+            assert secret.encode() not in kept, f"{stored!r} still holds {secret!r}"

@@ -32,7 +32,7 @@ from service.store.player_records import Players
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
-from service.web.idempotency import idempotent
+from service.web.idempotency import answer_names_player, idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
 from service.web.player_erasure import PlayerErasure
 from service.web.services import games, services
@@ -87,6 +87,8 @@ def register_player(body: dict[str, Any]):
     renames the player and gives it a new token; the old token stops working.
     A retry with the same `Idempotency-Key` answers the first answer again and
     changes nothing: a token a later registration replaced stays replaced.
+    Once the player is erased, its registrations' answers are no longer kept:
+    a retry then registers a new player, with a new id and token.
     """
     app = client_app("registering a player")
     try:
@@ -100,6 +102,7 @@ def register_player(body: dict[str, Any]):
             "your app has registered as many players as it may",
             code=ProblemCode.TOO_MANY_PLAYERS,
         ) from None
+    answer_names_player(app.id, player.id)
     return {"player": own_view(player), "token": token}, 201
 
 
@@ -307,6 +310,7 @@ def erase_player(player_id: str):
         seeks=wired.seeks,
         challenges=wired.challenges,
         secret=wired.games.secret,
+        answers=wired.answers,
     )
     if not erasure.erase(app.id, player_id):
         raise Problem(f"your app has no player {player_id!r}", code=ProblemCode.PLAYER_NOT_FOUND)
