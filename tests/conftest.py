@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gc
 import os
+import resource
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.jobs.watch import JobWatcher
 from service.live.watcher import LogWatcher
 from tests.support.http import Api
-from tests.support.lanes import LANES
+from tests.support.lanes import LANES, SHARED_LANES
 from tests.support.paths import REPO, SECRET
 from tests.support.postgres import PostgresServer
 from tests.support.servers import LiveServer, WorkerProcess
@@ -124,8 +126,11 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
 # -- lanes ----------------------------------------------------------------------------
 # Every test runs in exactly one lane, a marker set here from where it is and what it
 # needs, so a part of the suite can be run on its own (CONTRIBUTING.md), e.g. the fast
-# lanes: `bash scripts/test -m "unit or redis" -n 2`. The first rule that applies wins:
-#   1. a lane marker the test carries itself (tests/ops/test_compose_cluster.py: cluster);
+# lanes: `bash scripts/test -m "unit or redis"`. The first rule that applies wins:
+#   1. a lane marker the test carries itself (tests/ops/test_compose_cluster.py: cluster;
+#      ``heavy``: a long CPU-bound run in this process, a bot's thousands of decisions or
+#      a property over hundreds of whole games, kept out of the fast lanes and run by
+#      the whole suite; CONTRIBUTING.md lists them);
 #   2. its folder: tests/cluster -> cluster, tests/ui -> browser (a browser, or the
 #      terminal client against a server), tests/contract -> contract (generated clients,
 #      npm tools), tests/benchmarks -> system (short runs of the benchmarks, which
@@ -158,7 +163,9 @@ SYSTEM_FIXTURES = frozenset(
 #: What a test module writes when it starts such processes itself.
 SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
 #: Fixtures that are, or start, a Redis server (or the archive's PostgreSQL server).
-REDIS_FIXTURES = frozenset({"redis_url", "own_redis", "lone_redis", "persistent_redis", "postgres_url"})
+REDIS_FIXTURES = frozenset(
+    {"redis_url", "own_redis", "lone_redis", "persistent_redis", "postgres_url"}
+)
 #: What a test module writes when it starts a Redis (or PostgreSQL) server itself.
 REDIS_CALLS = ("EmbeddedRedis(", "redis-server", "PostgresServer(")
 
@@ -209,6 +216,50 @@ def lane(item: pytest.Item) -> str:
     return "unit"
 
 
+# Under pytest-xdist every other test is independent of its neighbours on other workers:
+# each worker starts its own Redis and PostgreSQL on sockets in its own temporary folder,
+# and every server binds a port the kernel chose (tests/support/servers.py,
+# service/devtools/embedded_cluster.py). The shared lanes' tests go to one worker
+# (tests/support/lanes.py, SHARED_LANES).
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        item.add_marker(getattr(pytest.mark, lane(item)))
+        name = lane(item)
+        item.add_marker(getattr(pytest.mark, name))
+        if name in SHARED_LANES and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(name))
+
+
+# -- what each test costs ---------------------------------------------------------------
+# pytest's --durations gives wall-clock time, which on a shared machine says more about the
+# neighbours than about the test. With SCHNAPSEN_TEST_COSTS=<file>, every test (setup, call
+# and teardown) appends one line there: its node id, the CPU seconds this process spent on
+# it (user + system), those of the child processes it waited for, and its wall seconds.
+# CONTRIBUTING.md ("Where the time goes") reads it with `sort -t$'\t' -k2 -rn`.
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    costs = os.environ.get("SCHNAPSEN_TEST_COSTS")
+    if not costs:
+        yield
+        return
+    own, children = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    yield
+    line = "\t".join(
+        (
+            item.nodeid,
+            f"{_cpu(resource.RUSAGE_SELF) - own:.3f}",
+            f"{_cpu(resource.RUSAGE_CHILDREN) - children:.3f}",
+            f"{time.monotonic() - started:.3f}",
+        )
+    )
+    with open(costs, "a") as out:  # one short write per line: workers may share the file
+        out.write(line + "\n")

@@ -1,7 +1,7 @@
 """Every test runs in one lane, so a part of the suite can be chosen with ``-m``.
 
 The lanes are set in tests/conftest.py (``lane``); CONTRIBUTING.md names the fast
-command, ``bash scripts/test -m "unit or redis" -n 2``.
+command, ``bash scripts/test -m "unit or redis"``, and says which tests are ``heavy``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from tests.support.lanes import LANES
+from tests.support.lanes import FAST_LANES, LANES, SHARED_LANES
 from tests.support.paths import REPO
 
 
@@ -21,7 +21,7 @@ def collected(*args: str) -> tuple[int, list[str]]:
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # bounds a hang only: collecting everything takes minutes on a busy machine
     )
     return result.returncode, re.findall(r"^(tests/\S+::\S+)", result.stdout, re.M)
 
@@ -45,3 +45,31 @@ def test_the_fast_lanes_hold_the_rules_and_the_store_but_no_server_nor_browser()
     assert code == 0
     files = {name.split("::")[0] for name in fast}
     assert files == {"tests/engine/test_core.py", "tests/service/test_store.py"}, files
+
+
+def test_a_brute_force_over_thousands_of_positions_runs_in_the_heavy_lane_its_sample_fast():
+    """The heavy lane holds long CPU-bound runs (CONTRIBUTING.md lists them): the whole
+    suite runs them, the fast lanes do not, and run a sample of the same check instead."""
+    module = "tests/bots/test_solver.py"
+    _, heavy = collected("-m", "heavy", module)
+    _, fast = collected("-m", " or ".join(FAST_LANES), module)
+    _, every = collected(module)
+    check = f"{module}::test_endgame_solver_agrees_with_brute_force_minimax"
+    assert f"{check}[all]" in heavy
+    assert f"{check}[sample]" in fast
+    assert not set(heavy) & set(fast)
+    assert sorted(heavy + fast) == sorted(every)
+
+
+def test_the_cluster_and_contract_tests_each_run_on_one_worker_under_xdist():
+    """``--dist loadgroup`` keeps an ``xdist_group`` on one worker: one cluster topology and
+    one ``npm ci`` per run, whatever ``-n`` is. No other lane is grouped."""
+    paths = [
+        "tests/cluster/test_games.py",
+        "tests/contract/test_spec_lint.py",
+        "tests/engine/test_core.py",
+        "tests/service/test_store.py",
+    ]
+    _, grouped = collected("-m", "xdist_group", *paths)
+    _, shared = collected("-m", " or ".join(SHARED_LANES), *paths)
+    assert grouped and sorted(grouped) == sorted(shared)

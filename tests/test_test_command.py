@@ -59,3 +59,36 @@ def test_the_test_command_lints_with_ruff_before_pytest_and_the_tree_is_clean():
         timeout=120,
     )
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def processes_chosen(*args: str) -> list[str]:
+    """The pytest-xdist arguments ``scripts/test`` adds to ``args``: its lines from
+    ``processes=(`` to the loop's ``done``, run by bash with ``args``."""
+    script = (REPO / "scripts" / "test").read_text().splitlines()
+    start = next(i for i, line in enumerate(script) if line.startswith("processes=("))
+    end = next(i for i in range(start, len(script)) if script[i].strip() == "done")
+    block = "\n".join([*script[start : end + 1], 'printf "%s\\n" "${processes[@]}"'])
+    result = subprocess.run(
+        ["bash", "-c", block, "scripts/test", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return result.stdout.split()
+
+
+def test_the_test_command_runs_pytest_in_two_processes_unless_told_otherwise():
+    """Two xdist workers by default, grouped by ``--dist loadgroup`` (tests/conftest.py);
+    the caller's ``-n`` (or ``-p no:xdist``) wins."""
+    script = (REPO / "scripts" / "test").read_text()
+    assert 'exec "$python" -m pytest "${processes[@]}" "$@"' in script
+    assert processes_chosen() == ["-n", "2", "--dist", "loadgroup"]
+    assert processes_chosen("-m", "unit or redis", "tests/api") == [
+        "-n",
+        "2",
+        "--dist",
+        "loadgroup",
+    ]
+    for own in (["-n", "0"], ["-n4"], ["--numprocesses=3"], ["-p", "no:xdist"]):
+        assert processes_chosen("tests/api", *own) == [], own

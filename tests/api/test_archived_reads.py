@@ -145,6 +145,7 @@ def end_over_http(api: Api):
     return end
 
 
+@pytest.mark.heavy  # 36 whole games read ~100 ways, three times: the fast lanes' costliest
 def test_every_read_of_a_finished_game_is_the_same_from_the_archive(config):
     app = create_app(config)
     api = Api(app.test_client())

@@ -304,6 +304,7 @@ def test_every_position_of_a_real_game_passes_and_reads_back_the_same(game):
         assert view_from_position(position_from_view(view)) == replace(view, number=1)
 
 
+@pytest.mark.heavy  # every mutation of every position of 60 games, each refused
 @SETTINGS
 @given(GAMES)
 def test_every_position_no_deal_reaches_is_refused_naming_a_field(game):

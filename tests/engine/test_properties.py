@@ -32,6 +32,7 @@ from collections import Counter
 from itertools import pairwise
 from typing import NamedTuple
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -451,6 +452,7 @@ def test_property_observation_leaks_no_hidden_card(seed, variant, policy):
     event("a hidden-card permutation changed the state" if checked else "no permutation checked")
 
 
+@pytest.mark.heavy  # every action tried at every step of 200 games: the costliest property
 @game_settings
 @given(seed=seeds, variant=variants, policy=policies)
 def test_property_illegal_actions_raise_and_leave_the_state_unchanged(seed, variant, policy):

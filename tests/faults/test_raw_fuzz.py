@@ -410,6 +410,7 @@ def world(fuzz_app, redis_client) -> World:
     return build_world(Api(fuzz_app.test_client()), redis_client)
 
 
+@pytest.mark.heavy  # 400 generated requests through the app: the redis lane's costliest
 def test_raw_requests_in_process_never_5xx_and_always_json(fuzz_app, world, redis_client):
     client = fuzz_app.test_client()
     seen: Counter[tuple[str, str, int]] = Counter()

@@ -2,4 +2,12 @@
 
 from __future__ import annotations
 
-LANES = ("unit", "redis", "system", "cluster", "browser", "contract")
+LANES = ("unit", "heavy", "redis", "system", "cluster", "browser", "contract")
+#: The fast lanes, the ones to run while working (CONTRIBUTING.md): ``-m "unit or redis"``.
+FAST_LANES = ("unit", "redis")
+#: Lanes whose tests share one thing per machine, not per process: under pytest-xdist
+#: (``-n 2``, what ``bash scripts/test`` runs) all of such a lane's tests go to one worker
+#: (``--dist loadgroup`` with an ``xdist_group`` marker named after the lane), so the
+#: cluster's topology (six Redis nodes, three gunicorns, two RQ workers) starts once, not
+#: once per worker, and a single ``npm ci`` fills tests/contract/ts/node_modules.
+SHARED_LANES = ("cluster", "contract")
