@@ -60,15 +60,36 @@ import requests
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from archive import client_key, wait_for  # noqa: E402  (beside this script)
+from archive import client_key  # noqa: E402  (beside this script)
 from bot_latency import NO_RATE_LIMITS, Service  # noqa: E402
 
+#: Nothing the benchmark waits for takes longer, unless it hangs (or games pile up).
+HANG_SECONDS = 900.0
 #: Keys of one pattern whose bytes are measured one by one; past it, a sample.
 SAMPLE = 300
 #: Seconds the idle service is left alone before the empty figure is read.
 IDLE_SECONDS = 5.0
+#: What ``INFO memory`` says besides ``used_memory``: where the bytes are (keys, or
+#: Redis's own: connections' buffers, scripts, the keyspace's tables).
+PARTS = (
+    "used_memory_dataset",
+    "used_memory_overhead",
+    "mem_clients_normal",
+    "used_memory_scripts",
+    "connected_clients",
+)
 #: A hash tag or a key segment that names one thing (a game, a player, a job): ``*``.
 _ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.\-]{8,}$")
+
+
+def wait_for(condition, what: str) -> float:
+    """Seconds until ``condition()`` holds; raises after ``HANG_SECONDS``."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > HANG_SECONDS:
+            raise RuntimeError(f"{what}: not after {HANG_SECONDS} s")
+        time.sleep(0.5)
+    return time.monotonic() - started
 
 
 def pattern_of(key: str) -> str:
@@ -267,7 +288,8 @@ def main() -> int:
     try:
         key = client_key(data_dir)
         time.sleep(IDLE_SECONDS)
-        empty = store.info("memory")["used_memory"]
+        empty_info = store.info("memory") | store.info("clients")
+        empty = empty_info["used_memory"]
         empty_keys = census(store)
 
         started = time.time()
@@ -287,10 +309,13 @@ def main() -> int:
         played = time.time() - started
 
         archive = data_dir / "archive.sqlite3"
-        wait_for(lambda: archived_rows(archive) >= len(finished), "every game archived")
-        wait_for(lambda: live_games(store) == 0, "every game past its grace and forgotten")
+        archiving = wait_for(lambda: archived_rows(archive) >= len(finished), "every game archived")
+        leaving = wait_for(
+            lambda: live_games(store) == 0, "every game past its grace and forgotten"
+        )
         time.sleep(args.settle)
-        after = store.info("memory")["used_memory"]
+        after_info = store.info("memory") | store.info("clients")
+        after = after_info["used_memory"]
         after_keys = census(store)
         queues = registries(store)
         rows = archived_rows(archive)
@@ -303,7 +328,11 @@ def main() -> int:
     print(f"players registered:  {len(players)} in {registered:.0f} s")
     print(f"games finished:      {len(finished)} in {played:.0f} s "
           f"({sum(g[1] == 'rated' for g in games)} rated); {rows} archived")  # fmt: skip
+    print(f"after the last game: every game archived {archiving:.0f} s later, "
+          f"every game's keys gone {leaving:.0f} s after that (grace {args.grace} s)")  # fmt: skip
     print(f"Redis used_memory:   empty {empty} B, after {after} B, after/empty {ratio:.3f}")
+    for part in PARTS:
+        print(f"  {part + ':':<22} empty {empty_info[part]}, after {after_info[part]}")
     print(f"load average:        {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
     show("keys when empty", empty_keys, args.top)
     show("keys after", after_keys, args.top)
@@ -321,6 +350,10 @@ def main() -> int:
         "keys_after": sum(g.count for g in after_keys.values()),
         "patterns_after": {name: g.count for name, g in sorted(after_keys.items())},
         "load_average": [round(x, 2) for x in load],
+        "archived_after_s": round(archiving),
+        "gone_after_s": round(leaving),
+        **{f"{part}_empty": empty_info[part] for part in PARTS},
+        **{f"{part}_after": after_info[part] for part in PARTS},
     }
     print(json.dumps(figures))
     return 0 if ratio <= args.bound and rows >= len(finished) == args.games else 1
