@@ -471,7 +471,7 @@ class DealViewSchema(Schema):
     result = fields.Nested(DealResultSchema, allow_none=True)
 
 
-@answer("level", "player_id")
+@answer("level", "player_id", "erased")
 class PlayerSchema(Schema):
     seat = _seat()
     type = fields.String(validate=validate.OneOf(["human", "bot"]))
@@ -480,6 +480,10 @@ class PlayerSchema(Schema):
     player_id = fields.String(
         metadata=_doc("The player of the game's client app at this seat (GET /v1/players/{id} "
                       "with a credential of that app); absent for an anonymous seat")
+    )  # fmt: skip
+    erased = fields.Boolean(
+        metadata=_doc("true when the app erased the player who sat here (DELETE "
+                      "/v1/players/{id}): the seat is an anonymous placeholder; absent otherwise")
     )  # fmt: skip
 
 

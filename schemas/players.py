@@ -6,6 +6,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from schemas.components import ChoiceField, SeatField, TrueOrFalse
 from schemas.games import ClockSchema, answer
+from schemas.webhooks import DeliverySchema
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
 
@@ -149,7 +150,10 @@ class LeaderboardSchema(Schema):
 class RatingChangeSchema(Schema):
     game_id = fields.String()
     at = fields.Integer(metadata=_doc("When the rating changed (ms since the epoch)"))
-    opponent = fields.String(metadata=_doc("The opponent's player id, or `bot:<level>`"))
+    opponent = fields.String(
+        metadata=_doc("The opponent's player id, or `bot:<level>`; `erased` once the app "
+                      "erased that player (DELETE /v1/players/{id})")
+    )  # fmt: skip
     score = fields.Float(metadata=_doc("1 won, 0 lost"))
     rating_before = fields.Float()
     rating = fields.Float()
@@ -183,6 +187,31 @@ class PlayerGamesSchema(Schema):
     next_cursor = fields.String(
         allow_none=True, metadata=_doc("Where the next page starts; null: this is the last")
     )
+
+
+@answer()
+class ExportedGameSchema(Schema):
+    game_id = fields.String()
+    started = fields.Integer(metadata=_doc("ms since the epoch"))
+
+
+@answer()
+class PlayerExportSchema(Schema):
+    """Everything the service holds about one player of the app (GET
+    /v1/players/{id}/export), before the app erases it."""
+
+    player = fields.Nested(OwnPlayerSchema, metadata=_doc("Its record and rating"))
+    ratings = fields.List(
+        fields.Nested(RatingChangeSchema), metadata=_doc("Its whole rating history, newest first")
+    )
+    games = fields.List(
+        fields.Nested(ExportedGameSchema), metadata=_doc("Every game it played, newest first")
+    )
+    webhook_deliveries = fields.List(
+        fields.Nested(DeliverySchema),
+        metadata=_doc("The webhook deliveries kept for the app whose body names the player"),
+    )
+    exported = fields.Float(metadata=_doc("When the export was made (s since the epoch)"))
 
 
 class SeekRequestSchema(Schema):

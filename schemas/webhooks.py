@@ -117,7 +117,8 @@ class DeliverySchema(Schema):
     history = fields.List(fields.Nested(AttemptSchema), metadata=_doc("The last 20 attempts"))
     body = fields.String(
         metadata={
-            "description": "The JSON body as delivered: the bytes that were signed",
+            "description": "The JSON body as delivered: the bytes that were signed (once the "
+            "app erased a player it names, its `player_id` is null here, and in a redelivery)",
             "contentMediaType": "application/json",
             "contentSchema": {"$ref": "#/components/schemas/Notice"},
         }

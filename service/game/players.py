@@ -46,6 +46,17 @@ _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
+#: What a rating history entry names as its opponent once that player was erased
+#: (``DELETE /v1/players/{id}``): the entry's numbers stay, the player is not named.
+ERASED_OPPONENT = "erased"
+
+
+def erased_opponent_texts(player_id: str) -> tuple[str, str]:
+    """The text of a history entry (compact JSON) that names ``player_id`` as its
+    opponent, and the text that replaces it once the player is erased."""
+    return f'"opponent":"{player_id}"', f'"opponent":"{ERASED_OPPONENT}"'
+
+
 class InvalidName(ValueError):
     """A display name the service does not keep; the message says which rule it breaks."""
 

@@ -19,6 +19,10 @@ from service.game.clock import TimeControl
 
 #: How the record names a bot seat's player: ``bot:<level>``.
 _BOT_PREFIX = "bot:"
+#: The field that marks a seat whose player was erased: ``erased:<seat>`` = ``1``.
+ERASED_FIELD = "erased:"
+#: The field that names a seat's player: ``pid:<seat>`` = ``pl_...``.
+PLAYER_FIELD = "pid:"
 
 
 class PlayerKind(StrEnum):
@@ -41,6 +45,9 @@ class Seat:
     nonce: str | None = None
     #: The player of the owner's client app who sits here (``pl_...``); None: anonymous.
     player: str | None = None
+    #: The player who sat here was erased by its app (``service.store.player_erasure``):
+    #: the seat shows as an anonymous placeholder, and no player is named.
+    erased: bool = False
 
     @property
     def bot(self) -> bool:
@@ -131,6 +138,8 @@ class Seats:
                 player: dict[str, Any] = {"seat": number, "type": "human", "joined": seat.joined}
                 if seat.player is not None:
                     player["player_id"] = seat.player
+                if seat.erased:
+                    player["erased"] = True
                 players.append(player)
         return players
 
@@ -147,6 +156,8 @@ class Seats:
                 fields[f"nonce:{number}"] = seat.nonce
             if seat.player is not None:
                 fields[f"pid:{number}"] = seat.player
+            if seat.erased:
+                fields[f"{ERASED_FIELD}{number}"] = "1"
         if self.invite_hash is not None:
             fields["invite"] = self.invite_hash
         if self.invite_nonce is not None:
@@ -176,7 +187,14 @@ class Seats:
             if player.startswith(_BOT_PREFIX):
                 level = player.removeprefix(_BOT_PREFIX)
                 return Seat(PlayerKind.BOT, level, token_hash, nonce)
-            return Seat(PlayerKind.HUMAN, None, token_hash, nonce, fields.get(f"pid:{number}"))
+            return Seat(
+                PlayerKind.HUMAN,
+                None,
+                token_hash,
+                nonce,
+                fields.get(f"pid:{number}"),
+                erased=fields.get(f"{ERASED_FIELD}{number}") == "1",
+            )
 
         seed = fields.get("seed")
         clock = fields.get("clock")

@@ -10,6 +10,12 @@ A request claims its key before it runs (``SET NX`` of a pending record)
 so that a retry arriving while the original still runs starts nothing: it
 is told to retry shortly. A refused or failed request gives its claim back,
 and a claim whose process died expires after ``pending_seconds``.
+
+An answer that names a player (a registration: its id, name and token) is
+kept with that player as its owner: ``sch:answers-of:<digest>``, a set of the
+owner's answers' Redis keys, lasts as long as the newest of them, so that the
+player's erasure deletes them (``forget_owner``) without knowing the keys the
+callers sent, which the service keeps nowhere else.
 """
 
 from __future__ import annotations
@@ -85,8 +91,18 @@ class StoredAnswers:
             return Seen(True, StoredAnswer(stored["status"], stored["body"], stored["headers"]))
         return Seen(same_request=True, answer=None)
 
-    def keep(self, claim: Claim, answer: StoredAnswer, fingerprint: str) -> None:
-        """Remember ``answer`` as the key's first answer."""
+    def keep(
+        self, claim: Claim, answer: StoredAnswer, fingerprint: str, *, owner: str | None = None
+    ) -> None:
+        """Remember ``answer`` as the key's first answer; ``owner``: the player it names.
+
+        The owner's list is written first, so an erasure that reads it finds every
+        answer kept by then (one whose list failed to be written is not kept at all).
+        """
+        if owner is not None:
+            owned = _owned(owner)
+            self.redis.sadd(owned, claim.record)
+            self.redis.expire(owned, self.keep_seconds)
         record = {
             "fingerprint": fingerprint,
             "status": answer.status,
@@ -98,6 +114,26 @@ class StoredAnswers:
     def give_back(self, claim: Claim) -> None:
         """The request was refused or failed: the key is free for its retry."""
         self._release(keys=[claim.record], args=[claim.pending])
+
+    def forget_owner(self, owner: str) -> int:
+        """Delete every kept answer naming ``owner`` (an erased player): a retry of
+        its request is then a new request. How many answers were deleted."""
+        owned = _owned(owner)
+        records = self.redis.smembers(owned)
+        deleted = sum(int(self.redis.delete(record)) for record in records)
+        self.redis.delete(owned)
+        return deleted
+
+
+def player_owner(app: str, player_id: str) -> str:
+    """The owner of the answers that name one player of an app."""
+    return f"player:{app}:{player_id}"
+
+
+def _owned(owner: str) -> str:
+    """The Redis key of the set of an owner's answers (hashed like the answers' keys)."""
+    digest = hashlib.sha256(owner.encode()).hexdigest()[:32]
+    return f"{PREFIX}:answers-of:{digest}"
 
 
 def _record(scope: str, key: str) -> str:

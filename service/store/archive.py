@@ -89,6 +89,14 @@ class Archive(Protocol):
         """The archived game, or None when it is not archived."""
         ...
 
+    def rewrite(self, record: ArchiveRecord) -> bool:
+        """Replace a kept game's bytes and digest with ``record``'s (False: not kept).
+
+        The one change a kept game takes: its app erased a player, whose seat is
+        then anonymised (``service.store.player_erasure``); every other column stays.
+        """
+        ...
+
     def page(
         self, query: ArchiveQuery, after: ArchiveKey | None, count: int
     ) -> list[ArchiveRecord]:

@@ -37,7 +37,7 @@ from service.store.archive_keys import (
     game_key,
 )
 from service.store.archive_rows import COLUMNS as _COLUMNS
-from service.store.archive_rows import record_of, row_digest, row_values
+from service.store.archive_rows import derived_digest, record_of, row_digest, row_values
 from service.store.migrations import pending
 
 #: Rows one page of ``scan`` reads.
@@ -204,6 +204,19 @@ class PostgresArchive:
         if bytes(data) != record.data and row_digest(data, kept) != record.digest:
             raise ArchiveConflict(record.game_id)
         return False
+
+    def rewrite(self, record: ArchiveRecord) -> bool:
+        kept = None if derived_digest(record.data) == record.digest else record.digest
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (GAME_LOCK, record.game_id)
+            )
+            return bool(
+                conn.execute(
+                    "UPDATE games SET data = %s, digest = %s WHERE game_id = %s",
+                    (record.data, kept, game_key(record.game_id)),
+                ).rowcount
+            )
 
     def get(self, game_id: str) -> ArchiveRecord | None:
         try:

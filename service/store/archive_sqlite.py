@@ -33,7 +33,7 @@ from service.store.archive_keys import (
     game_key,
 )
 from service.store.archive_rows import COLUMNS as _COLUMNS
-from service.store.archive_rows import record_of, row_digest, row_values
+from service.store.archive_rows import derived_digest, record_of, row_digest, row_values
 from service.store.migrations import pending
 
 #: Rows one page of ``scan`` reads.
@@ -119,6 +119,16 @@ class SqliteArchive:
         if bytes(data) != record.data and row_digest(data, kept) != record.digest:
             raise ArchiveConflict(record.game_id)
         return False
+
+    def rewrite(self, record: ArchiveRecord) -> bool:
+        kept = None if derived_digest(record.data) == record.digest else record.digest
+        with self._lock:
+            return bool(
+                self._db.execute(
+                    "UPDATE games SET data = ?, digest = ? WHERE game_id = ?",
+                    (record.data, kept, _old_row_key(record.game_id)),
+                ).rowcount
+            )
 
     def get(self, game_id: str) -> ArchiveRecord | None:
         key = _old_row_key(game_id)

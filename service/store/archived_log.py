@@ -17,8 +17,11 @@ refused as stale too, and the create takes a new id. A keyed request
 retried within its day is answered from the idempotency record, which Redis
 keeps after the log has gone.
 
-Decoded games are kept in a small per-process cache: an archived game never
-changes, and decoding replays its actions through the engine (a few ms).
+Decoded games are kept in a small per-process cache: decoding replays a game's
+actions through the engine (a few ms). An archived game changes only when its
+app erases one of its players (``service.web.player_erasure``): the process that
+erases forgets the game at once (``forget``), every other one reads the row again
+once its copy is ``CACHED_SECONDS`` old.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ from typing import Any
 
 from service.engine import Event
 from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
+from service.game.seats import ERASED_FIELD
 from service.store.archive import Archive
 from service.store.archive_codec import ArchivedGame, decode
 from service.store.events import EventStore
 
 #: Decoded archived games one process keeps (a game of a few KiB decoded).
 CACHED_GAMES = 256
+#: How long a decoded game is answered from the cache before its row is read again: the
+#: longest another process shows an erased player's seat as it was.
+CACHED_SECONDS = 30.0
 
 
 class ArchivedLog:
@@ -48,26 +55,32 @@ class ArchivedLog:
         #: The log's Redis, as ``EventStore.redis`` (other stores share the client).
         self.redis = live.redis
         self._cached = cached
-        self._games: OrderedDict[str, ArchivedGame] = OrderedDict()
+        self._games: OrderedDict[str, tuple[float, ArchivedGame]] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- the archive's side ----------------------------------------------
     def archived(self, game_id: str) -> ArchivedGame | None:
         """The game from the archive, decoded (cached), or None when it is not there."""
         with self._lock:
-            game = self._games.get(game_id)
-            if game is not None:
+            cached = self._games.get(game_id)
+            if cached is not None and time.monotonic() - cached[0] < CACHED_SECONDS:
                 self._games.move_to_end(game_id)
-                return game
+                return cached[1]
         record = self.archive.get(game_id)
         if record is None:
             return None
         game = decode(record.data)  # a damaged row raises ArchiveDecodeError: a server fault
         with self._lock:
-            self._games[game_id] = game
+            self._games[game_id] = (time.monotonic(), game)
+            self._games.move_to_end(game_id)
             while len(self._games) > self._cached:
                 self._games.popitem(last=False)
         return game
+
+    def forget(self, game_id: str) -> None:
+        """Drop this process's decoded copy of the game (its row was rewritten)."""
+        with self._lock:
+            self._games.pop(game_id, None)
 
     # -- GameLog ---------------------------------------------------------
     def load(
@@ -97,7 +110,9 @@ class ArchivedLog:
         )
         head = game.version
         until = head if version is None else max(0, min(version, head))
-        if held is not None and held == head and version is None:
+        # A game with an erased player's seat changed at the same version: not as held.
+        erased = any(name.startswith(ERASED_FIELD) for name in game.seat_fields)
+        if held is not None and held == head and version is None and not erased:
             return Loaded(head, head, None, [], {}, duplicate, held=True)
         return Loaded(
             head=head,

@@ -9,7 +9,9 @@ killed at any point loses no game and writes none twice:
 2. **archived**: ``archive`` reads the whole log and seats record, encodes them
    (``archive_codec``), writes the row (written once: a second ``put`` of the
    same game writes nothing), reads the row back and checks that it decodes
-   to a game with the same digest as the log. Only then does the game get its
+   to a game with the same digest as the log; if the seats changed meanwhile (a
+   player's erasure anonymised them), the row is rewritten with the seats as they
+   are now, so that it never keeps an erased player. Only then does the game get its
    mark, ``sch:{<id>}:archived`` = ``<head>:<digest>``, and a place in
    ``sch:{lifecycle}:release``, scored by when its grace period ends;
 3. **forgotten**: once the grace period is over, ``release`` deletes every key
@@ -46,7 +48,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
 
@@ -144,9 +146,7 @@ class GameArchiver:
         entries = self.redis.xrange(k["log"])
         if not entries:
             return None
-        seats = {
-            name.decode(): value.decode() for name, value in self.redis.hgetall(k["seats"]).items()
-        }
+        seats = self._seats(game_id)
         events = []
         times: list[int | None] = []
         for _entry_id, fields in entries:
@@ -154,6 +154,25 @@ class GameArchiver:
             raw = fields.get(b"t")
             times.append(None if raw is None else int(raw))
         return archive_codec.ArchivedGame.of(game_id, events, times, seats)
+
+    def _seats(self, game_id: str) -> dict[str, str]:
+        """The game's seats hash as Redis holds it now."""
+        held = self.redis.hgetall(keys(game_id)["seats"])
+        return {name.decode(): value.decode() for name, value in held.items()}
+
+    def _seats_since(self, game: archive_codec.ArchivedGame, record: ArchiveRecord) -> bytes:
+        """The row takes the game's seats as Redis holds them after it was written: a
+        player's erasure may have anonymised them after ``read`` and looked for the row
+        before it was there, so the row would keep the player. The row's digest."""
+        seats = self._seats(game.game_id)
+        if not seats or seats == game.seat_fields:
+            return record.digest
+        now = archive_codec.ArchivedGame.of(game.game_id, game.events, game.times, seats)
+        rewritten = replace(
+            record, data=archive_codec.encode(now), digest=archive_codec.digest(now)
+        )
+        self.archive.rewrite(rewritten)
+        return rewritten.digest
 
     def archive_game(self, game_id: str) -> Archived | None:
         """Archive an ended game, check the row, and mark it for Redis to forget.
@@ -191,6 +210,7 @@ class GameArchiver:
         stored = self.archive.get(game_id)
         if stored is None or archive_codec.digest(archive_codec.decode(stored.data)) != want:
             raise ArchiveMismatch(game_id)
+        want = self._seats_since(game, record)
         try:
             marked = self._mark(game_id, game.version, want, ended_ms=record.ended_ms)
         except redis.exceptions.ResponseError as error:

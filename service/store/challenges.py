@@ -188,6 +188,21 @@ class Challenges:
                 continue
         return found
 
+    def forget_player(self, app: str, player: str) -> int:
+        """Delete every challenge the player made or received, and its list (the player
+        is being erased): an open one is neither accepted nor shown again, and the other
+        player's list stops naming it. How many were deleted."""
+        own = f"{_prefix(app)}challenges:{player}"
+        ids = [cid.decode() for cid in self.redis.zrange(own, 0, -1)]
+        for challenge_id in ids:
+            key = f"{_prefix(app)}challenge:{challenge_id}"
+            sides = self.redis.hmget(key, "from", "to")
+            self.redis.delete(key)
+            for other in {side.decode() for side in sides if side} - {player}:
+                self.redis.zrem(f"{_prefix(app)}challenges:{other}", challenge_id)
+        self.redis.delete(own)
+        return len(ids)
+
     def _run(self, app: str, challenge_id: str, op: str, player: str) -> Challenge:
         key = f"{_prefix(app)}challenge:{challenge_id}"
         answer = self._script(

@@ -78,6 +78,12 @@ class ExportStore:
         """Whether the export is stored (a request for it then needs no new build)."""
         return bool(self.redis.exists(_export_key(export_id)))
 
+    def delete(self, export_ids: list[str]) -> None:
+        """Drop built exports (a game's seats changed since: its player was erased)."""
+        if export_ids:
+            for export_id in export_ids:  # one key each: its own slot on a cluster
+                self.redis.delete(_export_key(export_id))
+
     def load(self, export_id: str) -> StoredExport | None:
         raw = self.redis.hgetall(_export_key(export_id))
         if not raw:

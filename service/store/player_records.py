@@ -21,7 +21,9 @@ player's games count is no longer the one read, another game was rated
 meanwhile and nothing is written (-1: read again); when the game's pair of
 players had its counted games within the pair's window (RX8) only the mark is
 written (2); else everything is (1). A player is on the leaderboard once it
-has the rated games the rules ask for (``on_board``).
+has the rated games the rules ask for (``on_board``). A change's time is at
+least 1 ms after its player's newest one, so a history listed and paged by
+(time, game id) is in the order its changes were written.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.game.log import Listed
-from service.game.players import Player, Rated
+from service.game.players import ERASED_OPPONENT, Player, Rated, erased_opponent_texts
 from service.store.players import (
     DOCUMENTED_PAIR_RULES,
     TOKEN_PREFIX,
@@ -44,7 +46,7 @@ from service.store.players import (
     RatingChange,
     UnknownPlayer,
 )
-from service.store.records_db import Duplicate, RecordsDatabase
+from service.store.records_db import Duplicate, RecordsDatabase, Transaction
 
 _PLAYER = "player_id, app, app_player_id, name, created, rating, deviation, volatility, games"
 #: A new player's rating (Glicko-2's start), as ``lua/player_register.lua`` writes it.
@@ -262,6 +264,7 @@ class PlayerRecords:
                         run(mark, (game_id, app, now, pair_key, 0))
                         return 2
                 run(mark, (game_id, app, now, pair_key, 1))
+                at = _after_last(run, app, changes, now)
                 for change in changes:
                     rated = change.rated
                     games = change.games_before + 1
@@ -277,14 +280,76 @@ class PlayerRecords:
                     run(
                         "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
                         "VALUES (?, ?, ?, ?, ?)",
-                        (game_id, change.player, app, int(change.entry.get("at", now)),  # type: ignore[call-overload]
-                         json.dumps(change.entry, separators=(",", ":"))),
+                        (game_id, change.player, app, at,
+                         json.dumps({**change.entry, "at": at}, separators=(",", ":"))),
                     )  # fmt: skip
         except _Moved:
             return -1
         except Duplicate:  # another writer of this game committed first
             return 0
         return 1
+
+    # -- erasing -------------------------------------------------------------------
+    def revoke(self, app: str, player_id: str) -> None:
+        """The player's token stops working now (the first step of its erasure): the
+        column keeps a random value no token's SHA-256 can be."""
+        with self.db.write() as run:
+            run(
+                "UPDATE players SET token_sha256 = ? WHERE player_id = ? AND app = ?",
+                ("revoked:" + secrets.token_hex(16), player_id, app),
+            )
+
+    def anonymise_ratings(
+        self, app: str, player_id: str, games: Sequence[tuple[str, str | None]]
+    ) -> None:
+        """The erased player's opponents' history rows stop naming it, their numbers
+        kept, and the games' pair marks (RX8) name it no more; ``games``: each game of
+        the player and its opponent there."""
+        named, anonymous = erased_opponent_texts(player_id)
+        with self.db.write() as run:
+            for game_id, _opponent in games:
+                run(
+                    "UPDATE rating_changes SET entry = replace(entry, ?, ?) "
+                    "WHERE game_id = ? AND player_id <> ?",
+                    (named, anonymous, game_id, player_id),
+                )
+                run(
+                    "UPDATE rated_games SET pair = replace(pair, ?, ?) "
+                    "WHERE game_id = ? AND app = ?",
+                    (player_id, ERASED_OPPONENT, game_id, app),
+                )
+
+    def forget(self, app: str, player_id: str) -> bool:
+        """Delete the player's row, its history and its games list (the last step of its
+        erasure; the board is a query of the rows); False when the app has no such player."""
+        with self.db.write() as run:
+            for table in ("rating_changes", "player_games"):
+                run(f"DELETE FROM {table} WHERE player_id = ? AND app = ?", (player_id, app))
+            return bool(
+                run(
+                    "DELETE FROM players WHERE player_id = ? AND app = ?", (player_id, app)
+                ).rowcount
+            )
+
+
+def _after_last(run: Transaction, app: str, changes: Sequence[RatingChange], now: int) -> int:
+    """The time (ms) a game's rating changes are written with: the time they were
+    computed at, yet at least 1 ms after each of its players' newest change.
+
+    A history is listed and paged by (time, game id), so the changes of one player
+    must have distinct times in the order they were written: two workers may rate
+    a player's games within one millisecond, and a worker's clock may stand behind
+    another's. Read within the write: a player rated meanwhile fails the write's
+    games check, so the newest change read is the one before this game's."""
+    at = max((int(change.entry.get("at", now)) for change in changes), default=now)  # type: ignore[call-overload]
+    for change in changes:
+        (last,) = run(
+            "SELECT max(at_ms) FROM rating_changes WHERE player_id = ? AND app = ?",
+            (change.player, app),
+        ).fetchone()
+        if last is not None:
+            at = max(at, int(last) + 1)
+    return at
 
 
 def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:

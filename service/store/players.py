@@ -36,7 +36,7 @@ import redis
 
 from service.game import rated_results
 from service.game.log import Listed
-from service.game.players import Player, Rated
+from service.game.players import Player, Rated, erased_opponent_texts
 from service.store.scripts import Script, lua_script
 
 #: A player token's prefix: recognisable in a leak, and told apart from a client key.
@@ -100,6 +100,7 @@ class PlayerStore:
         self.players_per_client = players_per_client
         self._register = Script(client, lua_script("player_register"))
         self._rate = Script(client, lua_script("rate_game"))
+        self._anonymise = Script(client, lua_script("history_anonymise"))
 
     # -- registering and identifying -----------------------------------------------
     def register(self, app: str, app_player_id: str, name: str) -> tuple[Player, str]:
@@ -181,13 +182,22 @@ class PlayerStore:
         self, app: str, player_id: str, after: Listed | None, count: int
     ) -> list[dict[str, object]]:
         """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first."""
+        ``at`` and ``game_id``; None: the newest), newest first.
+
+        The list is in the order the changes were written: a page goes on after the
+        cursor's change where it is in the list, so a history an older server wrote
+        with tied times (before ``_after_last``) still pages whole; a change no longer
+        listed (trimmed off) pages on by time."""
         entries = [
             json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
         ]
         if after is not None:
-            edge = (after.created_ms, after.game_id)
-            entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+            at = [n for n, e in enumerate(entries) if e["game_id"] == after.game_id]
+            if at:
+                entries = entries[at[0] + 1 :]
+            else:
+                edge = (after.created_ms, after.game_id)
+                entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
         return entries[:count]
 
     # -- games ---------------------------------------------------------------------
@@ -252,6 +262,7 @@ class PlayerStore:
         rating moved since it was read (read again and compute again), 2 the ``pair``
         of players has had its counted games within its window (RX8): only the game's
         mark is written. A player enters the board once it has ``rules.board_games``."""
+        at = self._after_last(app, changes)
         args: list[object] = [
             f"{_tag(app)}:player:",
             f"{_tag(app)}:board",
@@ -270,13 +281,65 @@ class PlayerStore:
                 repr(change.rated.rating),
                 repr(change.rated.deviation),
                 repr(change.rated.volatility),
-                json.dumps(change.entry, separators=(",", ":")),
+                json.dumps({**change.entry, "at": at}, separators=(",", ":")),
             ]
         keys = [f"{_tag(app)}:rated:{game_id}"]
         if pair is not None:
             low, high = sorted(pair)
             keys.append(f"{_tag(app)}:pair:{low}:{high}")
         return int(self._rate(keys=keys, args=args))
+
+    def _after_last(self, app: str, changes: Sequence[RatingChange]) -> int:
+        """The time (ms) a game's rating changes are written with: the time they were
+        computed at, yet at least 1 ms after each of its players' newest change, so a
+        history paged by (time, game id) keeps the order its changes were written in
+        (two workers within one millisecond, a worker's clock behind another's). Read
+        before the script: a player rated meanwhile fails the script's games check."""
+        now = int(time.time() * 1000)
+        at = max((int(change.entry.get("at", now)) for change in changes), default=now)  # type: ignore[call-overload]
+        for change in changes:
+            newest = self.redis.lindex(f"{_tag(app)}:ratings:{change.player}", 0)
+            if newest is not None:
+                at = max(at, int(json.loads(newest).get("at", 0)) + 1)
+        return at
+
+    # -- erasing -------------------------------------------------------------------
+    def revoke(self, app: str, player_id: str) -> None:
+        """The player's token stops working now (the first step of its erasure)."""
+        token = self.redis.hget(f"{_tag(app)}:player:{player_id}", "token")
+        if token:
+            self.redis.delete(_token_key(token.decode()))
+        self.redis.hset(f"{_tag(app)}:player:{player_id}", "token", "")
+
+    def anonymise_ratings(
+        self, app: str, player_id: str, games: Sequence[tuple[str, str | None]]
+    ) -> None:
+        """The erased player's opponents' histories stop naming it, their numbers kept;
+        ``games``: each game of the player and its opponent there (None: none or a bot).
+        The pair's marks of recent games (RX8) go: the player plays no more."""
+        named, anonymous = erased_opponent_texts(player_id)
+        for opponent in sorted({o for _g, o in games if o}):
+            self._anonymise(keys=[f"{_tag(app)}:ratings:{opponent}"], args=[named, anonymous])
+            low, high = sorted((player_id, opponent))
+            self.redis.delete(f"{_tag(app)}:pair:{low}:{high}")
+
+    def forget(self, app: str, player_id: str) -> bool:
+        """Delete the player's record, history and games list and take it off the board
+        (the last step of its erasure); False when the app has no such player."""
+        tag = _tag(app)
+        record = self.redis.hgetall(f"{tag}:player:{player_id}")
+        if not record:
+            return False
+        self.revoke(app, player_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            app_player_id = record.get(b"app_player_id")
+            if app_player_id:
+                pipe.hdel(f"{tag}:players", app_player_id)
+            pipe.zrem(f"{tag}:board", player_id)
+            pipe.delete(f"{tag}:player:{player_id}", f"{tag}:ratings:{player_id}",
+                        f"{tag}:played:{player_id}")  # fmt: skip
+            pipe.execute()
+        return True
 
 
 def _player(app: str, record: dict[bytes, bytes]) -> Player:

@@ -9,7 +9,8 @@ running it again, or on a server that already writes the database, changes
 nothing and loses nothing. Every app's key, token and endpoint works as it
 did; a rated game in the history keeps its mark, so it is not rated twice.
 Redis had capped a player's history at its newest 200 and games at 500: what
-it dropped is not there to copy. Deliveries are not copied: they go in days.
+it dropped is not there to copy. A history is copied in the order Redis kept
+it, each change at least 1 ms after the one before, as the database writes them. Deliveries are not copied: they go in days.
 """
 
 from __future__ import annotations
@@ -92,9 +93,11 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
              float(record["deviation"]), float(record["volatility"]), int(record["games"]),
              int(on_board)),
         ).rowcount  # fmt: skip
-        for text in client.lrange(f"{tag}:ratings:{player_id}", 0, -1):
-            entry = json.loads(text)
-            game_id, at = str(entry["game_id"]), int(entry["at"])
+        last = None
+        # Oldest first: each change at least 1 ms after the one before (``_in_order``).
+        for text in reversed(client.lrange(f"{tag}:ratings:{player_id}", 0, -1)):
+            entry, last = _in_order(json.loads(text), last)
+            game_id, at = str(entry["game_id"]), last
             run(
                 "INSERT INTO rated_games (game_id, app, at_ms, pair, counted) "
                 "VALUES (?, ?, ?, NULL, 1) ON CONFLICT DO NOTHING",
@@ -103,7 +106,7 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
             counts["rating_changes"] += run(
                 "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (game_id, player_id, app, at, text.decode()),
+                (game_id, player_id, app, at, json.dumps(entry, separators=(",", ":"))),
             ).rowcount
         for game_id, started in client.zrange(f"{tag}:played:{player_id}", 0, -1, withscores=True):
             counts["player_games"] += run(
@@ -111,6 +114,17 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (player_id, game_id.decode(), app, int(started)),
             ).rowcount
+
+
+def _in_order(entry: dict[str, object], last: int | None) -> tuple[dict[str, object], int]:
+    """A history entry, and its time (ms), at least 1 ms after ``last``, the time of the
+    change written before it: a history is listed and paged by (time, game id), and an
+    older server kept changes of one millisecond, or behind a slower clock, in the
+    order it wrote them. The entry carries the time it is listed by, as a cursor does."""
+    at = int(entry["at"])  # type: ignore[call-overload]
+    if last is not None and at <= last:
+        at = last + 1
+    return {**entry, "at": at}, at
 
 
 __all__ = ["Imported", "import_from_redis"]

@@ -29,6 +29,7 @@ Redis keys (tag ``{client:<app>}``):
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass
@@ -125,6 +126,15 @@ class SeekPool:
     def cancel(self, app: str, seek_id: str) -> SeekState:
         """End a waiting seek; a paired one stays paired (the answer says so)."""
         return self._run(app, "cancel", seek_id)
+
+    def forget_player(self, app: str, player: str) -> None:
+        """End the player's waiting seek, if any, so it is paired with nobody (the player
+        is being erased); a seek record left expires with its record's time."""
+        found = self.redis.get(f"{_key_prefix(app)}seeking:{player}")
+        if found:
+            with contextlib.suppress(UnknownSeek):
+                self.cancel(app, found.decode())
+            self.redis.delete(f"{_key_prefix(app)}seeking:{player}")
 
     def owner(self, app: str, seek_id: str) -> str | None:
         """The player whose seek this is; None for no such seek."""

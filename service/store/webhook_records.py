@@ -10,7 +10,9 @@ so the app's cap of endpoints holds however many processes create at once.
 Its deliveries are rows of ``webhook_deliveries`` (``0006_...``), bounded by
 age as in Redis: each is kept ``DELIVERY_SECONDS`` after it was made or last
 asked for again, and making one deletes its endpoint's deliveries past that
-(an endpoint's log also shows its newest ``LOG_CAP`` at most).
+(an endpoint's log also shows its newest ``LOG_CAP`` at most). A delivery's
+record is written under its lock (``delivery:<id>``), an attempt's outcome with
+the body the row holds then: a player's erasure in between stands.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import asdict, replace
 
 import redis
 
-from service.store.records_db import RecordsDatabase
+from service.store.records_db import RecordsDatabase, Transaction
 from service.store.webhooks import (
     DELIVERY_SECONDS,
     LOG_CAP,
@@ -174,10 +176,7 @@ class WebhookRecords(WebhookStore):
             retries=delivery.retries if retries is None else retries,
         )
         with self.db.write() as run:
-            run(
-                "UPDATE webhook_deliveries SET record = ? WHERE delivery_id = ? AND app = ?",
-                (_record(updated), delivery.id, app),
-            )
+            self._keep_body(run, app, updated, "")
         return updated
 
     def record_again(self, app: str, delivery: Delivery) -> Delivery:
@@ -185,12 +184,36 @@ class WebhookRecords(WebhookStore):
         retries, its history kept, and kept ``DELIVERY_SECONDS`` from now."""
         updated = replace(delivery, state="pending", round=delivery.round + 1, retries=0)
         with self.db.write() as run:
-            run(
-                "UPDATE webhook_deliveries SET record = ?, kept_until_ms = ? "
-                "WHERE delivery_id = ? AND app = ?",
-                (_record(updated), _now_ms() + DELIVERY_SECONDS * 1000, delivery.id, app),
+            self._keep_body(
+                run, app, updated, ", kept_until_ms = ?", _now_ms() + DELIVERY_SECONDS * 1000
             )
         return updated
+
+    @staticmethod
+    def _keep_body(
+        run: Transaction, app: str, updated: Delivery, also: str, *values: object
+    ) -> None:
+        """Write ``updated`` (and the ``also`` columns) with the body its row holds now."""
+        run.lock(f"delivery:{updated.id}")
+        row = run(
+            "SELECT record FROM webhook_deliveries WHERE delivery_id = ? AND app = ?",
+            (updated.id, app),
+        ).fetchone()
+        if row is None:
+            return
+        kept = replace(updated, body=json.loads(row[0])["body"])
+        run(
+            f"UPDATE webhook_deliveries SET record = ?{also} WHERE delivery_id = ? AND app = ?",
+            (_record(kept), *values, updated.id, app),
+        )
+
+    def _rewrite(self, app: str, delivery: Delivery) -> None:
+        with self.db.write() as run:
+            run.lock(f"delivery:{delivery.id}")
+            run(
+                "UPDATE webhook_deliveries SET record = ? WHERE delivery_id = ? AND app = ?",
+                (_record(delivery), delivery.id, app),
+            )
 
     def log(self, app: str, endpoint_id: str, count: int) -> list[Delivery]:
         """The endpoint's deliveries, newest first (its newest ``LOG_CAP`` at most)."""

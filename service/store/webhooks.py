@@ -10,7 +10,10 @@ endpoints and deliveries live in one Redis Cluster slot.
   creation time, the newest ``LOG_CAP`` kept
 
 A delivery's id derives from its endpoint and its notice, so a notice made
-twice (a listener told twice) is one delivery. The signing secret is kept
+twice (a listener told twice) is one delivery. An attempt's outcome, and a new
+round, are written with the body the delivery holds at that moment, not the one
+the attempt read and sent: a player's erasure that anonymised the body while the
+attempt was in flight stands. The signing secret is kept
 as it is (a signature needs it), shown to the app on registration and on each
 rotation only.
 """
@@ -28,6 +31,7 @@ from typing import Any
 import redis
 
 from service.game.notices import Notice
+from service.store.scripts import Script, lua_script
 
 #: Deliveries an endpoint's log keeps (the newest), and how long a delivery is kept.
 LOG_CAP = 1000
@@ -119,6 +123,33 @@ class Delivery:
         return data
 
 
+#: Where a record's body goes, in a record written with the body its delivery holds now.
+_BODY_MARK = "\u0000body\u0000"
+
+
+def _around_body(delivery: Delivery) -> tuple[str, str]:
+    """The delivery's record (JSON) before and after its body, for
+    ``delivery_keep_body.lua`` to put the body the store holds between them."""
+    text = json.dumps(asdict(replace(delivery, body=_BODY_MARK)), separators=(",", ":"))
+    before, after = text.split(json.dumps(_BODY_MARK), 1)
+    return before, after
+
+
+def _unnamed(body: str, player_id: str) -> str:
+    """The JSON ``body`` with every value that is the player's id made null."""
+
+    def walk(value: Any) -> Any:
+        if value == player_id:
+            return None
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return json.dumps(walk(json.loads(body)), separators=(",", ":"))
+
+
 def _tag(app: str) -> str:
     return f"sch:{{client:{app}}}"
 
@@ -135,6 +166,7 @@ class WebhookStore:
     def __init__(self, client: redis.Redis, *, endpoints_per_client: int = 10):
         self.redis = client
         self.endpoints_per_client = endpoints_per_client
+        self._keep_body_script = Script(client, lua_script("delivery_keep_body"))
 
     # -- endpoints --------------------------------------------------------------------
     def create(
@@ -262,24 +294,49 @@ class WebhookStore:
             history=[*delivery.history, attempt][-20:],
             retries=delivery.retries if retries is None else retries,
         )
-        self.redis.hset(
-            f"{_tag(app)}:delivery:{delivery.id}",
-            "record",
-            json.dumps(asdict(updated), separators=(",", ":")),
-        )
+        self._keep_body(app, updated)
         return updated
 
     def record_again(self, app: str, delivery: Delivery) -> Delivery:
         """A delivery asked for again by its app: pending once more, in a new round of
         retries, its history kept."""
         updated = replace(delivery, state="pending", round=delivery.round + 1, retries=0)
+        self._keep_body(app, updated)
+        self.redis.expire(f"{_tag(app)}:delivery:{delivery.id}", DELIVERY_SECONDS)
+        return updated
+
+    def _keep_body(self, app: str, updated: Delivery) -> None:
+        """Write ``updated`` with the body the delivery holds now (see the module)."""
+        self._keep_body_script(
+            keys=[f"{_tag(app)}:delivery:{updated.id}"], args=_around_body(updated)
+        )
+
+    # -- a player's erasure -----------------------------------------------------------
+    def naming(self, app: str, player_id: str) -> list[Delivery]:
+        """The app's kept deliveries whose body names the player: every endpoint's log
+        (``LOG_CAP`` each, ``DELIVERY_SECONDS`` at most), newest first per endpoint."""
+        return [
+            delivery
+            for endpoint in self.all(app)
+            for delivery in self.log(app, endpoint.id, LOG_CAP)
+            if player_id in delivery.body
+        ]
+
+    def anonymise(self, app: str, player_id: str) -> int:
+        """Every kept delivery's body stops naming the erased player (its ``player_id``
+        becomes null; a redelivery sends that body): how many were rewritten."""
+        found = self.naming(app, player_id)
+        for delivery in found:
+            self._rewrite(app, replace(delivery, body=_unnamed(delivery.body, player_id)))
+        return len(found)
+
+    def _rewrite(self, app: str, delivery: Delivery) -> None:
+        """Keep ``delivery`` as it is now (its expiry stays as it was)."""
         self.redis.hset(
             f"{_tag(app)}:delivery:{delivery.id}",
             "record",
-            json.dumps(asdict(updated), separators=(",", ":")),
+            json.dumps(asdict(delivery), separators=(",", ":")),
         )
-        self.redis.expire(f"{_tag(app)}:delivery:{delivery.id}", DELIVERY_SECONDS)
-        return updated
 
     def log(self, app: str, endpoint_id: str, count: int) -> list[Delivery]:
         """The endpoint's deliveries, newest first."""

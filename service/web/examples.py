@@ -244,6 +244,13 @@ PLAYER_GAMES = {
     "next_cursor": None,
 }
 LEADERBOARD = {"players": [{"rank": 1, "player": PLAYER_VIEW}]}
+PLAYER_EXPORT = {
+    "player": OWN_PLAYER,
+    "ratings": RATING_HISTORY["changes"],
+    "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123}],
+    "webhook_deliveries": [],
+    "exported": 1796512000.5,
+}
 SEEK = {"variant": "head", "rated": True, "min_rating": 1400}
 SEEK_WAITING = {
     "seek_id": "sk_5e1d2c3b4a596877",

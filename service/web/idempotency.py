@@ -20,7 +20,9 @@ record their key in the game's log with the append itself
 (``service.game.commands``). Every other POST takes ``@idempotent``, which
 keeps its first answer in ``service.store.answers`` for
 ``SCHNAPSEN_IDEMPOTENCY_SECONDS``; once that answer expired, the same key is
-a new request and makes a new thing.
+a new request and makes a new thing. An answer naming a player (a
+registration, ``answer_names_player``) is deleted when that player is
+erased: a retry after the erasure is a new request too.
 """
 
 from __future__ import annotations
@@ -35,11 +37,17 @@ from typing import Any, TypeVar
 
 import redis
 from apispec import BasePlugin
-from flask import Response, after_this_request, current_app, request
+from flask import Response, after_this_request, current_app, g, request
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
-from service.store.answers import Claim, StoredAnswer, StoredAnswers, fingerprint
+from service.store.answers import (
+    Claim,
+    StoredAnswer,
+    StoredAnswers,
+    fingerprint,
+    player_owner,
+)
 from service.web.callers import (
     carries_no_declared_credential,
     current_caller,
@@ -60,6 +68,8 @@ _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
 _KEPT_HEADERS = ("Content-Type", "Location", "ETag")
 #: The mark ``@idempotent`` leaves in a view's documentation for ``KeyedOperations``.
 _MARK = "x-idempotency-key"
+#: Where a view says which player its answer names (``answer_names_player``).
+_OWNER = "idempotent_answer_owner"
 #: How much longer than the longest job wait a request may hold its key (seconds).
 _CLAIM_MARGIN_SECONDS = 30
 
@@ -81,6 +91,12 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
 #: Query parameters that say how the caller waits for its answer, not what it asks for:
 #: a retry that waits longer (or not at all) is the same request.
 HOW_TO_WAIT = frozenset({"wait"})
+
+
+def answer_names_player(app: str, player_id: str) -> None:
+    """The answer this view sends names the player (its id, name or token): if kept for
+    the request's retries, it is deleted with the player's erasure."""
+    g.setdefault(_OWNER, player_owner(app, player_id))
 
 
 def idempotency_key() -> str | None:
@@ -177,7 +193,7 @@ def idempotent(view: F) -> F:
         def keep(response: Response) -> Response:
             try:
                 if 200 <= response.status_code < 300:
-                    answers.keep(held, _stored(response), request_print)
+                    answers.keep(held, _stored(response), request_print, owner=g.get(_OWNER))
                 else:
                     answers.give_back(held)
             except redis.exceptions.RedisError as error:

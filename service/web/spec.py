@@ -116,12 +116,6 @@ def _union(members: dict[str, str], key: str, description: str) -> dict[str, Any
     }
 
 
-#: The body of an answer that has none (304, 204): read as text, it is "".
-EMPTY = {
-    "type": "string",
-    "maxLength": 0,
-    "description": "No body: read as text, the empty string",
-}
 #: Validation messages per field, nested as the request is (a list's items by index).
 FIELD_ERRORS = {
     "type": "object",
@@ -275,6 +269,7 @@ def register_components(spec: APISpec) -> None:
     from schemas.bots import JOB_KINDS, ReplayExportSchema
     from schemas.events import EVENT_COMPONENTS, EVENT_TYPES, STREAM_EVENT_TYPES
     from schemas.games import GameExportLineSchema, StreamEndSchema
+    from schemas.players import PlayerExportSchema
     from schemas.problems import ProblemSchema
     from schemas.replay_steps import STEP_KINDS
     from schemas.webhooks import NoticeDataSchema
@@ -284,7 +279,6 @@ def register_components(spec: APISpec) -> None:
     spec.components.schemas.pop("PaginationMetadata", None)
     for name, schema in shared_components().items():
         spec.components.schema(name, schema)
-    spec.components.schema("Empty", EMPTY)
     spec.components.schema("FieldErrors", FIELD_ERRORS)
     spec.components.schema("WorkerCounts", WORKER_COUNTS)
     spec.components.schema("Problem", schema=ProblemSchema)
@@ -321,6 +315,7 @@ def register_components(spec: APISpec) -> None:
     )  # fmt: skip
     spec.components.schema("ReplayExport", schema=ReplayExportSchema)
     spec.components.schema("GameExportLine", schema=GameExportLineSchema)
+    spec.components.schema("PlayerExport", schema=PlayerExportSchema)
     spec.components.schema("NoticeData", schema=NoticeDataSchema)
     notices = {kind: notice_component(kind) for kind in NOTICE_KINDS}
     for kind, name in notices.items():

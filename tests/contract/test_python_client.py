@@ -6,8 +6,12 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from service.store.clients import ClientRegistry
+from service.web.openapi import OPENAPI_FILE
 from tests.support.contract import BIN, CONTRACT, run
 
 EXAMPLE = CONTRACT / "python_example.py"
@@ -26,6 +30,53 @@ def test_the_generated_client_has_one_type_per_shared_component(python_client):
     # One enum each, not one per field that uses it (a spec once made 24 card enums).
     assert not [name for name in found if name.endswith(("_card", "_seat", "_suit"))
                 and name not in ("card_at_seat", "position_card")]  # fmt: skip
+
+
+def operations() -> dict[str, dict[str, Any]]:
+    """The spec's operations by the name of their generated module (``getGame``: get_game)."""
+    document = yaml.safe_load(OPENAPI_FILE.read_text())
+    return {re.sub(r"(?<!^)(?=[A-Z])", "_", op["operationId"]).lower(): op
+            for item in document["paths"].values() for op in item.values()
+            if isinstance(op, dict) and "operationId" in op}  # fmt: skip
+
+
+def return_types(client: Path) -> dict[str, set[str]]:
+    """Per operation module, the members of its ``sync_detailed``'s ``Response[...]``."""
+    found = {}
+    for module in (client / "schnapsen_client" / "api").glob("*/*.py"):
+        typed = re.search(r"^def sync_detailed\(.*?\) -> Response\[(.*?)\]:", module.read_text(),
+                          re.MULTILINE | re.DOTALL)  # fmt: skip
+        if typed:
+            found[module.stem] = set(typed.group(1).split(" | "))
+    return found
+
+
+def test_the_generator_reads_every_answer_of_the_spec(python_client):
+    log = (python_client / "generated.log").read_text()
+    assert "Cannot parse response" not in log and "WARNING" not in log, log
+
+
+def test_every_operation_returns_the_types_its_answers_document(python_client):
+    # A `str` only where an answer is text (the NDJSON export, the problem page's HTML);
+    # `Any` only where an answer has no content (304, 204; metrics and the document,
+    # whose media types the spec leaves open); a model for every JSON answer.
+    typed = return_types(python_client)
+    ops = operations()
+    assert set(typed) == set(ops), set(typed) ^ set(ops)
+    leaks = {}
+    for name, op in ops.items():
+        answers = [a for code, a in op["responses"].items() if "$ref" not in a and code < "400"]
+        text = any(media.startswith("text/") or media.endswith("ndjson")
+                   for a in answers for media in a.get("content", {}))  # fmt: skip
+        bodiless = any(not a.get("content") for a in answers)
+        allowed = ({"str"} if text else set()) | ({"Any"} if bodiless else set())
+        odd = {t for t in typed[name] if t in ("str", "Any") and t not in allowed}
+        untyped = not (typed[name] - {"Problem", "Any", "str"}) and not (text or bodiless)
+        if odd or untyped:
+            leaks[name] = typed[name]
+    assert leaks == {}, leaks
+    assert typed["export_games"] == {"Problem", "str"}
+    assert typed["get_game"] == {"Any", "GameView", "Problem"}
 
 
 def test_the_example_program_passes_mypy_strict_with_no_cast_and_no_any(python_client):

@@ -4,14 +4,17 @@ file, PostgreSQL on a real server (a database of its own per test).
 A registration is one player per app id, with one working token, within the
 app's cap even when raced; a rated game's ratings are written once however
 many writers race, and a rating that moved meanwhile is read again; nothing
-is capped: a player's history and games are kept whole; only a token's hash
-is stored.
+is capped: a player's history and games are kept whole, its rating changes
+listed in the order they were written even when their times tie (in Redis too);
+only a token's hash is stored.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
+import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -19,6 +22,7 @@ from typing import TypeVar
 
 import psycopg
 import pytest
+import redis
 
 from service.game.log import Listed
 from service.game.players import Rated
@@ -27,6 +31,7 @@ from service.store.players import (
     HISTORY_CAP,
     PairRules,
     PlayersFull,
+    PlayerStore,
     RatingChange,
     UnknownPlayer,
 )
@@ -225,3 +230,64 @@ def test_a_pairs_games_past_its_count_in_the_window_are_marked_and_change_nothin
         assert rate("g4", a, c) == 1  # another pair counts on its own
         board = [player.id for _, player in store.leaderboard("app-a", 0, 10)]
         assert board == [a.id, b.id]  # two rated games each; c has one
+
+
+def rated_at_tied_times(store: PlayerRecords | PlayerStore, app: str) -> None:
+    """Five rated games of one player: three rated within one millisecond, one by a
+    worker whose clock stands 40 ms behind, then one more in that millisecond. The
+    history lists them newest first in the order they were written, by either read
+    and page by page, each at a time of its own, the newest one the player's rating."""
+    at = 1_700_000_000_000
+    written = [("g9", at), ("g5", at), ("g7", at), ("g1", at - 40), ("g3", at)]
+    a, _ = store.register(app, "a", "A")
+    for games_before, (game_id, when) in enumerate(written):
+        before, rating = 1500.0 + games_before, 1501.0 + games_before
+        entry = {"game_id": game_id, "at": when, "rating_before": before, "rating": rating}
+        rated = Rated(rating, 300.0, 0.06, games_before + 1)
+        assert store.write_ratings(app, game_id, [RatingChange(a.id, games_before, rated, entry)])
+    history = store.history(app, a.id, 10)
+    assert [entry["game_id"] for entry in history] == [g for g, _ in reversed(written)]
+    assert history[0]["rating"] == store.get(app, a.id).rated.rating
+    paged: list[dict[str, object]] = []
+    edge = None
+    while entries := store.history_page(app, a.id, edge, 2):
+        paged += entries
+        edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))  # type: ignore[call-overload]
+    assert paged == history
+    times = [int(entry["at"]) for entry in history]  # type: ignore[call-overload]
+    assert times == sorted(set(times), reverse=True)  # distinct: a cursor names one change
+
+
+def test_a_players_rating_changes_are_listed_in_the_order_they_were_written_when_times_tie(
+    database: str,
+):
+    with players(database) as store:
+        rated_at_tied_times(store, "app-a")
+
+
+def test_in_redis_too_rating_changes_are_listed_in_the_order_they_were_written(
+    redis_client: redis.Redis,
+):
+    """A server with no database keeps its players in Redis: the same order there."""
+    rated_at_tied_times(PlayerStore(redis_client), f"app-{secrets.token_hex(4)}")
+
+
+def test_in_redis_a_history_an_older_server_wrote_with_tied_times_pages_whole(
+    redis_client: redis.Redis,
+):
+    """Before each change was written after its player's newest one, Redis kept changes
+    of one millisecond in the order they were written: its pages still list each once."""
+    store, app = PlayerStore(redis_client), f"app-{secrets.token_hex(4)}"
+    a, _ = store.register(app, "a", "A")
+    at = 1_700_000_000_000
+    for n, game_id in enumerate(("g9", "g5", "g7", "g1", "g3")):  # as the script pushed them
+        entry = {"game_id": game_id, "at": at - 40 * (game_id == "g1"), "rating": 1501.0 + n}
+        redis_client.lpush(f"sch:{{client:{app}}}:ratings:{a.id}", json.dumps(entry))
+    history = store.history(app, a.id, 10)
+    paged: list[dict[str, object]] = []
+    edge = None
+    while entries := store.history_page(app, a.id, edge, 2):
+        paged += entries
+        edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))  # type: ignore[call-overload]
+    assert [entry["game_id"] for entry in paged] == ["g3", "g1", "g7", "g5", "g9"]
+    assert paged == history

@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
+from service.game.log import Listed
 from service.game.players import Rated
 from service.store.app_records import AppRecords
 from service.store.clients import ClientRegistry
@@ -101,5 +102,37 @@ def test_what_redis_alone_kept_is_found_in_the_database_after_the_import(
             assert records.write_ratings(app.id, "0123456789abcdef", changes) == 0
             assert WebhookRecords(fresh, db).get(app.id, hook.id) == hook
         assert set(imported(own_redis, database).values()) == {0}  # once is enough
+    finally:
+        db.close()
+
+
+def test_an_older_servers_history_with_tied_times_is_imported_in_the_order_it_was_written(
+    own_redis: str, database: str
+):
+    """A server before each change was written after its player's newest one kept
+    changes of one millisecond (two workers), or behind it (a slower clock), in the
+    order it wrote them: the database lists and pages them in that order too."""
+    old = redis.Redis.from_url(own_redis)
+    app, _key = ClientRegistry(old).create("Old")
+    anna, _token = PlayerStore(old).register(app.id, "anna", "Anna")
+    at = 1_800_000_000_000
+    written = [("g9", at), ("g5", at), ("g7", at), ("g1", at - 40), ("g3", at)]
+    history_key = f"sch:{{client:{app.id}}}:ratings:{anna.id}"
+    for n, (game_id, when) in enumerate(written):  # as that server's script pushed them
+        entry = {"game_id": game_id, "at": when, "rating_before": 1500.0 + n, "rating": 1501.0 + n}
+        old.lpush(history_key, json.dumps(entry, separators=(",", ":")))
+    db = open_records_database(database)
+    try:
+        assert imported(own_redis, database)["rating_changes"] == len(written)
+        records = PlayerRecords(db)
+        history = records.history(app.id, anna.id, 10)
+        assert [entry["game_id"] for entry in history] == [g for g, _ in reversed(written)]
+        paged: list[dict[str, object]] = []
+        edge = None
+        while entries := records.history_page(app.id, anna.id, edge, 2):
+            paged += entries
+            edge = Listed(str(entries[-1]["game_id"]), int(entries[-1]["at"]))  # type: ignore[call-overload]
+        assert paged == history
+        assert set(imported(own_redis, database).values()) == {0}
     finally:
         db.close()

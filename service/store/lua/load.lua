@@ -4,8 +4,12 @@
 -- Returns {head, snapshot version, snapshot or false, entries after it up to
 -- target, the seats hash, the idempotency record or false}; when the latest version
 -- is asked for and the caller holds it: {head, -1, false, {}, {}, the record or false}.
+-- A game with an erased player's seat is never answered from what the caller holds:
+-- its seats changed after the caller read them, at the same version.
 local head = redis.call('XLEN', KEYS[1])
-if ARGV[1] == '' and ARGV[4] ~= '' and head > 0 and head == tonumber(ARGV[4]) then
+local erased = redis.call('HEXISTS', KEYS[4], 'erased:0') == 1
+  or redis.call('HEXISTS', KEYS[4], 'erased:1') == 1
+if ARGV[1] == '' and ARGV[4] ~= '' and head > 0 and head == tonumber(ARGV[4]) and not erased then
   local held_duplicate = false
   if ARGV[3] ~= '' then held_duplicate = redis.call('HGET', KEYS[5], ARGV[3]) end
   return {head, -1, false, {}, {}, held_duplicate}

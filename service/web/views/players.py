@@ -3,8 +3,12 @@ app's leaderboard (``service.store.players``; docs/api.md, "Players")."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Iterator
 from typing import Any
 
+from flask import Response
 from flask_smorest import Blueprint
 
 from schemas.players import (
@@ -23,12 +27,16 @@ from service.game.log import Listed
 from service.game.players import InvalidName, Player, display_name
 from service.game.problem_codes import ProblemCode
 from service.game.problems import GameNotFound, Problem
+from service.store.archived_log import ArchivedLog
+from service.store.player_records import Players
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
-from service.web.idempotency import idempotent
+from service.web.idempotency import answer_names_player, idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
+from service.web.player_erasure import PlayerErasure
 from service.web.services import games, services
+from service.web.views.webhooks import delivery_view
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
@@ -79,6 +87,8 @@ def register_player(body: dict[str, Any]):
     renames the player and gives it a new token; the old token stops working.
     A retry with the same `Idempotency-Key` answers the first answer again and
     changes nothing: a token a later registration replaced stays replaced.
+    Once the player is erased, its registrations' answers are no longer kept:
+    a retry then registers a new player, with a new id and token.
     """
     app = client_app("registering a player")
     try:
@@ -92,6 +102,7 @@ def register_player(body: dict[str, Any]):
             "your app has registered as many players as it may",
             code=ProblemCode.TOO_MANY_PLAYERS,
         ) from None
+    answer_names_player(app.id, player.id)
     return {"player": own_view(player), "token": token}, 201
 
 
@@ -195,3 +206,112 @@ def leaderboard(query: dict[str, Any]):
     app, _player_self = player_or_client("reading the leaderboard")
     rows = services().players.leaderboard(app, query["offset"], query["limit"])
     return {"players": [{"rank": rank, "player": player_view(p)} for rank, p in rows]}
+
+
+#: Rating changes and games read per page while an export streams.
+EXPORT_PAGE = 200
+_EXPORT_CONTENT = {
+    "application/json": {
+        "schema": {"$ref": "#/components/schemas/PlayerExport"},
+        "example": examples.PLAYER_EXPORT,
+    }
+}
+
+
+@blp.route("/players/<player_id>/export", methods=["GET"])
+@blp.response(200, description="Everything held about the player, as one JSON document")
+@operation(blp, "exportPlayer", security=CLIENT_KEY, problems=_NOT_FOUND)
+@blp.doc(responses={200: {"content": _EXPORT_CONTENT}})
+def export_player(player_id: str):
+    """Everything the service holds about one of your players (a data-protection export).
+
+    One JSON document, a `PlayerExport`: the player's record (name, your id
+    for it, when it was registered, its rating), its whole rating history,
+    every game it played, and the webhook deliveries kept for your app that
+    name it. Answered as a stream, a page at a time, so a player of thousands
+    of games costs the server no more memory than one of ten. Another app's
+    player is 404 `player_not_found`, as is an erased one.
+    """
+    app = client_app("exporting a player")
+    player = _player(app.id, player_id)
+    store = services().players
+    deliveries = [delivery_view(d) for d in services().webhooks.naming(app.id, player.id)]
+    return Response(
+        _export(store, player, deliveries),
+        mimetype="application/json",
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Disposition": f'attachment; filename="{player.id}.json"',
+        },
+    )
+
+
+def _export(store: Players, player: Player, deliveries: list[dict[str, Any]]) -> Iterator[str]:
+    """The export's JSON text, a page of history or games at a time."""
+    yield '{"player":' + _json(own_view(player)) + ',"ratings":['
+    after: Listed | None = None
+    first = True
+    while True:
+        changes = store.history_page(player.app, player.id, after, EXPORT_PAGE)
+        for change in changes:
+            yield ("" if first else ",") + _json(change)
+            first = False
+        if len(changes) < EXPORT_PAGE:
+            break
+        last = changes[-1]
+        after = Listed(str(last["game_id"]), int(last["at"]))  # type: ignore[call-overload]
+    yield '],"games":['
+    after, first = None, True
+    while True:
+        page = store.games_page(player.app, player.id, after, EXPORT_PAGE)
+        for game in page:
+            yield ("" if first else ",") + _json(
+                {"game_id": game.game_id, "started": game.created_ms}
+            )
+            first = False
+        if len(page) < EXPORT_PAGE:
+            break
+        after = page[-1]
+    yield '],"webhook_deliveries":' + _json(deliveries)
+    yield ',"exported":' + _json(round(time.time(), 3)) + "}"
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@blp.route("/players/<player_id>", methods=["DELETE"])
+@blp.response(204, description="The player is erased")
+@operation(blp, "erasePlayer", security=CLIENT_KEY, problems=_NOT_FOUND)
+def erase_player(player_id: str):
+    """Erase one of your players (a data-protection request): 204, nothing in the body.
+
+    Its name, your id for it and its player id leave every store and every
+    answer; its token stops working at once; it leaves the leaderboard. Its
+    games stay, readable and replayable, its seat an anonymous placeholder
+    (`"erased": true`, no `player_id`); a game still in play goes on, and
+    rates nobody at its end. Its opponents' ratings stay as they were; their
+    history entries name the opponent `"erased"`. Webhook deliveries kept for
+    your app name it no more (`player_id` null), and later notices never do.
+    Export the player first (`GET /v1/players/{id}/export`) if you need what
+    is held. Asking again answers 404 `player_not_found`: the player is gone
+    (an erasure cut short by a failure is finished by asking again).
+    """
+    app = client_app("erasing a player")
+    wired = services()
+    erasure = PlayerErasure(
+        players=wired.players,
+        games=wired.games,
+        redis=wired.redis,
+        archive=wired.archive,
+        log=wired.store if isinstance(wired.store, ArchivedLog) else None,
+        webhooks=wired.webhooks,
+        exports=wired.exports,
+        seeks=wired.seeks,
+        challenges=wired.challenges,
+        secret=wired.games.secret,
+        answers=wired.answers,
+    )
+    if not erasure.erase(app.id, player_id):
+        raise Problem(f"your app has no player {player_id!r}", code=ProblemCode.PLAYER_NOT_FOUND)
+    return Response(status=204)
