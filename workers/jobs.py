@@ -34,7 +34,6 @@ from service.game.replay_export import CONTENT_TYPES, build
 from service.game.seeds import bot_seed
 from service.jobs.queues import BOT_MOVE_TIMEOUT
 from service.jobs.webhook_outbox import TURN_SECONDS, TURN_TIMEOUT, Asked
-from service.store.analyses import AnalysisStore
 from service.store.archive_codec import ArchiveEncodeError
 from service.store.archiving import ArchiveMismatch
 from service.store.exports import StoredExport
@@ -189,7 +188,7 @@ def analyse_game(game_id: str, parts: list[list[int]]) -> dict[str, Any]:
     ``meta["progress"]``, which ``GET /v1/jobs/{id}`` reports.
     """
     rt = runtime()
-    store = AnalysisStore(rt.store.redis)
+    store = rt.analyses
     wanted = [(int(deal), int(seat)) for deal, seat in parts]
     missing = set(store.missing(game_id, wanted))
     selected = [

@@ -24,6 +24,7 @@ from service.ops.composition import (
     secret_key,
 )
 from service.ops.settings import from_env, queue_redis_url, redis_url
+from service.store.analyses import Analyses
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
 from service.store.events import EventStore
@@ -38,6 +39,8 @@ class Runtime:
     games: GameService
     store: EventStore | ArchivedLog
     exports: ExportStore
+    #: Games' analyses (the database of record's rows when there is one, else Redis).
+    analyses: Analyses
     #: Moves ended games to the archive (None: no archive is configured).
     archiver: GameArchiver | None
     #: Games standing still this long (s) are ended as abandoned by the sweep.
@@ -92,6 +95,7 @@ def runtime() -> Runtime:
         games=services.games,
         store=services.store,
         exports=services.exports,
+        analyses=services.analyses,
         archiver=services.archiver,
         abandoned_after_seconds=settings["ABANDONED_AFTER_SECONDS"],
         stray_scan_seconds=settings["STRAY_SCAN_SECONDS"],

@@ -43,7 +43,7 @@ FAILURE_TTL = 24 * 3600
 
 #: An export job's report is kept as long as the export (``service.store.exports.EXPORT_TTL``), so a
 #: later request for the same export finds its job and answers with it.
-EXPORT_RESULT_TTL = 7 * 24 * 3600
+EXPORT_RESULT_TTL = 3600
 #: While one request enqueues a job, others for the same job wait for it at most this long
 #: (seconds): the claim outlives a request that died between claiming and enqueueing.
 CLAIM_SECONDS = 30

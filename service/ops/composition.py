@@ -28,6 +28,8 @@ from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
 from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
+from service.store.analyses import Analyses, AnalysisStore
+from service.store.analysis_records import AnalysisRecords
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
@@ -60,6 +62,8 @@ class Services:
     dispatcher: BotDispatcher
     #: Rematch offers of finished games, and the rematches they make.
     rematches: RematchService
+    #: Games' analyses: rows of the database of record when there is one, else Redis.
+    analyses: Analyses
     #: Schedules a clocked game's deadlines (None in services built before clocks).
     clocks: ClockKeeper | None = None
     #: Finished games kept for good, and what moves them there (None: no archive).
@@ -193,6 +197,8 @@ def build_services(
         ratings=RatedGames(players, bot_ratings()),
         webhooks=webhooks,
         webhook_events=webhook_events,
+        # Made once, read for as long as the game: Redis holds what is live.
+        analyses=AnalysisStore(log_client) if records is None else AnalysisRecords(records),
     )
 
 

@@ -1,4 +1,8 @@
-"""Analysed decisions in Redis, by deal and seat, under the game's hash tag.
+"""Analysed decisions by deal and seat: in Redis when there is no database of record.
+
+With a database the analyses are rows there (``service.store.analysis_records``):
+they are read for as long as the game, and Redis holds what is live. Without
+one (no ``SCHNAPSEN_ARCHIVE_URL``, outside the run command) they are here:
 
 One hash per game, ``sch:{<game_id>}:analysis`` (the game's hash tag, so it
 lives on the game's Redis Cluster slot), one field per analysed (deal, seat):
@@ -12,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 
@@ -22,6 +26,16 @@ from service.store.events import PREFIX
 ANALYSIS_TTL = 30 * 24 * 3600
 
 Part = tuple[int, int]  # (deal, seat)
+
+
+class Analyses(Protocol):
+    """Where analysed parts are kept: Redis (``AnalysisStore``) or the database."""
+
+    def missing(self, game_id: str, parts: Iterable[Part]) -> list[Part]: ...
+
+    def save(self, game_id: str, part: Part, records: list[dict[str, Any]]) -> None: ...
+
+    def load(self, game_id: str, parts: Iterable[Part]) -> list[dict[str, Any]] | None: ...
 
 
 def analysis_key(game_id: str) -> str:
@@ -39,13 +53,13 @@ class AnalysisStore:
         wanted = list(parts)
         if not wanted:
             return []
-        present = self.redis.hmget(analysis_key(game_id), [_field(p) for p in wanted])
+        present = self.redis.hmget(analysis_key(game_id), [field_of(p) for p in wanted])
         return [part for part, value in zip(wanted, present, strict=True) if value is None]
 
     def save(self, game_id: str, part: Part, records: list[dict[str, Any]]) -> None:
         key = analysis_key(game_id)
         with self.redis.pipeline() as pipe:
-            pipe.hset(key, _field(part), json.dumps(records, separators=(",", ":")))
+            pipe.hset(key, field_of(part), json.dumps(records, separators=(",", ":")))
             pipe.expire(key, ANALYSIS_TTL)
             pipe.execute()
 
@@ -54,12 +68,18 @@ class AnalysisStore:
         wanted = list(parts)
         if not wanted:
             return []
-        raw = self.redis.hmget(analysis_key(game_id), [_field(p) for p in wanted])
+        raw = self.redis.hmget(analysis_key(game_id), [field_of(p) for p in wanted])
         if any(value is None for value in raw):
             return None
-        records = [record for value in raw for record in json.loads(value)]
-        return sorted(records, key=lambda record: record["version"])
+        return in_game_order(raw)
 
 
-def _field(part: Part) -> str:
+def field_of(part: Part) -> str:
+    """A part's name where it is kept: ``"<deal>:<seat>"``."""
     return f"{part[0]}:{part[1]}"
+
+
+def in_game_order(stored: Iterable[str | bytes]) -> list[dict[str, Any]]:
+    """The records of stored parts (each a JSON list), as one list in game order."""
+    records = [record for value in stored for record in json.loads(value)]
+    return sorted(records, key=lambda record: record["version"])

@@ -67,8 +67,12 @@ log = logging.getLogger(__name__)
 
 ENDED = f"{PREFIX}:{{lifecycle}}:ended"
 RELEASE = f"{PREFIX}:{{lifecycle}}:release"
-#: Games one sweep handles of each kind, at most: a sweep is a job with a timeout.
+#: Games one sweep reads at a time of each kind: a sweep is a job with a timeout.
 SWEEP_BATCH = 500
+#: A sweep forgets due games batch after batch for this long at most (s), well within
+#: its job's timeout: games that end faster than a batch a sweep must not pile up in
+#: Redis past their grace (a release is a few round trips: thousands a second).
+RELEASE_SECONDS = 60.0
 #: A game noted as ended and not archived this long after (ms) has lost its job.
 LATE_MS = 60_000
 
@@ -285,10 +289,7 @@ class GameArchiver:
         forgotten, grace or not, and every noted game is archived (and forgotten) now.
         """
         now = _now_ms() if now_ms is None else now_ms
-        released = 0
-        due = "+inf" if full else now
-        for member in self.redis.zrangebyscore(RELEASE, "-inf", due, start=0, num=SWEEP_BATCH):
-            released += self.release(member.decode())
+        released = self._release_due("+inf" if full else now)
         archived = 0
         late = self.redis.zrangebyscore(
             ENDED, "-inf", "+inf" if full else now - LATE_MS, start=0, num=SWEEP_BATCH
@@ -308,6 +309,19 @@ class GameArchiver:
                 # A rated game waits for room for its ratings; the others went on.
                 log.warning("sweep: game %s waits for room: %s", game_id, error)
         return Swept(released, archived)
+
+    def _release_due(self, due: float | str) -> int:
+        """Forget every archived game due by ``due``, a batch at a time, for at most
+        ``RELEASE_SECONDS``; the games forgotten. Each game looked at leaves the
+        release set (forgotten, not archived, or noted again), so every batch is new."""
+        released = 0
+        stop = time.monotonic() + RELEASE_SECONDS
+        while True:
+            batch = self.redis.zrangebyscore(RELEASE, "-inf", due, start=0, num=SWEEP_BATCH)
+            for member in batch:
+                released += self.release(member.decode())
+            if len(batch) < SWEEP_BATCH or time.monotonic() > stop:
+                return released
 
     def strays(self) -> Iterator[str]:
         """Every game Redis holds that is not archived yet: a scan of all the logs.

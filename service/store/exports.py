@@ -1,7 +1,14 @@
-"""Built replay exports in Redis, each kept for a week under its own key.
+"""Built replay exports in Redis, each kept an hour under its own key: a short cache.
 
 A built export is stored once per game, version, visibility and format (its id
 names the four), so asking again, or rebuilding, never adds a second copy.
+
+An export is a pure function of the game, built in milliseconds from Redis or
+the archive (the same bytes from either), and a client downloads it right
+after its job ends. Kept for days, every export asked for would hold its bytes
+in Redis's memory all that time; Redis holds what is live. So it is kept an
+hour (``EXPORT_TTL``), and an export asked for later is built again, with the
+same id and the same bytes.
 """
 
 from __future__ import annotations
@@ -12,8 +19,9 @@ from typing import Any
 from service.store.events import PREFIX
 from service.store.redis_clients import AnyRedis
 
-#: Replay exports are kept this long (seconds).
-EXPORT_TTL = 7 * 24 * 3600
+#: Replay exports are kept this long (seconds): long enough to download, short enough
+#: to cost Redis no memory for days.
+EXPORT_TTL = 3600
 
 
 @dataclass(frozen=True, slots=True)

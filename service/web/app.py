@@ -230,6 +230,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             job_watcher=_job_watcher(queue_url, timeout),
             seen=services.seen,
             exports=services.exports,
+            analyses=services.analyses,
             archive=services.archive,
             clients=ClientRegistry(client, None if records is None else AppRecords(records)),
             players=services.players,

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.jobs.webhooks import WebhookEvents
     from service.live.memory import GameMemory
     from service.live.watcher import LogWatcher, OneRead
+    from service.store.analyses import Analyses
     from service.store.answers import StoredAnswers
     from service.store.archive import Archive
     from service.store.archived_log import ArchivedLog
@@ -51,6 +52,8 @@ class Services:
     #: The event log under it (and the archive behind it, when there is one).
     store: EventStore | ArchivedLog
     exports: ExportStore
+    #: Games' analyses (the database of record's rows when there is one, else Redis).
+    analyses: Analyses
     #: Finished games kept for good: listings and exports of a client's games read it.
     archive: Archive | None
     #: First answers of keyed requests that start a job (``service.web.idempotency``).

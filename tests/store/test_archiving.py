@@ -28,7 +28,14 @@ from service.game.commands import NewGame, Opponent
 from service.ops.composition import Services
 from service.store.archive import ArchiveRecord, open_archive
 from service.store.archive_codec import digest, encode
-from service.store.archiving import ENDED, LATE_MS, RELEASE, NotEnded, archived_key
+from service.store.archiving import (
+    ENDED,
+    LATE_MS,
+    RELEASE,
+    SWEEP_BATCH,
+    NotEnded,
+    archived_key,
+)
 from service.store.client_games import index_key
 from service.store.events import IDEMPOTENCY_TTL, keys
 from service.store.stats import GameStats
@@ -267,6 +274,21 @@ def test_the_sweep_forgets_only_the_games_whose_grace_is_over(lite, client):
     assert archiver.sweep(now_ms=due[second]).released == 1
     assert game_keys(client, second) == set()
     assert client.zcard(RELEASE) == 0
+
+
+def test_one_sweep_forgets_every_game_whose_grace_is_over_however_many_ended_since(lite, client):
+    """Games that end faster than one batch a sweep (``SWEEP_BATCH`` a minute) must not
+    pile up in Redis past their grace: one sweep forgets every game that is due."""
+    archiver = lite.archiver
+    assert archiver is not None
+    games = [_finished(lite, seed, "resigned") for seed in range(2 * SWEEP_BATCH + 1)]
+    for game in games:
+        archiver.archive_game(game.game_id)
+    late = max(int(client.zscore(RELEASE, game.game_id)) for game in games)
+
+    assert archiver.sweep(now_ms=late).released == len(games)
+    assert client.zcard(RELEASE) == 0
+    assert not any(client.exists(keys(game.game_id)["log"]) for game in games)
 
 
 def test_the_sweep_archives_the_games_noted_long_ago_whose_job_was_lost(both, client, archive_url):

@@ -14,7 +14,7 @@ from service.analysis.scope import Scope, scope
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.jobs.queues import JobReport, enqueue_analysis, report
-from service.store.analyses import AnalysisStore
+from service.store.analyses import Analyses
 from service.web import examples
 from service.web.idempotency import idempotent
 from service.web.job_admission import export_admission
@@ -27,8 +27,8 @@ blp = Blueprint("analysis", __name__, url_prefix="/v1", description="Post-game a
 _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}
 
 
-def _store() -> AnalysisStore:
-    return AnalysisStore(services().store.redis)
+def _store() -> Analyses:
+    return services().analyses
 
 
 def _scope(game_id: str, seat: int | None, deals: list[int] | None) -> Scope:

@@ -109,6 +109,9 @@ def create_export(body: dict[str, Any], game_id: str):
 def download_export(export_id: str):
     """Download an export; one made for a seat needs that seat's token.
 
+    An export is kept an hour after it is built; then 404 `export_not_found`,
+    and asking for it again (`requestExport`) builds the same export again.
+
     Headers: the format's content type, `ETag` and `Repr-Digest` (SHA-256).
     """
     export = services().exports.load(export_id)
