@@ -165,9 +165,7 @@ def _names_pattern() -> re.Pattern[str]:
     return re.compile(component("RegisterPlayer")["properties"]["name"].get("pattern", ""))
 
 
-def test_a_name_with_a_character_newer_than_the_servers_unicode_is_kept(
-    live_server, redis_client
-):
+def test_a_name_with_a_character_newer_than_the_servers_unicode_is_kept(live_server, redis_client):
     """U+1FA77 PINK HEART came with Unicode 15 (2022): a player's phone types it whether or
     not the server's Unicode tables know it yet. A code point never to be a character (a
     noncharacter such as U+FDD0) stays refused, by the server and the spec alike."""
