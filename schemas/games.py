@@ -340,7 +340,10 @@ class GameExportQuerySchema(Schema):
     )
     until = fields.AwareDateTime(
         format="iso",
-        metadata=_doc("Only games created before this time (RFC 3339)"),
+        metadata=_doc(
+            "Only games created before this time (RFC 3339); an `until` not later "
+            "than `since` matches no game"
+        ),
     )
     variant = fields.String(
         validate=validate.OneOf(["head", "tracked"]), metadata=_doc("Only games of this variant")
@@ -354,12 +357,6 @@ class GameExportQuerySchema(Schema):
         validate=validate.Range(min=1, max=EXPORT_MAX_GAMES),
         metadata=_doc("Most games in the export, the newest first"),
     )
-
-    @validates_schema
-    def _until_after_since(self, data, **kwargs):
-        since, until = data.get("since"), data.get("until")
-        if since is not None and until is not None and until <= since:
-            raise ValidationError("until must be later than since", "until")
 
 
 # -- responses --------------------------------------------------------------

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField, SeatField, TrueOrFalse
 from schemas.games import ClockSchema, answer
+from schemas.name_characters import NAME_PATTERN
 from schemas.webhooks import DeliverySchema
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 
 
 def _doc(text: str) -> dict[str, str]:
     return {"description": text}
-
-
-#: The characters a display name never holds, as a pattern the spec carries: controls,
-#: markup, the format and separator characters of the Basic Multilingual Plane and private
-#: use (``service.game.players.display_name`` is the whole rule).
-NAME_PATTERN = (
-    r'^[^\x00-\x1f\x7f-\x9f<>&"`\[\]{}\\\u00a0\u00ad\u0600-\u0605\u061c\u06dd\u070f'
-    r"\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ue000-\uf8ff\ufeff"
-    r"\ufff9-\ufffb"
-    # Beyond the Basic Multilingual Plane, as the characters themselves (ECMA-262 and
-    # Python read those alike): format characters, the planes with no character yet (4 to
-    # 13) and the tags, and the private use planes.
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U00040000-\U000e007f\U000f0000-\U0010ffff"
-    r"]+$"
-)
 
 
 class RegisterPlayerSchema(Schema):
@@ -43,8 +29,10 @@ class RegisterPlayerSchema(Schema):
         required=True,
         validate=validate.Length(min=NAME_MIN, max=NAME_MAX),
         metadata={
-            "description": "The display name: 1-32 characters, no control characters, no "
-            "markup (the only personal data kept)",
+            "description": "The display name: 1-32 characters, single spaces between words, "
+            "no control or format characters, no markup, starting with a character that shows "
+            "(not a combining mark); spaces around it are dropped, and a character newer than "
+            "the server's Unicode is kept (the only personal data kept)",
             "pattern": NAME_PATTERN,
         },
     )
@@ -88,20 +76,19 @@ class PageQuerySchema(Schema):
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100_000))
 
 
-def _cursor() -> fields.String:
+def _cursor(older: str) -> fields.String:
     return fields.String(
         validate=validate.Length(min=1, max=200),
-        metadata=_doc("`next_cursor` of the page before: the next page starts after its last"),
-    )
-
-
-def _one_way(data: dict[str, object], other: str) -> None:
-    """A page starts at a cursor or by the older way (``other``), not both."""
-    if "cursor" in data and data.get(other):
-        raise ValidationError(f"give cursor or {other}, not both", "cursor")
+        metadata=_doc(f"`next_cursor` of the page before: the next page starts after its last; "
+                      f"not with `{older}` (422 `conflicting_parameters`)"),
+    )  # fmt: skip
 
 
 class HistoryQuerySchema(Schema):
+    """A page of rating changes: by cursor or by offset, not both (the view refuses both,
+    ``service.web.views.players``, with a code of its own: no schema of OpenAPI's
+    parameters can tie two of them together)."""
+
     class Meta:
         unknown = RAISE
 
@@ -109,16 +96,16 @@ class HistoryQuerySchema(Schema):
     offset = fields.Integer(
         load_default=0,
         validate=validate.Range(min=0, max=100_000),
-        metadata=_doc("Changes to skip (reads them all: follow `next_cursor` instead)"),
-    )
-    cursor = _cursor()
-
-    @validates_schema
-    def _one_way(self, data: dict[str, object], **_: object) -> None:
-        _one_way(data, "offset")
+        metadata=_doc("Changes to skip (reads them all: follow `next_cursor` instead); not with "
+                      "`cursor`"),
+    )  # fmt: skip
+    cursor = _cursor("offset")
 
 
 class GamesQuerySchema(Schema):
+    """A page of a player's games: by cursor or by ``before``, not both (as
+    ``HistoryQuerySchema``)."""
+
     class Meta:
         unknown = RAISE
 
@@ -126,13 +113,10 @@ class GamesQuerySchema(Schema):
     before = fields.Integer(
         validate=validate.Range(min=0),
         metadata=_doc("`next_before` of the page before (a game started in the same ms as "
-                      "the page's last may be skipped: follow `next_cursor` instead)"),
+                      "the page's last may be skipped: follow `next_cursor` instead); not with "
+                      "`cursor`"),
     )  # fmt: skip
-    cursor = _cursor()
-
-    @validates_schema
-    def _one_way(self, data: dict[str, object], **_: object) -> None:
-        _one_way(data, "before")
+    cursor = _cursor("before")
 
 
 @answer()

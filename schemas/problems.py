@@ -22,7 +22,12 @@ class ProblemSchema(Schema):
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "Stable, machine-readable"})
     instance = fields.String(
-        required=True, metadata={"description": "The path of the request that got this answer"}
+        required=True,
+        metadata={
+            "description": "The path of the request that got this answer (`urn:uuid:` and "
+            "a new UUID, naming the occurrence, when the server read no path: its refusal of "
+            "a request line too long or broken)"
+        },
     )
     rule = fields.String(
         allow_none=True,

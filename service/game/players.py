@@ -44,6 +44,43 @@ _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 #: Characters of those categories that render as nothing: the Hangul fillers (Unicode's
 #: default-ignorable letters) and the braille blank, a symbol with no dot.
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: Where Unicode assigns characters: planes 0 to 3, and plane 14 past its tags. Planes 4
+#: to 13 hold none yet, 15 and 16 are private use.
+_CHARACTER_PLANES = ((0x0000, 0x3FFFF), (0xE0080, 0xEFFFF))
+
+
+def _noncharacter(code: int) -> bool:
+    """Unicode's noncharacters (U+FDD0-FDEF and the last two code points of each plane):
+    never to be characters."""
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
+
+
+def _character_to_come(char: str) -> bool:
+    """A code point this server's Unicode (``unicodedata.unidata_version``) has not
+    assigned yet, where characters are assigned: a newer character (an emoji of a later
+    Unicode than the server's Python knows) that a player's device may well send. Kept
+    as sent, and taken to show."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) == "Cn"
+        and not _noncharacter(code)
+        and any(low <= code <= high for low, high in _CHARACTER_PLANES)
+    )
+
+
+def name_character(char: str) -> bool:
+    """Whether a display name may hold ``char`` (after NFC; the plain space aside)."""
+    if char in _MARKUP:
+        return False
+    return unicodedata.category(char).startswith(_ALLOWED_CATEGORIES) or _character_to_come(char)
+
+
+def shows(char: str) -> bool:
+    """Whether ``char`` shows on its own, so a name starting with it is not blank where
+    shown: not a mark (which needs something to sit on), a filler or a blank."""
+    if char in _BLANK:
+        return False
+    return unicodedata.category(char).startswith(_VISIBLE_CATEGORIES) or _character_to_come(char)
 
 
 #: What a rating history entry names as its opponent once that player was erased
@@ -86,9 +123,10 @@ class Player:
 def display_name(text: str) -> str:
     """The name as kept (NFC, no leading or trailing space); ``InvalidName`` if it breaks a
     rule: 1-32 characters, single spaces between words, no control or format characters
-    (no bidirectional overrides, no zero-width joiners), no markup characters, and at least
-    one character to see (not only Hangul fillers, braille blanks or combining marks: a
-    name that renders as nothing would let a player pass for nobody)."""
+    (no bidirectional overrides, no zero-width joiners), no markup characters, and a first
+    character to see (not a combining mark, a Hangul filler or a braille blank: a name
+    that renders as nothing, or starts with nothing, would let a player pass for nobody).
+    A code point Unicode assigns after the server's Python is a character to come, kept."""
     if not isinstance(text, str):
         raise InvalidName("a display name is a string")
     name = unicodedata.normalize("NFC", text).strip(" ")
@@ -99,19 +137,14 @@ def display_name(text: str) -> str:
     for char in name:
         if char in _MARKUP:
             raise InvalidName(f"a display name may not hold {char!r} (markup)")
-        if char != " " and not unicodedata.category(char).startswith(_ALLOWED_CATEGORIES):
+        if char != " " and not name_character(char):
             raise InvalidName(
                 f"a display name may not hold U+{ord(char):04X} "
                 f"({unicodedata.category(char)}: no control, format or separator characters)"
             )
-    if not any(_visible(char) for char in name):
+    if not shows(name[0]):
         raise InvalidName(
-            "a display name has a character to see: a letter, number, punctuation or symbol "
-            "(fillers, blanks and marks alone show nothing)"
+            "a display name starts with a character to see: a letter, number, punctuation or "
+            "symbol (not a combining mark, a filler or a blank)"
         )
     return name
-
-
-def _visible(char: str) -> bool:
-    """Whether ``char`` shows on its own, so a name holding it is not blank where shown."""
-    return char not in _BLANK and unicodedata.category(char).startswith(_VISIBLE_CATEGORIES)

@@ -94,6 +94,8 @@ class Refusal:
             "status": self.status,
             "detail": self.detail,
             "code": self.code,
+            # RFC 9457's occurrence, as the app's refusals name theirs: no path was read here.
+            "instance": f"urn:uuid:{uuid.uuid4()}",
         }
 
     def http(self) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Request, Response, jsonify
@@ -151,18 +152,28 @@ def bearer_token(request: Request, *, query_token: str | None = None) -> str | N
     return token.strip()
 
 
-def if_match_version(request: Request) -> int | None:
-    """The version of ``If-Match: "<version>"``; ``None`` when absent or ``*``.
+@dataclass(frozen=True, slots=True)
+class IfMatch:
+    """``If-Match`` as read: the version it names (``None``: absent or ``*``), or the
+    refusal it earns (``refusal``), which the caller raises only once the request is known
+    to be the seat's: RFC 9110 13.2.1 evaluates a precondition only for a request that
+    would otherwise succeed, so a missing or wrong token is 401 whatever If-Match says."""
+
+    version: int | None
+    refusal: Problem | None = None
+
+
+def if_match(request: Request) -> IfMatch:
+    """``If-Match: "<version>"`` read, never raised.
 
     If-Match takes the strong comparison (RFC 9110 13.1.1): only a strong tag
     ``"<version>"`` can match. A weak tag (``W/"5"``) or a broken one (``"5``)
-    never matches, whatever the version: 412 at once, nothing loaded or
-    appended. A value that is no entity-tag at all (``yesterday``, ``5``) is
-    a malformed header: 400.
+    never matches, whatever the version: 412, nothing appended. A value that
+    is no entity-tag at all (``yesterday``, ``5``) is a malformed header: 400.
     """
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
-        return None
+        return IfMatch(None)
     versions = set()
     for tag in header.split(","):
         tag = tag.strip()
@@ -170,22 +181,22 @@ def if_match_version(request: Request) -> int | None:
         if match:
             versions.add(int(match.group(1)))
         elif '"' not in tag:
-            raise Problem(
+            return IfMatch(None, Problem(
                 'If-Match must be the ETag of a game view, e.g. "12"',
                 code=ProblemCode.INVALID_IF_MATCH,
-            )
+            ))  # fmt: skip
     if not versions:
-        raise Problem(
+        return IfMatch(None, Problem(
             f"If-Match {header.strip()[:40]!r} never matches: it takes the strong ETag of a "
             'game view, e.g. "12" (a weak W/ tag compares weakly only, RFC 9110 13.1.1)',
             code=ProblemCode.PRECONDITION_FAILED,
-        )
+        ))  # fmt: skip
     if len(versions) > 1:
-        raise Problem(
+        return IfMatch(None, Problem(
             "If-Match names one version of the game, not several",
             code=ProblemCode.INVALID_IF_MATCH,
-        )
-    return versions.pop()
+        ))  # fmt: skip
+    return IfMatch(versions.pop())
 
 
 def not_modified(request: Request, version: int) -> bool:

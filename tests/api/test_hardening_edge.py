@@ -11,10 +11,12 @@ import json
 
 import pytest
 import requests
+from jsonschema import Draft202012Validator
 
 from tests.support.games import create, new_game, to_move_view
 from tests.support.http import Api, problem
 from tests.support.log import log_head, log_unchanged
+from tests.support.openapi_document import DOCUMENT, component
 from tests.support.rawhttp import RawReply, exchange, request_bytes
 
 PROBLEM_MEMBERS = ("type", "title", "status", "detail", "code")
@@ -250,9 +252,12 @@ GUNICORN_REFUSALS = [
 )
 def test_gunicorns_own_refusals_are_problem_json(live_server, request_data, status, code):
     """gunicorn answered these itself with text/html pages; every answer of the
-    service is problem+json, and the connection closes (gunicorn cannot read on)."""
+    service is problem+json, and the connection closes (gunicorn cannot read on). The
+    body is one openapi.yaml's Problem admits (its `instance` a `urn:uuid:`: no path was read)."""
     reply = exchange(live_server.port, request_data)
     raw_problem(reply, status, code)
+    spec = Draft202012Validator({**component("Problem"), "components": DOCUMENT["components"]})
+    assert not list(spec.iter_errors(json.loads(reply.body))), reply.body
     assert reply.headers.get("connection", "").lower() == "close", reply.headers
     assert int(reply.headers["content-length"]) == len(reply.body)
     # The server is still there for the next client.

@@ -16,7 +16,7 @@ import requests
 from jsonschema import Draft202012Validator
 
 from tests.support.openapi_document import DOCUMENT, component
-from tests.support.players import new_app
+from tests.support.players import bearer, new_app, register_over_http
 
 
 def create(url: str, body: dict, headers: dict[str, str]) -> requests.Response:
@@ -159,3 +159,85 @@ def test_the_spec_refuses_the_names_and_hosts_the_server_refuses(live_server, re
         assert (answer.status_code == 201) is documented, (address, answer.text)
     human = create(live_server.url, {"opponent": {"type": "human", "level": ""}}, app.headers)
     assert human.status_code == 422, human.text
+
+
+def _names_pattern() -> re.Pattern[str]:
+    return re.compile(component("RegisterPlayer")["properties"]["name"].get("pattern", ""))
+
+
+def test_a_name_with_a_character_newer_than_the_servers_unicode_is_kept(live_server, redis_client):
+    """U+1FA77 PINK HEART came with Unicode 15 (2022): a player's phone types it whether or
+    not the server's Unicode tables know it yet. A code point never to be a character (a
+    noncharacter such as U+FDD0) stays refused, by the server and the spec alike."""
+    app = new_app(redis_client)
+    for name, kept in (("Anna \U0001fa77", True), ("Anna \ufdd0", False),
+                       ("Anna \U0001fffe", False)):  # fmt: skip
+        assert bool(_names_pattern().search(name)) is kept, name
+        answer = requests.post(f"{live_server.url}/v1/players", headers=app.headers, timeout=10,
+                               json={"app_player_id": f"u-{ord(name[-1])}", "name": name})  # fmt: skip
+        assert (answer.status_code == 201) is kept, (name, answer.text)
+        if kept:
+            assert answer.json()["player"]["name"] == name
+
+
+def test_the_spec_says_a_name_starts_with_a_character_to_see_and_has_single_spaces(
+    live_server, redis_client
+):
+    """What the name's pattern admits the server keeps, and what it refuses the server
+    refuses: spaces around a name are dropped, two spaces within it are refused, and a
+    name starts (after its spaces) with a character that shows, not a combining mark, a
+    Hangul filler or a braille blank."""
+    app = new_app(redis_client)
+    for number, (name, kept) in enumerate((
+        ("  Anna  ", True), ("Anna Maria", True), ("Zoe\u0308", True), ("\u00e9\u0301", True),
+        ("\u0928\u092e\u0938\u094d\u0924\u0947", True), ("A \u0301", True),
+        (" ", False), ("   ", False), ("Anna  Maria", False), ("\u0301", False),
+        ("\u0301Anna", False), ("\u3164Anna", False), ("\u2800", False), (" \u0301 A", False),
+        ("\u1fef", False),  # GREEK VARIA, a grave accent (`, markup) once normalised (NFC)
+    )):  # fmt: skip
+        assert bool(_names_pattern().search(name)) is kept, name
+        answer = requests.post(f"{live_server.url}/v1/players", headers=app.headers, timeout=10,
+                               json={"app_player_id": f"s-{number}", "name": name})  # fmt: skip
+        assert (answer.status_code == 201) is kept, (name, answer.text)
+        if not kept:
+            assert answer.json()["code"] in ("invalid_name", "invalid_request"), answer.text
+
+
+def test_a_seats_action_is_authenticated_before_its_if_match_is_judged(live_server, redis_client):
+    """RFC 9110 13.2.1: a precondition is evaluated only for a request that would
+    otherwise succeed, so a request without its seat's token is 401 whatever its If-Match
+    says (weak, out of range, malformed, or at odds with expected_version)."""
+    app = new_app(redis_client)
+    game = create(live_server.url, {}, app.headers).json()
+    url = f"{live_server.url}/v1/games/{game['game_id']}/actions"
+    for authorization in (None, "Bearer ", "Bearer not-a-seat-token"):
+        for if_match, body in (('W/"1"', {"type": "claim"}), ('"99999999999999999999"', {}),
+                               ("0", {}), ('"1"', {"expected_version": 2})):  # fmt: skip
+            headers = {**app.headers, "If-Match": if_match}
+            if authorization is not None:
+                headers["Authorization"] = authorization
+            refused = requests.post(url, headers=headers, timeout=10,
+                                    json={"type": "claim", **body})  # fmt: skip
+            assert refused.status_code == 401, (authorization, if_match, refused.text)
+
+
+def test_a_page_asked_for_two_ways_is_refused_as_the_spec_documents(live_server, redis_client):
+    """A page starts at a cursor or by the older way (before, offset), not both. No
+    OpenAPI schema can tie two parameters together, so the spec says it in words and the
+    refusal carries its own code, `conflicting_parameters`, not the one of a malformed
+    request."""
+    app = new_app(redis_client)
+    registered = register_over_http(live_server.url, app.headers, "Anna")
+    player = {**app.headers, **bearer(registered["token"])}
+    for path, older, headers in (
+        ("/v1/players/me/games", "before", player),
+        (f"/v1/players/{registered['player']['player_id']}/ratings", "offset", app.headers),
+    ):
+        refused = requests.get(f"{live_server.url}{path}", headers=headers, timeout=10,
+                               params={"cursor": "abc", older: 5})  # fmt: skip
+        assert refused.status_code == 422, (path, refused.text)
+        assert refused.json()["code"] == "conflicting_parameters", refused.text
+        operation = DOCUMENT["paths"][path.replace(registered["player"]["player_id"],
+                                                   "{player_id}")]["get"]  # fmt: skip
+        cursor = next(p for p in operation["parameters"] if p["name"] == "cursor")
+        assert f"not with `{older}`" in cursor["description"], cursor

@@ -1,6 +1,7 @@
 """A display name shows its player: one made only of characters that render as nothing
 (Hangul fillers, the braille blank, combining marks with nothing to sit on, variation
-selectors) is refused, against gunicorn, over HTTP, and registers nobody."""
+selectors), or starting with one, is refused, against gunicorn, over HTTP, and registers
+nobody."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import requests
 
 from tests.support.players import AppKey, new_app
 
-#: Names that render as nothing, or as a mark with no letter under it.
+#: Names that render as nothing, as a mark with no letter under it, or start with nothing.
 INVISIBLE = {
     "hangul_filler": "\u3164",
     "halfwidth_hangul_filler": "\uffa0",
@@ -27,6 +28,8 @@ INVISIBLE = {
     "variation_selector": "\ufe0f",
     "khmer_inherent_vowels": "\u17b4\u17b5",
     "mongolian_free_variation_selector": "\u180b",
+    "filler_before_a_letter": "\u3164A",
+    "mark_before_a_letter": "\u0301A",
 }
 #: Names with something to see, fillers or marks beside it included.
 VISIBLE = {
@@ -35,7 +38,7 @@ VISIBLE = {
     "digits": "42",
     "symbol": "\u2660",
     "punctuation": "?!",
-    "filler_beside_a_letter": "\u3164A",
+    "filler_after_a_letter": "A\u3164",
     "braille_letter": "\u2801",
     "hangul_syllable": "\ud55c",
 }

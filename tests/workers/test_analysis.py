@@ -204,6 +204,8 @@ def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(http, redi
     )
     refused(client.get(f"{url}?deal=1&deal=2", headers=auth(tokens[0])), 409, "deal_not_finished")
     refused(client.post(url, json={"deals": [9]}, headers=auth(tokens[0])), 422, "unknown_deal")
+    # Reading the analysis of a deal the game never dealt: there is none to find (404).
+    refused(client.get(f"{url}?deal=9", headers=auth(tokens[0])), 404, "analysis_not_found")
     refused(client.post(url, json={"seat": 2}, headers=auth(tokens[0])), 422, "invalid_request")
     refused(client.post(url, json={"deals": []}, headers=auth(tokens[0])), 422, "invalid_request")
     refused(client.post(url, json={"at": 1}, headers=auth(tokens[0])), 422, "invalid_request")

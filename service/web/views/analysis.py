@@ -79,9 +79,18 @@ def get_analysis(query: dict[str, Any], game_id: str):
     for the deciding seat, the best action beside the chosen one, the loss
     and its label (thresholds in `thresholds`), and accuracy per seat and per
     seat and deal. 404 `analysis_not_found` until it was requested and the
-    job finished.
+    job finished, and for a deal the game has not dealt.
     """
-    found = _scope(game_id, query.get("seat"), query.get("deal"))
+    try:
+        found = _scope(game_id, query.get("seat"), query.get("deal"))
+    except Problem as refused:
+        if refused.code != ProblemCode.UNKNOWN_DEAL:
+            raise
+        # A deal the game never dealt has no analysis to find (asking for one is 422).
+        raise Problem(
+            f"game {game_id} has no analysis of that deal: {refused.detail}",
+            code=ProblemCode.ANALYSIS_NOT_FOUND,
+        ) from None
     records = _store().load(game_id, found.parts)
     if records is None:
         raise Problem(

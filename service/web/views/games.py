@@ -67,7 +67,7 @@ from service.web.plain_query import FeedParser
 from service.web.render import (
     etag,
     game_view,
-    if_match_version,
+    if_match,
     not_modified,
     replay_body,
     seated_body,
@@ -96,6 +96,8 @@ _IF_MATCH_HEADER = {
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
+#: A version no game is at (versions start at 1): asked for, it fails after the seat is known.
+_NO_VERSION = -1
 _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
@@ -287,12 +289,15 @@ def act(body: dict[str, Any], game_id: str):
 
     A refused action changes nothing and answers a problem listing the
     caller's `legal_actions`. A stale `expected_version` answers 409, a
-    stale `If-Match` 412.
+    stale `If-Match` 412. The seat's token is checked first: without it
+    (or with another) 401, whatever If-Match says.
     """
     expected = body.pop("expected_version", None)
-    header_version = if_match_version(request)
+    condition = if_match(request)
+    refusal = condition.refusal
+    header_version = condition.version
     if expected is not None and header_version is not None and expected != header_version:
-        raise Problem(
+        refusal = Problem(
             f"expected_version {expected} and If-Match {header_version} disagree",
             code=ProblemCode.CONFLICTING_VERSIONS,
         )
@@ -300,15 +305,23 @@ def act(body: dict[str, Any], game_id: str):
         action = Action.from_dict(body)
     except ValueError as error:
         raise InvalidRequest(str(error), code=ProblemCode.INVALID_ACTION) from None
+    # A refused precondition waits until the seat is known (401 and 404 come first): the
+    # command is asked for a version no game has, and its conflict becomes the refusal.
+    if refusal is not None:
+        version: int | None = _NO_VERSION
+    else:
+        version = expected if expected is not None else header_version
     try:
         acted = games().act(
             game_id,
             seat_token(),
             action,
-            expected_version=expected if expected is not None else header_version,
+            expected_version=version,
             idempotency_key=idempotency_key(),
         )
     except VersionConflict as conflict:
+        if refusal is not None:
+            raise refusal from None
         if expected is None and header_version is not None:
             raise StaleIfMatch.of(conflict) from None
         raise

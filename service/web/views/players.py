@@ -124,10 +124,17 @@ def get_player(player_id: str):
     return player_view(_player(app, player_id))
 
 
-def _after(query: dict[str, Any]) -> Listed | None:
-    """Where a page starts: after the cursor's game (None: at the newest)."""
+def _after(query: dict[str, Any], older: str) -> Listed | None:
+    """Where a page starts: after the cursor's game (None: at the newest). A page starts at
+    a cursor or by the ``older`` way, not both: a refusal of its own code, which the
+    parameters' descriptions document (no OpenAPI schema ties two parameters together)."""
     if "cursor" not in query:
         return None
+    if query.get(older):
+        raise Problem(
+            f"give cursor or {older}, not both",
+            code=ProblemCode.CONFLICTING_PARAMETERS,
+        )
     try:
         return Listed.decode(query["cursor"])
     except ValueError:
@@ -145,7 +152,7 @@ def rating_history(query: dict[str, Any], player_id: str):
     """A player's rating changes, newest first, a page at a time: follow `next_cursor`
     until it is null (with a database every change is kept; without one, the last 200)."""
     app, _player_self = player_or_client("reading a player's ratings")
-    after = _after(query)
+    after = _after(query, "offset")
     player = _player(app, player_id)
     limit, store = query["limit"], services().players
     if query["offset"]:
@@ -166,7 +173,7 @@ def own_games(query: dict[str, Any]):
     """The player's games, newest first, a page at a time: follow `next_cursor` until it
     is null (with a database every game is listed; without one, the last 500)."""
     player = required_player()
-    after = _after(query)
+    after = _after(query, "before")
     store, limit = services().players, query["limit"]
     if "before" in query:
         ids = store.games(player.app, player.id, query["before"], limit + 1)
