@@ -9,7 +9,9 @@ three API replicas and two RQ workers, all real processes (no Docker).
   on (``SCHNAPSEN_REPLICA_ACKS=1``), as a load balancer would spread them;
 - 2 RQ workers on every queue.
 
-Started once per session (it takes seconds): the failover drill kills a primary
+Started once per session (it takes seconds), and handed out only once every replica
+is ready (``/readyz`` 200: its workers are listening on every queue), so no test meets
+a replica whose workers have not registered yet. The failover drill kills a primary
 and starts it again as a replica, so the topology is whole for whoever comes after.
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+import requests
 from redis.cluster import RedisCluster
 
 from service.devtools.embedded_cluster import LocalCluster
@@ -26,6 +29,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.store.redis_clients import connect
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.topology import API_REPLICAS, SETTINGS, WORKERS, Topology
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +47,8 @@ def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
             workers.append(WorkerProcess(cluster.url, **env))
         log = connect(cluster.url, socket_timeout=5)
         assert isinstance(log, RedisCluster)
+        for server in servers:
+            wait_until(lambda url=server.url: ready(url), 120, f"{server.url}/readyz to answer 200")
         yield Topology(cluster, queues, servers, workers, log)
     finally:
         for worker in workers:
@@ -51,6 +57,14 @@ def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
             server.stop()
         queues.stop()
         cluster.stop()
+
+
+def ready(url: str) -> bool:
+    """Whether the replica at ``url`` says it is ready (its workers listen on every queue)."""
+    try:
+        return requests.get(f"{url}/readyz", timeout=10).status_code == 200
+    except requests.RequestException:
+        return False
 
 
 @pytest.fixture(scope="session")

@@ -107,4 +107,5 @@ def test_readiness_names_the_queues_when_the_log_is_on_a_cluster_without_queue_r
     assert "QUEUE_REDIS_URL" in problem["checks"]["queue_redis"]
     assert problem["checks"]["redis"] == "ok"
     for url in topology.urls:
-        assert requests.get(f"{url}/readyz", timeout=10).status_code == 200
+        answer = requests.get(f"{url}/readyz", timeout=10)
+        assert answer.status_code == 200, answer.text
