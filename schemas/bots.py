@@ -147,7 +147,9 @@ def _position_rules() -> dict[str, Any]:
     While the talon is open each trick draws two cards (R2): after n tricks it
     holds 9 - 2n, none from the fifth on, when the trump card is drawn too; a
     closed talon keeps the odd size it had, after as many tricks at least, and
-    its trump card stays (R6b).
+    its trump card stays (R6b). A hand holds five cards and one fewer for each
+    trick played without a draw after it (the seat to move has not played to the
+    trick under way).
     """
     nothing = {"maxItems": 0}
 
@@ -164,19 +166,26 @@ def _position_rules() -> dict[str, Any]:
          "required": ["current_trick"]}
         for dealer in (0, 1)
     ]  # fmt: skip
+
+    def hand(cards: int) -> dict[str, Any]:
+        return {"minItems": cards, "maxItems": cards}
+
     open_talon = [
         {"properties": {"tricks": {"minItems": tricks, "maxItems": tricks},
                         "talon_size": {"const": max(0, 9 - 2 * tricks)},
-                        "trump_card": {"type": "string"} if tricks < 5 else {"type": "null"}},
+                        "trump_card": {"type": "string"} if tricks < 5 else {"type": "null"},
+                        "hand": hand(5 + min(tricks, 5) - tricks)},
          "required": (["tricks"] if tricks else []) + (["trump_card"] if tricks < 5 else [])}
         for tricks in range(11)
     ]  # fmt: skip
     closed_talon = [
         {"properties": {"talon_size": {"const": size},
-                        "tricks": {"minItems": (9 - size) // 2},
-                        "trump_card": {"type": "string"}},
-         "required": ["trump_card"] + (["tricks"] if size < 9 else [])}
+                        "tricks": {"minItems": tricks, "maxItems": tricks},
+                        "trump_card": {"type": "string"},
+                        "hand": hand(5 + (9 - size) // 2 - tricks)},
+         "required": ["trump_card"] + (["tricks"] if tricks else [])}
         for size in (1, 3, 5, 7, 9)
+        for tricks in range((9 - size) // 2, min(10, 5 + (9 - size) // 2) + 1)
     ]  # fmt: skip
     return {
         "anyOf": [

@@ -5,7 +5,7 @@ Every view of the seat to move in random games played by the engine is valid
 against the document's schema (the spec refuses no position a deal reaches);
 positions that break one of the rules it states (the face-up card named and
 the same both ways, the non-dealer's first lead, the talon's size after the
-tricks played, a trick of two cards, one of each seat) are refused by the
+tricks played, the cards in hand, a trick of two cards, one of each seat) are refused by the
 document as they are by the server (``view_from_position``, 422
 ``impossible_position``).
 """
@@ -81,6 +81,10 @@ def _even_closed_talon(p: dict[str, Any]) -> None:
     p["talon_size"] = 4
 
 
+def _hand_one_short(p: dict[str, Any]) -> None:
+    p["hand"] = p["hand"][1:]
+
+
 def _no_tricks(p: dict[str, Any]) -> bool:
     return not p["tricks"] and not p["current_trick"]
 
@@ -99,6 +103,7 @@ def _open(p: dict[str, Any]) -> bool:
         (_trick_of_one_card, lambda p: len(p["tricks"]) >= 1),
         (_trick_of_one_seat, lambda p: len(p["tricks"]) >= 1),
         (_even_closed_talon, lambda p: p["closed_by"] is not None),
+        (_hand_one_short, _open),
     ],
     ids=lambda value: getattr(value, "__name__", "").strip("_") or None,
 )
