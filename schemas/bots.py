@@ -187,12 +187,12 @@ def _position_rules() -> dict[str, Any]:
         for size in (1, 3, 5, 7, 9)
         for tricks in range((9 - size) // 2, min(10, 5 + (9 - size) // 2) + 1)
     ]  # fmt: skip
+    # One allOf of conditions, no anyOf at the top: a generated client still makes one type
+    # of the object (openapi-python-client makes a union of an anyOf's branches).
     return {
-        "anyOf": [
-            {"properties": {"trump_card": {"type": "string"}}, "required": ["trump_card"]},
-            {"properties": {"turn_up": {"type": "string"}}, "required": ["turn_up"]},
-        ],
         "allOf": [
+            {"if": {"properties": {"trump_card": {"type": "string"}}, "required": ["trump_card"]},
+             "else": {"properties": {"turn_up": {"type": "string"}}, "required": ["turn_up"]}},
             {
                 "if": {"properties": {"trump_card": {"type": "string"},
                                       "turn_up": {"type": "string"}},
