@@ -56,6 +56,15 @@ class Reader:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenStream:
+    """An SSE stream opened: its writes, and the release of its waiting slot (once the
+    server closes the answer, whether or not the stream started)."""
+
+    lines: Iterator[str]
+    release: Callable[[], None]
+
+
+@dataclass(frozen=True, slots=True)
 class GameFeed:
     """The events after a version, as a seat or a spectator may see them (R11)."""
 
@@ -74,17 +83,20 @@ class GameFeed:
 
     def poll(
         self,
-        reader: Reader,
+        game_id: str,
+        after: int,
+        token: str | None,
         wait: float,
         *,
         admit: Admit,
         client: socket.socket | None,
         view: ViewOf | None = None,
     ) -> dict[str, Any]:
-        """The long-poll's answer: the events after the reader's version, waiting up to
-        ``wait`` seconds (in a slot ``admit`` takes) when there are none yet and the game
-        goes on; with ``view``, the reader's view at the version reached."""
-        game_id, after, known, seat = reader.game_id, reader.after, reader.known, reader.seat
+        """The long-poll's answer: the events after ``after`` as ``token``'s seat sees them,
+        waiting up to ``wait`` seconds (in a slot ``admit`` takes) when there are none yet
+        and the game goes on; with ``view``, the reader's view at the version reached."""
+        reader = self.reader(game_id, after, token)
+        known, seat = reader.known, reader.seat
         if wait > 0 and known.version == after and known.state.status != "finished":
             with _slot(admit):
                 waited = self._wait_for_append(game_id, after, wait, client)
@@ -99,14 +111,34 @@ class GameFeed:
             body["view"] = view(latest, seat)
         return body
 
-    def stream(
+    def open_stream(
         self,
-        reader: Reader,
+        game_id: str,
+        after: int,
+        token: str | None,
         *,
+        admit: Admit,
         limit: float,
         heartbeat: float,
         client: socket.socket | None,
         view: ViewOf | None = None,
+    ) -> OpenStream | None:
+        """The SSE stream of the events after ``after`` as ``token``'s seat sees them, in a
+        waiting slot ``admit`` takes; None when the game is over and the reader has every
+        event (nothing will come: no slot is taken)."""
+        reader = self.reader(game_id, after, token)
+        if reader.has_everything:
+            return None
+        release = admit()
+        return OpenStream(self._stream(reader, limit, heartbeat, client, view), release)
+
+    def _stream(
+        self,
+        reader: Reader,
+        limit: float,
+        heartbeat: float,
+        client: socket.socket | None,
+        view: ViewOf | None,
     ) -> Iterator[str]:
         """The SSE stream's writes for ``limit`` seconds at most, a keep-alive every
         ``heartbeat`` seconds without news; it ends after the game's last event (with
@@ -319,4 +351,4 @@ def existing_version(version: int, head: int) -> int:
     return version
 
 
-__all__ = ["Admit", "GameFeed", "Reader", "ViewOf", "existing_version"]
+__all__ = ["Admit", "GameFeed", "OpenStream", "Reader", "ViewOf", "existing_version"]

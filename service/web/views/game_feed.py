@@ -64,11 +64,15 @@ def events(query: dict[str, Any], game_id: str):
     """
     token = seat_token()
     wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
-    feed = _feed()
-    reader = feed.reader(game_id, query["after"], token)
     view = seat_view if query.get("include") == "view" else None
-    body = feed.poll(
-        reader, wait, admit=lambda: _take_waiting_slot(game_id), client=_client_socket(), view=view
+    body = _feed().poll(
+        game_id,
+        query["after"],
+        token,
+        wait,
+        admit=lambda: _take_waiting_slot(game_id),
+        client=_client_socket(),
+        view=view,
     )
     # The hottest answer of all (every delivery to a long-poll): sent as it is, since
     # EventsSchema's dump is the identity on it (tests/service/test_feed_schema.py).
@@ -98,21 +102,27 @@ def stream(query: dict[str, Any], game_id: str):
     """
     token = seat_token(query_token=query.get("access_token"))
     after = _last_event_id(query.get("after", 0))
-    feed = _feed()
-    reader = feed.reader(game_id, after, token)
-    if reader.has_everything:
-        return Response(status=204)
     view = seat_view if query.get("include") == "view" else None
     limit = settings()["SSE_MAX_SECONDS"]
     heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
-    release = _take_waiting_slot(game_id)
-    lines = feed.stream(
-        reader, limit=limit, heartbeat=heartbeat, client=_client_socket(), view=view
+    opened = _feed().open_stream(
+        game_id,
+        after,
+        token,
+        admit=lambda: _take_waiting_slot(game_id),
+        limit=limit,
+        heartbeat=heartbeat,
+        client=_client_socket(),
+        view=view,
     )
+    if opened is None:
+        return Response(status=204)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    response = Response(stream_with_context(lines), mimetype="text/event-stream", headers=headers)
+    response = Response(
+        stream_with_context(opened.lines), mimetype="text/event-stream", headers=headers
+    )
     # Released when the server closes the response, even if the stream never started.
-    response.call_on_close(release)
+    response.call_on_close(opened.release)
     return response
 
 
