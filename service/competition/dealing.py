@@ -38,23 +38,34 @@ def first_dealer(
     other: str,
     balance: Mapping[str, int],
     dealt_last: Mapping[str, bool],
+    better_deals: bool = True,
 ) -> Pairing:
     """The board of ``better`` (the higher placed) and ``other``: the lower balance deals;
-    on equal balances, whoever did not deal last time; then the better placed deals
-    (as white goes to the higher player in a chess Swiss)."""
+    on equal balances, whoever did not deal last time; then ``better_deals`` decides.
+    A Swiss alternates it down the boards (as a chess Swiss alternates white on the top
+    boards of round one): were the better placed always to deal, they would win more
+    often than not, and a winners' group would all lean to leading next round."""
 
     def wish(player: str) -> tuple[int, int]:
         return (balance.get(player, 0), 1 if dealt_last.get(player, False) else 0)
 
-    if wish(other) < wish(better):
+    if wish(other) < wish(better) or (wish(other) == wish(better) and not better_deals):
         return Pairing(dealer=other, forehand=better)
     return Pairing(dealer=better, forehand=other)
 
 
 def clash(a: str, b: str, balance: Mapping[str, int]) -> int:
     """How much a board of ``a`` and ``b`` would strain the balance: 0 when their wishes
-    differ or either is even, else how far the one who must give in goes past one."""
+    differ or either is even; else 16 to the power of how far past one the player who
+    must give in is pushed, less one (1 to reach two, 16 to reach three, ...), so a
+    matching takes many boards that push a player to two before one that pushes a
+    player to three."""
     ba, bb = balance.get(a, 0), balance.get(b, 0)
     if ba * bb <= 0:
         return 0
-    return min(abs(ba), abs(bb))
+    return 16 ** (min(abs(ba), abs(bb)) - 1)
+
+
+def most_strain(players: Iterable[str], balance: Mapping[str, int]) -> int:
+    """The most ``clash`` any board of ``players`` can give (a bound for weights)."""
+    return 16 ** max((abs(balance.get(p, 0)) for p in players), default=0)

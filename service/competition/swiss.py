@@ -31,7 +31,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from service.competition.dealing import clash, dealer_balance, first_dealer, last_dealt
+from service.competition.dealing import (
+    clash,
+    dealer_balance,
+    first_dealer,
+    last_dealt,
+    most_strain,
+)
 from service.competition.matching import best_matching
 from service.competition.records import Bye, Entrant, Result, Round
 from service.competition.standings import swiss_points
@@ -111,7 +117,8 @@ def boards(
     bye: str | None,
     history: History,
 ) -> Round:
-    """The round's boards in table order, each with its first dealer."""
+    """The round's boards in table order, each with its first dealer (on even wishes the
+    better placed deals on the first board, the other on the second, and so on)."""
     place = {player: i for i, player in enumerate(ranked)}
     ordered = sorted(
         (tuple(sorted(pair, key=place.__getitem__)) for pair in pairs),
@@ -119,7 +126,10 @@ def boards(
     )
     return Round(
         number,
-        tuple(first_dealer(a, b, history.balance, history.dealt_last) for a, b in ordered),
+        tuple(
+            first_dealer(a, b, history.balance, history.dealt_last, better_deals=i % 2 == 0)
+            for i, (a, b) in enumerate(ordered)
+        ),
         bye,
     )
 
@@ -142,7 +152,7 @@ def exact_pairing(
     # Units, each above everything the ones below it can add up to over a whole pairing.
     dutch_unit = 1
     dealer_unit = dutch_unit * (count * count + 1)
-    score_unit = dealer_unit * (count * 16 + 1)
+    score_unit = dealer_unit * (count * most_strain(ranked, history.balance) + 1)
     bye_unit = score_unit * (count * ((top - lowest + 1) ** 2 + 1) + 1) * 2
     repeat_unit = bye_unit * (count + 1)
     ceiling = repeat_unit * (count + 1)
@@ -228,7 +238,7 @@ def exact_group(
     place = {player: i for i, player in enumerate(members)}
     half = count // 2
     dealer_unit = count * count + 1
-    keep_unit = dealer_unit * (count * 16 + 1)
+    keep_unit = dealer_unit * (count * most_strain(members, history.balance) + 1)
     float_unit = keep_unit * (count * count + 1)
 
     def weight(a: str, b: str) -> int | None:
@@ -276,15 +286,15 @@ def dutch_group(members: list[str], history: History) -> tuple[list[tuple[str, s
 
 
 def nearest(player: str, free: list[str], start: int, history: History) -> str | None:
-    """The first of ``free`` from ``start`` outwards that ``player`` has not met."""
+    """The first of ``free`` from ``start`` outwards that ``player`` has not met, among
+    the nearest ``DEALER_REACH`` the one that strains the dealer balance least."""
     if not free:
         return None
     order = sorted(range(len(free)), key=lambda j: (abs(j - start), j))
-    fits = [free[j] for j in order if not history.have_met(player, free[j])]
-    for candidate in fits[:DEALER_REACH]:
-        if clash(player, candidate, history.balance) == 0:
-            return candidate
-    return fits[0] if fits else None
+    fits = [free[j] for j in order if not history.have_met(player, free[j])][:DEALER_REACH]
+    if not fits:
+        return None
+    return min(fits, key=lambda candidate: clash(player, candidate, history.balance))
 
 
 def widen(

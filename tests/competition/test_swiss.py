@@ -157,7 +157,7 @@ def objective(pairs, bye, points, before, had_bye) -> tuple[int, int, int]:
     )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(tournament=tournaments(st.integers(2, 9)))
 def test_a_small_round_is_the_best_of_every_pairing_there_is(tournament: Tournament):
     """Fewest repeats, then no second bye, then closest to the score groups: the round
@@ -182,15 +182,14 @@ def the_dealer_is_the_player_whose_dealer_balance_is_lower(tournament: Tournamen
             assert balance.get(board.dealer, 0) <= balance.get(board.forehand, 0)
 
 
-def test_dealer_balance_stays_within_one_for_nearly_every_player_of_a_large_swiss():
-    tournament = play(seed=7, players=200, rounds=9, churn=False)
-    balance: dict[str, int] = {}
-    for result in tournament.results:
-        balance[result.dealer] = balance.get(result.dealer, 0) + 1
-        balance[result.forehand] = balance.get(result.forehand, 0) - 1
-    within = sum(abs(b) <= 1 for b in balance.values())
-    assert within >= 0.9 * len(balance)
-    assert max(abs(b) for b in balance.values()) <= 3
+def test_every_dealer_balance_stays_within_one_in_a_swiss_without_churn():
+    for seed in (7, 8):
+        tournament = play(seed=seed, players=200, rounds=9, churn=False)
+        balance: dict[str, int] = {}
+        for result in tournament.results:
+            balance[result.dealer] = balance.get(result.dealer, 0) + 1
+            balance[result.forehand] = balance.get(result.forehand, 0) - 1
+        assert sorted(p for p, b in balance.items() if abs(b) > 1) == []
 
 
 def test_a_player_entered_twice_is_refused():
