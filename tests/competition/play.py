@@ -7,6 +7,7 @@ no weights) and, for small rounds, every pairing there is.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -108,3 +109,42 @@ def every_pairing(players: list[str]) -> Iterator[tuple[list[tuple[str, str]], s
     for i, partner in enumerate(rest):
         for pairs, _ in every_pairing(rest[:i] + rest[i + 1 :]):
             yield [(first, partner), *pairs], None
+
+
+#: The fast lane's tournaments: every size class, every round count, played once.
+FIELDS = (
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    15,
+    17,
+    20,
+    24,
+    31,
+    40,
+    47,
+    49,
+    53,
+    64,
+    80,
+    111,
+    150,
+    211,
+    300,
+)
+
+
+@functools.cache
+def seeded() -> tuple[Tournament, ...]:
+    return tuple(
+        play(seed=1000 + i, players=size, rounds=3 + i % 9) for i, size in enumerate(FIELDS)
+    )

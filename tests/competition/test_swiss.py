@@ -4,7 +4,6 @@ round, checked by means of the tests' own (tests/competition/play.py)."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
@@ -20,6 +19,7 @@ from tests.competition.play import (
     pairs_without_repeat,
     play,
     repeats,
+    seeded,
 )
 
 TOURNAMENTS = settings(
@@ -31,45 +31,6 @@ SIZES = st.one_of(st.integers(2, 12), st.integers(13, 60), st.integers(61, 300))
 
 def tournaments(draw_size=SIZES):
     return st.builds(play, seed=st.integers(0, 2**31), players=draw_size, rounds=st.integers(3, 11))
-
-
-#: The fast lane's tournaments: every size class, every round count, played once.
-FIELDS = (
-    2,
-    3,
-    4,
-    5,
-    6,
-    7,
-    8,
-    9,
-    10,
-    11,
-    12,
-    13,
-    15,
-    17,
-    20,
-    24,
-    31,
-    40,
-    47,
-    49,
-    53,
-    64,
-    80,
-    111,
-    150,
-    211,
-    300,
-)
-
-
-@functools.cache
-def seeded() -> tuple[Tournament, ...]:
-    return tuple(
-        play(seed=1000 + i, players=size, rounds=3 + i % 9) for i, size in enumerate(FIELDS)
-    )
 
 
 def fast_and_heavy(check):
