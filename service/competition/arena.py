@@ -122,7 +122,8 @@ def arena_pairings(
                 free.remove(partner)
                 pairs.append((player, partner))
     balance, dealt = dealer_balance(results), last_dealt(results)
-    pairs.sort(key=lambda pair: min(place[pair[0]], place[pair[1]]))
-    return tuple(
-        first_dealer(*sorted(pair, key=place.__getitem__), balance, dealt) for pair in pairs
+    ordered = sorted(
+        (min(pair, key=place.__getitem__), max(pair, key=place.__getitem__)) for pair in pairs
     )
+    ordered.sort(key=lambda pair: place[pair[0]])
+    return tuple(first_dealer(better, other, balance, dealt) for better, other in ordered)

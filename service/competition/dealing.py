@@ -56,16 +56,16 @@ def first_dealer(
 
 def clash(a: str, b: str, balance: Mapping[str, int]) -> int:
     """How much a board of ``a`` and ``b`` would strain the balance: 0 when their wishes
-    differ or either is even; else 16 to the power of how far past one the player who
-    must give in is pushed, less one (1 to reach two, 16 to reach three, ...), so a
-    matching takes many boards that push a player to two before one that pushes a
+    differ or either is even; else ``16 ** (k - 1)`` when the player who must give in
+    goes from a lean of ``k`` to ``k + 1`` (1 to reach two, 16 to reach three, ...), so
+    a matching takes many boards that push a player to two before one that pushes a
     player to three."""
     ba, bb = balance.get(a, 0), balance.get(b, 0)
     if ba * bb <= 0:
         return 0
-    return 16 ** (min(abs(ba), abs(bb)) - 1)
+    return 1 << 4 * (min(abs(ba), abs(bb)) - 1)
 
 
 def most_strain(players: Iterable[str], balance: Mapping[str, int]) -> int:
     """The most ``clash`` any board of ``players`` can give (a bound for weights)."""
-    return 16 ** max((abs(balance.get(p, 0)) for p in players), default=0)
+    return 1 << 4 * max((abs(balance.get(p, 0)) for p in players), default=0)

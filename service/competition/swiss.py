@@ -102,9 +102,7 @@ def pair_round(
     if len(ranked) < 2:
         return Round(number, (), ranked[0] if ranked else None)
     if len(ranked) <= EXACT_LIMIT:
-        pairs, bye = exact_pairing(ranked, history, allow_repeats=False) or exact_pairing(
-            ranked, history, allow_repeats=True
-        )
+        pairs, bye = fewest_repeats(ranked, history)
     else:
         pairs, bye = group_pairing(ranked, history)
     return boards(number, ranked, pairs, bye, history)
@@ -184,6 +182,18 @@ def exact_pairing(
     pairs = [(a, b) for a, b in matched if BYE not in (a, b)]
     bye = next((a if b == BYE else b for a, b in matched if BYE in (a, b)), None)
     return pairs, bye
+
+
+def fewest_repeats(
+    ranked: Sequence[str], history: History
+) -> tuple[list[tuple[str, str]], str | None]:
+    """The best pairing of the whole of ``ranked``: without a repeat if there is one, else
+    with the fewest (a complete graph always pairs everyone)."""
+    found = exact_pairing(ranked, history, allow_repeats=False)
+    if found is None:
+        found = exact_pairing(ranked, history, allow_repeats=True)
+    assert found is not None
+    return found
 
 
 # -- large fields: score group by score group ----------------------------------------------
@@ -312,8 +322,7 @@ def widen(
         again = [p for p in ranked if p in tail or (p != bye and not any(p in q for q in kept))]
         holds_bye = bye is not None and bye in again
         if len(again) == len(ranked):
-            found = exact_pairing(ranked, history, allow_repeats=False)
-            return found or exact_pairing(ranked, history, allow_repeats=True)  # type: ignore[return-value]
+            return fewest_repeats(ranked, history)
         found = exact_pairing(again, history, allow_repeats=False, with_bye=holds_bye)
         if found is not None:
             new_pairs, new_bye = found
