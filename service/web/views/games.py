@@ -74,7 +74,7 @@ from service.web.render import (
     utc_time,
     view_answer,
 )
-from service.web.services import games, services
+from service.web.services import games, services, settings
 from service.web.statuses import StaleIfMatch
 from service.web.time_controls import time_control
 
@@ -105,10 +105,6 @@ _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type
 #: message (OpenAPI 3.2 names it `itemSchema`; 3.1 validators reject that field, and
 #: schema tools read a 3.1 stream's `schema` per message), whose `data` is a StreamData.
 _SSE_CONTENT = {"schema": {"$ref": "#/components/schemas/StreamMessage"}}
-
-
-def settings() -> dict[str, Any]:
-    return current_app.config
 
 
 def _view(current: Current, seat: int | None) -> dict[str, Any]:
@@ -383,7 +379,7 @@ def claim_timeout(game_id: str):
     acted = games().claim_timeout(
         game_id,
         seat_token(),
-        timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"],
+        timeout_seconds=settings().turn_timeout_seconds,
         idempotency_key=idempotency_key(),
     )
     return _ended(acted)
@@ -407,7 +403,7 @@ def events(query: dict[str, Any], game_id: str):
     service = games()
     token = seat_token()
     after = query["after"]
-    wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
+    wait = min(query["wait"], settings().long_poll_max_seconds)
     known = _game_at(service, game_id, after)
     seat = _seat(service, known, token)
     if wait > 0 and known.version == after and known.state.status != "finished":
@@ -456,8 +452,8 @@ def stream(query: dict[str, Any], game_id: str):
     if current.state.status == "finished" and after == current.version:
         return Response(status=204)
     include_view = query.get("include") == "view"
-    limit = settings()["SSE_MAX_SECONDS"]
-    heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
+    limit = settings().sse_max_seconds
+    heartbeat = settings().sse_heartbeat_seconds
     release = _take_waiting_slot(game_id)
     client = _client_socket()
 
