@@ -1,11 +1,15 @@
 """Settings, read from environment variables with documented defaults.
 
 Each process reads its environment once, here, when it starts
-(``from_env()``: the app factory, a worker's command, gunicorn's worker class,
-``schnapsen-admin``), and hands the frozen ``Settings`` (or values from them)
-down; no other server module reads the environment. ``create_app(config)``
-starts from ``from_env()`` and lets ``config`` override any key, which is how
-the tests point the app at their own Redis.
+(``from_env()``: the app factory, a worker's runtime and command, gunicorn's
+worker class, the run command, ``schnapsen-admin``), into a frozen
+``Settings`` of typed attributes, and hands it (or values from it) down; no
+other server module reads the environment, and none looks a setting up by a
+string: ``settings.max_waiting``, so a misspelt name fails where it is
+written. A variable that holds no value of its setting's kind stops the
+process at start (``SettingError``, naming the variable). ``create_app(config)``
+starts from ``from_env()`` and lets ``config`` (keyed as ``DEFAULTS``)
+override any setting, which is how the tests point the app at their own Redis.
 """
 
 from __future__ import annotations
