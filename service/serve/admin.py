@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from service.ops.settings import Settings, from_env
+from service.ops.settings import SettingError, Settings, from_env
 from service.serve import archive_admin
 from service.store.app_records import open_app_records
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
@@ -72,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     archive_admin.add_commands(groups)
     args = parser.parse_args(argv)
 
-    settings = from_env()
+    try:
+        settings = from_env()
+    except SettingError as error:
+        print(error, file=sys.stderr)
+        return 2
     if args.group in ("backup", "restore"):
         return archive_admin.run(args, settings)
     url = redis_url(settings)

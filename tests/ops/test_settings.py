@@ -4,6 +4,7 @@ one is read."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 
 import pytest
@@ -133,12 +134,19 @@ def test_the_app_refuses_to_start_with_a_bad_setting(monkeypatch):
         create_app({"REDIS_URL": "redis://127.0.0.1:1/0"})
 
 
-def test_the_worker_refuses_to_start_with_a_bad_setting(monkeypatch, capsys):
-    from workers.worker import main
-
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("workers.worker", ["--burst"]),
+        ("service.serve.admin", ["clients", "list"]),
+        ("service.serve.run", []),
+    ],
+)
+def test_each_command_refuses_to_start_with_a_bad_setting(command, argv, monkeypatch, capsys):
+    main = importlib.import_module(command).main
     monkeypatch.setenv("SCHNAPSEN_SWEEP_SECONDS", "hourly")
-    assert main(["--burst"]) == 2
-    assert "SCHNAPSEN_SWEEP_SECONDS is 'hourly'" in capsys.readouterr().err
+    assert main(argv) == 2
+    assert "SCHNAPSEN_SWEEP_SECONDS is 'hourly': give a number" in capsys.readouterr().err
 
 
 def test_the_settings_are_typed_attributes_of_a_frozen_value():
