@@ -2,8 +2,8 @@
 
 Every command is one ``Transaction`` (``service.game.transaction``): load the
 newest snapshot and the events after it; decide with the engine, which accepts
-and names the events to append, or refuses with a typed error (nothing is
-written); fold the events over the loaded state; append in one atomic step
+and names the events to append with the state they fold to, or refuses with a
+typed error (nothing is written); append in one atomic step
 that succeeds only if the log is still at the version that was loaded. What
 is left here is who may ask, and what the engine decides.
 """
@@ -20,11 +20,10 @@ from typing import Any
 from service.engine import (
     Aborted,
     Action,
-    ActionTaken,
     Card,
-    ClockMoved,
     Dealing,
     DealStarted,
+    Decision,
     Event,
     GameCreated,
     GameState,
@@ -36,8 +35,10 @@ from service.engine import (
     Variant,
     decide,
     legal_actions,
+    record,
 )
-from service.engine.endings import abort, claim_timeout, resign, untouched
+from service.engine.decide import claim_timeout
+from service.engine.endings import untouched
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
@@ -77,8 +78,8 @@ __all__ = [
     "bot_to_move",
 ]
 
-#: A seat's decision on the game as loaded: the events of one ending, or a refusal.
-Ending = Callable[[Current, int], Event]
+#: A seat's decision on the game as loaded: one ending and the state it leads to, or a refusal.
+Ending = Callable[[Current, int], Decision]
 
 
 class NoBotMove(Exception):
@@ -218,7 +219,7 @@ class GameService(GameQueries):
                 rated=new.rated,
                 clock=new.clock,
             )
-            return Decided(tuple(events), (token, None), seats)
+            return Decided(record(None, events), (token, None), seats)
         invite_nonce = auth.new_nonce()
         invite = self._invite(game_id, invite_nonce)
         seats = Seats(
@@ -230,7 +231,7 @@ class GameService(GameQueries):
             rated=new.rated,
             clock=new.clock,
         )
-        return Decided(tuple(events), (token, invite), seats)
+        return Decided(record(None, events), (token, invite), seats)
 
     def create_paired(
         self,
@@ -259,9 +260,9 @@ class GameService(GameQueries):
         for seat, (player, nonce) in enumerate(zip(players, nonces, strict=True)):
             token = self._seat_token(game_id, seat, nonce)
             seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
-        record = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
+        owners = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
         self.client_games.add(owner, game_id, int(time.time() * 1000))
-        outcome = self.transaction.begin(game_id, Decided(events, None, record))
+        outcome = self.transaction.begin(game_id, Decided(record(None, events), None, owners))
         if outcome is None:  # made already, by the other player's read
             return self.current(game_id)
         return outcome.current
@@ -310,7 +311,8 @@ class GameService(GameQueries):
                 player=None if player is None else player[1],
             )
             seats = current.seats.with_seat(1, joiner)
-            return Decided((SeatTaken(1, PlayerKind.HUMAN.value),), token, seats)
+            taken = record(current.state, (SeatTaken(1, PlayerKind.HUMAN.value),))
+            return Decided(taken, token, seats)
 
         outcome = self.transaction.run(
             game_id,
@@ -361,12 +363,20 @@ class GameService(GameQueries):
         )
         return self._acted(outcome, token)
 
-    def _decide(self, current: Current, seat: int, action: Action) -> tuple[Event, ...]:
-        """The engine's verdict: the events to append, or a refusal."""
+    def _decide(
+        self, current: Current, seat: int, action: Action, clock_level: str | None = None
+    ) -> Decision:
+        """The engine's verdict: the events to append and the state they lead to, or a
+        refusal. With ``clock_level``, the clock plays the seat's action."""
         seed = current.seats.seed
         try:
-            decided = decide(
-                current.state, seat, action, lambda number: self._deck(seed, number), _nonce
+            return decide(
+                current.state,
+                seat,
+                action,
+                lambda number: self._deck(seed, number),
+                _nonce,
+                clock_level=clock_level,
             )
         except IllegalActionError as error:
             before = current.state
@@ -380,7 +390,6 @@ class GameService(GameQueries):
                     "to_move": before.to_move,
                 },
             ) from None
-        return decided.events
 
     def play_bot(
         self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]
@@ -429,14 +438,13 @@ class GameService(GameQueries):
             due = clocks.verdict(events, control, rated=current.seats.rated)
             if isinstance(due, clocks.LosesOnTime):
                 waited = self.store.clock(game_id).waited_ms or control.ms_per_move
-                return Decided((TimeoutClaimed(due.winner, waited),), due.seat)
+                return Decided(
+                    record(current.state, (TimeoutClaimed(due.winner, waited),)), due.seat
+                )
             if due is None:
                 raise NoClockDue()
             action = choose(seat_view(current.state, due.seat), due.level)
-            first, *rest = self._decide(current, due.seat, action)
-            assert isinstance(first, ActionTaken)
-            played = ClockMoved(first.seat, first.action, due.level)
-            return Decided((played, *rest), due.seat)
+            return Decided(self._decide(current, due.seat, action, due.level), due.seat)
 
         try:
             outcome = self.transaction.run(
@@ -521,7 +529,7 @@ class GameService(GameQueries):
 
         def end_for_seat(current: Current) -> Decided[int]:
             seat = self._seat_of(current, token)
-            return Decided((decide_ending(current, seat),), seat)
+            return Decided(decide_ending(current, seat), seat)
 
         outcome = self.transaction.run(
             game_id,
@@ -531,11 +539,10 @@ class GameService(GameQueries):
         )
         return self._acted(outcome, token)
 
-    def _resigned(self, current: Current, seat: int) -> Event:
-        _check_ending(lambda: resign(current.state, seat))
-        return Resigned(seat)
+    def _resigned(self, current: Current, seat: int) -> Decision:
+        return _ending(current.state, Resigned(seat))
 
-    def _aborted(self, current: Current, seat: int) -> Event:
+    def _aborted(self, current: Current, seat: int) -> Decision:
         if current.seats.against_bot:
             raise Conflict(
                 "a game against a bot is not aborted; resign instead",
@@ -549,10 +556,9 @@ class GameService(GameQueries):
                 code=ProblemCode.ABORT_NOT_ALLOWED,
                 extra={"rule": "RX6"},
             )
-        _check_ending(lambda: abort(current.state, seat))
-        return Aborted(seat)
+        return _ending(current.state, Aborted(seat))
 
-    def _timed_out(self, current: Current, seat: int, timeout_seconds: float) -> Event:
+    def _timed_out(self, current: Current, seat: int, timeout_seconds: float) -> Decision:
         if bot_to_move(current):
             # A bot's turn waits for a worker, not for a person: a slow or lost move is
             # the service's to recover (the read paths ask a worker again), never a
@@ -573,11 +579,8 @@ class GameService(GameQueries):
                 code=ProblemCode.TURN_NOT_TIMED_OUT,
             )
         try:
-            claim_timeout(
-                current.state,
-                seat,
-                waited_seconds=waited / 1000,
-                timeout_seconds=timeout_seconds,
+            return claim_timeout(
+                current.state, seat, waited_ms=waited, timeout_seconds=timeout_seconds
             )
         except IllegalActionError as error:
             extra: dict[str, Any] = {"rule": error.rule}
@@ -589,7 +592,6 @@ class GameService(GameQueries):
                     retry_after_seconds=round(left, 3),
                 )
             raise IllegalAction(error.code, error.message, extra=extra) from None
-        return TimeoutClaimed(seat, waited)
 
     def abandon(self, game_id: str, *, idle_seconds: float) -> Acted | None:
         """End a game that has stood still for ``idle_seconds``, so that it can be archived.
@@ -614,11 +616,11 @@ class GameService(GameQueries):
             both_seated = state.seated[0] and state.seated[1]
             # RX6: a rated game whose seats both have their hands is never called off.
             if not both_seated or (untouched(state) and not current.seats.rated):
-                return Decided((Aborted(0),), 0)
+                return Decided(record(state, (Aborted(0),)), 0)
             if state.to_move is None:
                 raise NotAbandoned()
             waiting = 1 - state.to_move
-            return Decided((TimeoutClaimed(waiting, waited),), waiting)
+            return Decided(record(state, (TimeoutClaimed(waiting, waited),)), waiting)
 
         try:
             outcome = self.transaction.run(game_id, ended, admit=lambda _current: "")
@@ -682,10 +684,10 @@ def _admit_player(seats: Seats, player: tuple[str, str] | None) -> None:
         raise Conflict("you sit at seat 0 of this game already", code=ProblemCode.SEAT_TAKEN)
 
 
-def _check_ending(decide_ending: Callable[[], GameState]) -> None:
-    """The engine's check of an ending, or its refusal; the fold makes the state."""
+def _ending(state: GameState, ending: Event) -> Decision:
+    """The engine's decision on an ending (the state it leads to), or its refusal."""
     try:
-        decide_ending()
+        return record(state, (ending,))
     except IllegalActionError as error:
         raise IllegalAction(error.code, error.message, extra={"rule": error.rule}) from None
 

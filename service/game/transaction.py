@@ -8,9 +8,10 @@ is the same for every command and lives here once:
 - load the newest snapshot and the events after it, with the record of the
   request's Idempotency-Key, in one round trip; a key seen before answers the
   game as that request left it, and nothing is decided again;
-- fold the decided events over the loaded state (``apply_event``): the fold is
-  the only way a state changes, so the state a command answers is the state
-  any later replay of the log gives;
+- take the engine's decision on the loaded state: its events and the state
+  they fold to (``service.engine.decide``), each event folded once, by the
+  fold any later replay of the log runs, so the state a command answers is the
+  state that replay gives, and nothing applies the events again;
 - append only if the log is still at the loaded version; when it is not,
   load and decide again, a bounded number of times (then ``busy``), or, for a
   command that named the version it decided on, refuse (``VersionConflict``);
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from service.engine import DealStarted, Event, GameState, replay
+from service.engine import DealStarted, Decision, Event, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
 from service.game.log import Duplicate, GameLog, StaleVersionError
 from service.game.problem_codes import ProblemCode
@@ -42,12 +43,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Decided(Generic[T]):
-    """What a command decided: the events to append, the command's own answer (the seat
-    that acted, a new seat's token), and the seats record after them (None: unchanged)."""
+    """What a command decided: the engine's decision (the events to append and the state
+    they lead to), the command's own answer (the seat that acted, a new seat's token),
+    and the seats record after them (None: unchanged)."""
 
-    events: tuple[Event, ...]
+    decision: Decision
     answer: T
     seats: Seats | None = None
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return self.decision.events
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +96,7 @@ class KnownGames(Protocol):
 
 
 class Transaction:
-    """Commands' one way to a game's log (a ``GameLog``): load, decide, fold, append."""
+    """Commands' one way to a game's log (a ``GameLog``): load, decide, append."""
 
     def __init__(
         self,
@@ -132,13 +138,7 @@ class Transaction:
             try:
                 decided = decide(current)
                 return self._commit(
-                    game_id,
-                    current.version,
-                    current.state,
-                    current.seats,
-                    decided,
-                    idempotency_key,
-                    fingerprint,
+                    game_id, current.version, current.seats, decided, idempotency_key, fingerprint
                 )
             except StaleVersionError as stale:
                 if expected_version is not None:
@@ -160,7 +160,7 @@ class Transaction:
         longer empty belongs to another game, and the caller names a new one.
         """
         try:
-            return self._commit(game_id, 0, None, Seats(), decided, idempotency_key, fingerprint)
+            return self._commit(game_id, 0, Seats(), decided, idempotency_key, fingerprint)
         except StaleVersionError:
             return None
 
@@ -203,15 +203,14 @@ class Transaction:
         self,
         game_id: str,
         version: int,
-        before: GameState | None,
         seats: Seats,
         decided: Decided[T],
         idempotency_key: str | None,
         fingerprint: str,
     ) -> Appended[T] | Replayed:
-        """Fold the decided events over the game at ``version`` (``before``; None: no
-        game yet), append them only if the log is still there, tell the listeners."""
-        state = replay(decided.events, before)
+        """Append the decided events onto the game at ``version`` only if the log is
+        still there, keep the state the decision folded them to, tell the listeners."""
+        state = decided.decision.state
         result = self.log.append(
             game_id,
             version,
