@@ -44,7 +44,7 @@ from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
 from service.game import clock as clocks
-from service.game.log import GameListing, GameLog, StaleVersionError
+from service.game.log import GameListing, GameLog, RateCounts, StaleVersionError
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
     Conflict,
@@ -99,7 +99,8 @@ class GameService(GameQueries):
 
     A command costs two round trips to the log: one ``load`` (snapshot, newer
     events, seats and idempotency record in one script) and one ``append``
-    (events, seats, idempotency record and the new snapshot in one script).
+    (events, seats, idempotency record and the new snapshot in one script); on a
+    game this process holds at the log's head, the ``append`` alone.
     """
 
     def __init__(
@@ -335,8 +336,10 @@ class GameService(GameQueries):
         *,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        counts: RateCounts | None = None,
     ) -> Acted:
-        """Apply one player action for the seat the token belongs to."""
+        """Apply one player action for the seat the token belongs to; ``counts``, the
+        request's rate limits, are counted by the append that records it."""
         token = _required(token, "acting for a seat")
 
         admitted: dict[int, int] = {}  # the seat of the token, by the version it was found at
@@ -360,6 +363,7 @@ class GameService(GameQueries):
             admit=admit,
             idempotency_key=_seat_key(token, idempotency_key),
             expected_version=expected_version,
+            counts=counts,
         )
         return self._acted(outcome, token)
 

@@ -27,7 +27,7 @@ from typing import Generic, Protocol, TypeVar
 
 from service.engine import DealStarted, Decision, Event, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
-from service.game.log import Duplicate, GameLog, StaleVersionError
+from service.game.log import Duplicate, GameLog, RateCounts, StaleVersionError
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
 from service.game.seats import Seats
@@ -116,6 +116,7 @@ class Transaction:
         admit: Callable[[Current], str],
         idempotency_key: str | None = None,
         expected_version: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Appended[T] | Replayed:
         """Decide on the game as it is now and append the decision.
 
@@ -126,9 +127,40 @@ class Transaction:
         raise ``StaleVersionError`` itself when what it read besides the game
         (a clock) no longer fits the loaded version. With
         ``expected_version``, a game at any other version is refused, never
-        decided on again.
+        decided on again. ``counts`` (the request's rate limits) are counted by the
+        append that records the decision.
+
+        When this process holds the game (``KnownGames``) and the request has no
+        Idempotency-Key, the decision is made on the game held and the append is
+        the one round trip: it refuses if the log moved on, and the game is then
+        read and decided on again, as is any refusal of the game held.
         """
-        for _attempt in range(APPEND_ATTEMPTS):
+        held = self._held(game_id, idempotency_key, expected_version)
+        caught_up = False  # the game held was brought to the head by a refused append
+        attempts = 0
+        while attempts < APPEND_ATTEMPTS:
+            if held is not None:
+                attempts += caught_up
+                try:
+                    fingerprint = admit(held)
+                    decided = decide(held)
+                except Exception:
+                    if caught_up:
+                        raise  # decided on the head, as a load would have read it
+                    # The game held may be behind the head: a refusal is the log's to make.
+                    held = None
+                    continue
+                try:
+                    return self._commit(
+                        game_id, held.version, held.seats, decided, None, fingerprint,
+                        held=True, counts=counts,
+                    )  # fmt: skip
+                except StaleVersionError as stale:
+                    # Another process appended: catch up with what the append read,
+                    # or read the log, and decide again.
+                    held, caught_up = self._caught_up(held, stale, expected_version), True
+                    continue
+            attempts += 1
             current, earlier = self.load(game_id, idempotency_key=idempotency_key)
             fingerprint = admit(current)
             if earlier is not None:
@@ -138,13 +170,46 @@ class Transaction:
             try:
                 decided = decide(current)
                 return self._commit(
-                    game_id, current.version, current.seats, decided, idempotency_key, fingerprint
-                )
+                    game_id, current.version, current.seats, decided, idempotency_key,
+                    fingerprint, counts=counts,
+                )  # fmt: skip
             except StaleVersionError as stale:
                 if expected_version is not None:
                     raise VersionConflict(expected_version, stale.actual) from None
                 continue  # another writer got in first: decide again on the new game
         raise Conflict("the game changed too often; try again", code=ProblemCode.BUSY)
+
+    def _caught_up(
+        self, held: Current, stale: StaleVersionError, expected_version: int | None
+    ) -> Current | None:
+        """The game held, brought to the head with the events a refused append read
+        after it; None when it read none (read the log) or the request named the
+        version held, which is no longer the head (refused as such by a load)."""
+        if stale.since is None or expected_version is not None:
+            return None
+        events, seats = stale.since
+        current = Current(
+            held.game_id, stale.actual, replay(events, held.state), Seats.decode(seats)
+        )
+        if self.known is not None:
+            self.known.remember_game(current)
+        return current
+
+    def _held(
+        self, game_id: str, idempotency_key: str | None, expected_version: int | None
+    ) -> Current | None:
+        """The game as this process holds it, to decide on without reading the log; the
+        append then checks that the log is still at its version.
+
+        Not for a keyed request (a retry must find its earlier answer before anything
+        is decided again), nor for one that names a version the game held is not at.
+        """
+        if self.known is None or idempotency_key is not None:
+            return None
+        held = self.known.newest(game_id)
+        if held is None or expected_version not in (None, held.version):
+            return None
+        return held
 
     def begin(
         self,
@@ -207,6 +272,9 @@ class Transaction:
         decided: Decided[T],
         idempotency_key: str | None,
         fingerprint: str,
+        *,
+        held: bool = False,
+        counts: RateCounts | None = None,
     ) -> Appended[T] | Replayed:
         """Append the decided events onto the game at ``version`` only if the log is
         still there, keep the state the decision folded them to, tell the listeners."""
@@ -220,6 +288,8 @@ class Transaction:
             fingerprint=fingerprint,
             snapshot=state_to_dict(state),
             deal_start=isinstance(decided.events[-1], DealStarted),
+            held=held,
+            counts=counts,
         )
         if isinstance(result, Duplicate):  # the same key's request landed first
             return self._replayed(game_id, result, fingerprint)

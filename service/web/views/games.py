@@ -44,7 +44,7 @@ from service.live.stream_end import StreamEnding, log_stream_end
 from service.live.watcher import END_EVENT, Waited, client_gone
 from service.store.client_games import Listed
 from service.store.events import announced_events
-from service.web import examples
+from service.web import examples, limits
 from service.web.callers import client_app, current_caller, current_player, seat_token
 from service.web.idempotency import (
     IDEMPOTENCY_HEADER,
@@ -312,13 +312,15 @@ def act(body: dict[str, Any], game_id: str):
     else:
         version = expected if expected is not None else header_version
     try:
-        acted = games().act(
-            game_id,
-            seat_token(),
-            action,
-            expected_version=version,
-            idempotency_key=idempotency_key(),
-        )
+        with limits.counted_with_the_append() as counts:
+            acted = games().act(
+                game_id,
+                seat_token(),
+                action,
+                expected_version=version,
+                idempotency_key=idempotency_key(),
+                counts=counts,
+            )
     except VersionConflict as conflict:
         if refusal is not None:
             raise refusal from None
