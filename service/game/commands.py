@@ -44,7 +44,7 @@ from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
 from service.game import clock as clocks
-from service.game.log import GameListing, GameLog, RateCounts, StaleVersionError
+from service.game.log import GameListing, GameLog, RateCounts, TurnClock
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
     Conflict,
@@ -63,6 +63,7 @@ from service.game.transaction import (
     KnownGames,
     Replayed,
     Transaction,
+    Turn,
 )
 from service.game.values import Acted, Current, GamePage, NewGame, Opponent, Seated
 
@@ -78,8 +79,9 @@ __all__ = [
     "bot_to_move",
 ]
 
-#: A seat's decision on the game as loaded: one ending and the state it leads to, or a refusal.
-Ending = Callable[[Current, int], Decision]
+#: A seat's decision on the game as loaded (and, for a claim on time, its turn's clock):
+#: one ending and the state it leads to, or a refusal.
+Ending = Callable[[Current, int, Turn | None], Decision]
 
 
 class NoBotMove(Exception):
@@ -434,14 +436,13 @@ class GameService(GameQueries):
         job, makes the append refuse, and nothing is added.
         """
 
-        def ran_out(current: Current) -> Decided[int]:
+        def ran_out(current: Current, turn: Turn) -> Decided[int]:
             control = current.seats.clock
             if control is None:
                 raise NoClockDue()
-            events = self.store.events(game_id, until=current.version)
-            due = clocks.verdict(events, control, rated=current.seats.rated)
+            due = clocks.verdict(turn.events, control, rated=current.seats.rated)
             if isinstance(due, clocks.LosesOnTime):
-                waited = self.store.clock(game_id).waited_ms or control.ms_per_move
+                waited = turn.clock.waited_ms or control.ms_per_move
                 return Decided(
                     record(current.state, (TimeoutClaimed(due.winner, waited),)), due.seat
                 )
@@ -451,8 +452,12 @@ class GameService(GameQueries):
             return Decided(self._decide(current, due.seat, action, due.level), due.seat)
 
         try:
-            outcome = self.transaction.run(
-                game_id, ran_out, admit=lambda _current: "", expected_version=version
+            outcome = self.transaction.run_timed(
+                game_id,
+                ran_out,
+                admit=lambda _current: "",
+                with_events=True,
+                expected_version=version,
             )
         except (VersionConflict, NoClockDue):
             return None
@@ -506,10 +511,13 @@ class GameService(GameQueries):
                 code=ProblemCode.TIMEOUT_CLAIMS_OFF,
             )
 
-        def timed_out(current: Current, seat: int) -> Event:
-            return self._timed_out(current, seat, timeout_seconds)
+        def timed_out(current: Current, seat: int, turn: Turn | None) -> Decision:
+            assert turn is not None  # a claim is decided on the clock
+            return self._timed_out(current, seat, timeout_seconds, turn.clock)
 
-        return self._end(game_id, token, "claim-timeout", timed_out, idempotency_key)
+        return self._end(
+            game_id, token, "claim-timeout", timed_out, idempotency_key, on_the_clock=True
+        )
 
     def _end(
         self,
@@ -518,6 +526,8 @@ class GameService(GameQueries):
         ending: str,
         decide_ending: Ending,
         idempotency_key: str | None,
+        *,
+        on_the_clock: bool = False,
     ) -> Acted:
         """Let the engine end the game for the token's seat: one event.
 
@@ -531,22 +541,23 @@ class GameService(GameQueries):
         def admit(current: Current) -> str:
             return _fingerprint({"end": ending, "seat": self._seat_of(current, token)})
 
-        def end_for_seat(current: Current) -> Decided[int]:
+        def end_for_seat(current: Current, turn: Turn | None = None) -> Decided[int]:
             seat = self._seat_of(current, token)
-            return Decided(decide_ending(current, seat), seat)
+            return Decided(decide_ending(current, seat, turn), seat)
 
-        outcome = self.transaction.run(
-            game_id,
-            end_for_seat,
-            admit=admit,
-            idempotency_key=_seat_key(token, idempotency_key),
-        )
+        key = _seat_key(token, idempotency_key)
+        if on_the_clock:
+            outcome = self.transaction.run_timed(
+                game_id, end_for_seat, admit=admit, idempotency_key=key
+            )
+        else:
+            outcome = self.transaction.run(game_id, end_for_seat, admit=admit, idempotency_key=key)
         return self._acted(outcome, token)
 
-    def _resigned(self, current: Current, seat: int) -> Decision:
+    def _resigned(self, current: Current, seat: int, _turn: Turn | None) -> Decision:
         return _ending(current.state, Resigned(seat))
 
-    def _aborted(self, current: Current, seat: int) -> Decision:
+    def _aborted(self, current: Current, seat: int, _turn: Turn | None) -> Decision:
         if current.seats.against_bot:
             raise Conflict(
                 "a game against a bot is not aborted; resign instead",
@@ -562,7 +573,9 @@ class GameService(GameQueries):
             )
         return _ending(current.state, Aborted(seat))
 
-    def _timed_out(self, current: Current, seat: int, timeout_seconds: float) -> Decision:
+    def _timed_out(
+        self, current: Current, seat: int, timeout_seconds: float, clock: TurnClock
+    ) -> Decision:
         if bot_to_move(current):
             # A bot's turn waits for a worker, not for a person: a slow or lost move is
             # the service's to recover (the read paths ask a worker again), never a
@@ -572,9 +585,6 @@ class GameService(GameQueries):
                 "from the service's workers; wait for it on the event feed",
                 code=ProblemCode.BOT_TURN_NOT_CLAIMABLE,
             )
-        clock = self.store.clock(current.game_id)
-        if clock.head != current.version:  # a move landed after the load: decide again
-            raise StaleVersionError(current.version, clock.head)
         waited = clock.waited_ms
         if waited is None:  # the turn started before appends carried their time
             raise Conflict(
@@ -607,14 +617,11 @@ class GameService(GameQueries):
         waiting for the other (RX3), as if it had claimed the timeout. None when the game is over, or moved meanwhile.
         """
 
-        def ended(current: Current) -> Decided[int]:
+        def ended(current: Current, turn: Turn) -> Decided[int]:
             state = current.state
             if state.over:
                 raise NotAbandoned()
-            clock = self.store.clock(current.game_id)
-            if clock.head != current.version:  # a move landed after the load: decide again
-                raise StaleVersionError(current.version, clock.head)
-            waited = clock.waited_ms
+            waited = turn.clock.waited_ms
             if waited is None or waited < idle_seconds * 1000:
                 raise NotAbandoned()
             both_seated = state.seated[0] and state.seated[1]
@@ -627,7 +634,7 @@ class GameService(GameQueries):
             return Decided(record(state, (TimeoutClaimed(waiting, waited),)), waiting)
 
         try:
-            outcome = self.transaction.run(game_id, ended, admit=lambda _current: "")
+            outcome = self.transaction.run_timed(game_id, ended, admit=lambda _current: "")
         except NotAbandoned:
             return None
         assert isinstance(outcome, Appended)  # no key: nothing to replay

@@ -27,7 +27,7 @@ from typing import Generic, Protocol, TypeVar
 
 from service.engine import DealStarted, Decision, Event, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
-from service.game.log import Duplicate, GameLog, RateCounts, StaleVersionError
+from service.game.log import Duplicate, GameLog, RateCounts, StaleVersionError, TurnClock
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
 from service.game.seats import Seats
@@ -69,6 +69,19 @@ class Replayed:
     """The request's Idempotency-Key was used before: the game as that request left it."""
 
     current: Current
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What a decision on the clock knows besides the game: the log's turn clock at the
+    game's version and, when asked for, the log's events up to it.
+
+    The transaction reads them with the game (``run_timed``), so a decision is a
+    function of what it is handed and reads no store itself.
+    """
+
+    clock: TurnClock
+    events: tuple[Event, ...] = ()
 
 
 class AppendListener(Protocol):
@@ -210,6 +223,38 @@ class Transaction:
         if held is None or expected_version not in (None, held.version):
             return None
         return held
+
+    def run_timed(
+        self,
+        game_id: str,
+        decide: Callable[[Current, Turn], Decided[T]],
+        *,
+        admit: Callable[[Current], str],
+        with_events: bool = False,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+    ) -> Appended[T] | Replayed:
+        """``run`` for a decision on the clock: ``decide(current, turn)`` is handed the
+        turn's clock (and with ``with_events`` the log's events) at the game's version.
+
+        The clock is read after the game; when the log moved on in between, the
+        game is read and decided on again (or, with ``expected_version``, refused).
+        """
+
+        def on_the_clock(current: Current) -> Decided[T]:
+            clock = self.log.clock(game_id)
+            if clock.head != current.version:  # a move landed after the load
+                raise StaleVersionError(current.version, clock.head)
+            events = tuple(self.log.events(game_id, until=current.version)) if with_events else ()
+            return decide(current, Turn(clock, events))
+
+        return self.run(
+            game_id,
+            on_the_clock,
+            admit=admit,
+            idempotency_key=idempotency_key,
+            expected_version=expected_version,
+        )
 
     def begin(
         self,
