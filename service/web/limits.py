@@ -37,7 +37,8 @@ from service.game.log import LimitReached
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.scripts import Script
-from service.web.callers import Caller, current_caller, takes_client_key, token_print
+from service.web.caller import Caller
+from service.web.callers import current_caller, takes_client_key, token_print
 
 _HIT = """
 local counted = {}
