@@ -28,7 +28,7 @@ from service.game.commands import Acted, NewGame, Opponent
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, VersionConflict
 from service.store.client_games import Listed
-from service.web import examples
+from service.web import examples, limits
 from service.web.callers import client_app, current_caller, current_player, seat_token
 from service.web.game_answers import (
     listed_game,
@@ -240,13 +240,15 @@ def act(body: dict[str, Any], game_id: str):
     else:
         version = expected if expected is not None else header_version
     try:
-        acted = games().act(
-            game_id,
-            seat_token(),
-            action,
-            expected_version=version,
-            idempotency_key=idempotency_key(),
-        )
+        with limits.counted_with_the_append() as counts:
+            acted = games().act(
+                game_id,
+                seat_token(),
+                action,
+                expected_version=version,
+                idempotency_key=idempotency_key(),
+                counts=counts,
+            )
     except VersionConflict as conflict:
         if refusal is not None:
             raise refusal from None
