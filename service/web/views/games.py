@@ -34,6 +34,7 @@ from service.engine.cards import parse_cards
 from service.engine.observation import ending_to_dict
 from service.engine.replays import visible_events
 from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
+from service.game.pools import pool_of
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
 from service.game.rematch_service import Rematch
@@ -227,6 +228,7 @@ def _summary(created_ms: int, current: Current) -> dict[str, Any]:
         "variant": state.variant.value,
         "dealing": state.dealing.value,
         "rated": current.seats.rated,
+        "pool": pool_of(state.variant, current.seats.clock).name,
         "game_points": list(state.game_points),
         "winner": state.winner,
         "to_move": state.to_move,

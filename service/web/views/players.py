@@ -14,17 +14,29 @@ from flask_smorest import Blueprint
 from schemas.players import (
     GamesQuerySchema,
     HistoryQuerySchema,
+    LeaderboardQuerySchema,
     LeaderboardSchema,
     OwnPlayerSchema,
-    PageQuerySchema,
     PlayerGamesSchema,
     PlayerViewSchema,
+    PoolListSchema,
     RatingHistorySchema,
     RegisteredPlayerSchema,
     RegisterPlayerSchema,
 )
 from service.game.log import Listed
-from service.game.players import InvalidName, Player, display_name
+from service.game.players import InvalidName, Player, Rated, display_name
+from service.game.pools import (
+    BLITZ_SECONDS,
+    DEFAULT_POOL,
+    POOLS,
+    PROVISIONAL_DEVIATION,
+    RAPID_SECONDS,
+    Pool,
+    Speed,
+    pool_of,
+    provisional,
+)
 from service.game.problem_codes import ProblemCode
 from service.game.problems import GameNotFound, Problem
 from service.store.archived_log import ArchivedLog
@@ -43,18 +55,33 @@ blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and 
 _NOT_FOUND = V1 + (404,)
 
 
-def player_view(player: Player) -> dict[str, Any]:
-    """What any caller of the player's app may see of a player."""
-    rated = player.rated
+def rating_view(rated: Rated) -> dict[str, Any]:
+    """A rating in one pool, as every answer shows it."""
+    return {
+        "rating": round(rated.rating, 2),
+        "deviation": round(rated.deviation, 2),
+        "volatility": round(rated.volatility, 6),
+        "games": rated.games,
+        "provisional": provisional(rated.deviation),
+    }
+
+
+def player_view(player: Player, pool: Pool = DEFAULT_POOL) -> dict[str, Any]:
+    """What any caller of the player's app may see of a player: its rating in ``pool``
+    (the default pool's for the calls that name none, as before pools) and in every pool."""
     return {
         "player_id": player.id,
         "name": player.name,
-        "rating": {
-            "rating": round(rated.rating, 2),
-            "deviation": round(rated.deviation, 2),
-            "volatility": round(rated.volatility, 6),
-            "games": rated.games,
-        },
+        "rating": rating_view(player.rating_in(pool)),
+        "ratings": [
+            {
+                "pool": p.name,
+                "variant": p.variant.value,
+                "speed": p.speed.value,
+                **rating_view(rated),
+            }
+            for p, rated in player.every_pool()
+        ],  # fmt: skip
     }
 
 
@@ -162,7 +189,13 @@ def rating_history(query: dict[str, Any], player_id: str):
     more, changes = len(changes) > limit, changes[:limit]
     last = changes[-1] if more and changes else None
     cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]
-    return {"changes": changes, "next_cursor": cursor}
+    return {"changes": [_in_pool(change) for change in changes], "next_cursor": cursor}
+
+
+def _in_pool(change: dict[str, object]) -> dict[str, object]:
+    """A rating change with its pool: one written before pools moved the one rating that
+    is now the default pool's."""
+    return {"pool": DEFAULT_POOL.name, **change}
 
 
 @blp.route("/players/me/games", methods=["GET"])
@@ -183,7 +216,7 @@ def own_games(query: dict[str, Any]):
         page = store.games_page(player.app, player.id, after, limit + 1)
     more, page = len(page) > limit, page[:limit]
     games = [
-        {"game_id": game.game_id, "started": game.created_ms, "rated": _rated(game.game_id)}
+        {"game_id": game.game_id, "started": game.created_ms, **_rated(game.game_id)}
         for game in page
     ]
     last = page[-1] if more and page else None
@@ -194,25 +227,62 @@ def own_games(query: dict[str, Any]):
     }
 
 
-def _rated(game_id: str) -> bool | None:
-    """Whether a listed game is rated, read from the game as the app's listing reads it
-    (from Redis or the archive); None when it can no longer be read."""
+def _rated(game_id: str) -> dict[str, Any]:
+    """Whether a listed game is rated, and its pool, read from the game as the app's
+    listing reads it (from Redis or the archive); both None when it can no longer be read."""
     try:
-        return games().current(game_id).seats.rated
+        current = games().current(game_id)
     except GameNotFound:
-        return None
+        return {"rated": None, "pool": None}
+    pool = pool_of(current.state.variant, current.seats.clock)
+    return {"rated": current.seats.rated, "pool": pool.name}
 
 
 @blp.route("/leaderboard", methods=["GET"])
-@blp.arguments(PageQuerySchema, location="query")
+@blp.arguments(LeaderboardQuerySchema, location="query")
 @blp.response(200, LeaderboardSchema, example=examples.LEADERBOARD)
 @operation(blp, "getLeaderboard", security=PLAYER_OR_APP, problems=V1 + (422,))
 def leaderboard(query: dict[str, Any]):
-    """The caller's app's rated players by rating, best first: those with at least five
-    rated games (docs/rules.md, RX8)."""
+    """The leaderboard of one rating pool of the caller's app (`pool`, default
+    `head-untimed`): its players by their rating there, best first, those with at least
+    five rated games in it whose rating is not provisional (deviation at most 110)."""
     app, _player_self = player_or_client("reading the leaderboard")
-    rows = services().players.leaderboard(app, query["offset"], query["limit"])
-    return {"players": [{"rank": rank, "player": player_view(p)} for rank, p in rows]}
+    pool = Pool.parse(query["pool"])
+    rows = services().players.leaderboard(app, query["offset"], query["limit"], pool)
+    return {
+        "pool": pool.name,
+        "players": [{"rank": rank, "player": player_view(p, pool)} for rank, p in rows],
+    }
+
+
+_SPEEDS = {
+    Speed.BLITZ: f"a clock of at most {BLITZ_SECONDS} s a move",
+    Speed.RAPID: f"a clock of {BLITZ_SECONDS + 1} to {RAPID_SECONDS} s a move",
+    Speed.CLASSICAL: f"a clock of more than {RAPID_SECONDS} s a move",
+    Speed.UNTIMED: "no clock",
+}
+
+
+@blp.route("/pools", methods=["GET"])
+@blp.response(200, PoolListSchema, example=examples.POOLS)
+@operation(blp, "listPools", security=PLAYER_OR_APP, problems=V1)
+def list_pools():
+    """The rating pools: a player has a rating in each, a variant at a speed read from the
+    game's clock; a rated game moves its pool's ratings alone."""
+    player_or_client("reading the rating pools")
+    return {
+        "pools": [
+            {
+                "pool": p.name,
+                "variant": p.variant.value,
+                "speed": p.speed.value,
+                "description": f"{p.variant.value} games with {_SPEEDS[p.speed]}",
+            }
+            for p in POOLS
+        ],  # fmt: skip
+        "default": DEFAULT_POOL.name,
+        "provisional_deviation": PROVISIONAL_DEVIATION,
+    }
 
 
 #: Rating changes and games read per page while an export streams.
@@ -261,7 +331,7 @@ def _export(store: Players, player: Player, deliveries: list[dict[str, Any]]) ->
     while True:
         changes = store.history_page(player.app, player.id, after, EXPORT_PAGE)
         for change in changes:
-            yield ("" if first else ",") + _json(change)
+            yield ("" if first else ",") + _json(_in_pool(change))
             first = False
         if len(changes) < EXPORT_PAGE:
             break
