@@ -63,7 +63,8 @@ def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
     body = observe(replay(events), seat)
     # Against a bot nobody is invited: the invite is null.
     return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
-            "rated": False, "invite": None, "rematch": None, "rematch_of": None}  # fmt: skip
+            "rated": False, "pool": "head-untimed", "invite": None, "rematch": None,
+            "rematch_of": None}  # fmt: skip
 
 
 CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}
@@ -166,6 +167,7 @@ GAME_LIST = {
                     "players",
                     "ending",
                     "rated",
+                    "pool",
                 )
             },  # fmt: skip
         }
