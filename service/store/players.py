@@ -48,6 +48,8 @@ TOKEN_PREFIX = "spt_"
 #: How many entries of rating history, and how many games, a player keeps in Redis.
 HISTORY_CAP = 200
 GAMES_CAP = 500
+#: How often a leaderboard's page is read again after provisional players left it.
+ATTEMPTS = 4
 #: How long a rated game's mark stays: far past any retry of its rating job.
 RATED_MARK_SECONDS = 30 * 24 * 3600
 
@@ -181,17 +183,26 @@ class PlayerStore:
         self, app: str, offset: int, count: int, pool: Pool = DEFAULT_POOL
     ) -> list[tuple[int, Player]]:
         """The app's players on ``pool``'s board by their rating there, best first: (rank,
-        player) from ``offset``."""
-        ids = self.redis.zrevrange(board_key(app, pool), offset, offset + count - 1)
-        with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in ids:
-                pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
-            records = pipe.execute()
-        return [
-            (offset + rank + 1, _player(app, record))
-            for rank, record in enumerate(records)
-            if record
-        ]
+        player) from ``offset``.
+
+        A server before pools put a player on the board at five rated games, however
+        high its deviation: such a provisional player met on a page leaves the board
+        then (the next rated game would take it off too), and the page is read again,
+        so no page shows one and the ranks stay whole."""
+        board = board_key(app, pool)
+        players: list[Player] = []
+        for _attempt in range(ATTEMPTS):
+            ids = self.redis.zrevrange(board, offset, offset + count - 1)
+            with self.redis.pipeline(transaction=False) as pipe:
+                for player_id in ids:
+                    pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
+                records = pipe.execute()
+            players = [_player(app, record) for record in records if record]
+            stale = [p.id for p in players if pools.provisional(p.rating_in(pool).deviation)]
+            if not stale:
+                break
+            self.redis.zrem(board, *stale)
+        return [(offset + rank + 1, player) for rank, player in enumerate(players)]
 
     def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
         """The player's last ``count`` rating changes, newest first."""

@@ -179,15 +179,22 @@ def test_a_rating_written_in_one_pool_leaves_the_others_in_redis(redis_client):
 
 def test_in_redis_a_rating_an_older_server_kept_is_the_default_pools(redis_client):
     """Redis alone keeps the default pool where the server before pools kept the one
-    rating (the record's own fields, the app's ``board``): nothing to move."""
+    rating (the record's own fields, the app's ``board``): nothing to move; a provisional
+    player that server ranked is on no page."""
     store = PlayerStore(redis_client)
     anna, _ = store.register("app-old", "anna", "Anna")
     tag = "sch:{client:app-old}"
     redis_client.hset(f"{tag}:player:{anna.id}", mapping={
         "rating": "1712.5", "deviation": "95.25", "volatility": "0.0601", "games": "31"})  # fmt: skip
-    redis_client.zadd(f"{tag}:board", {anna.id: 1712.5})
+    # Ben was put on the board at five games, as that server did, with a provisional rating.
+    ben, _ = store.register("app-old", "ben", "Ben")
+    redis_client.hset(f"{tag}:player:{ben.id}", mapping={
+        "rating": "1800.0", "deviation": "150.0", "volatility": "0.06", "games": "5"})  # fmt: skip
+    redis_client.zadd(f"{tag}:board", {anna.id: 1712.5, ben.id: 1800.0})
     player = store.get("app-old", anna.id)
     assert player.rating_in(DEFAULT_POOL) == Rated(1712.5, 95.25, 0.0601, 31)
     assert player.rating_in(BLITZ).games == 0
+    assert store.get("app-old", ben.id).rated == Rated(1800.0, 150.0, 0.06, 5)
+    assert [(r, p.id) for r, p in store.leaderboard("app-old", 0, 1)] == [(1, anna.id)]
     assert [p.id for _r, p in store.leaderboard("app-old", 0, 10)] == [anna.id]
     assert store.leaderboard("app-old", 0, 10, pool=BLITZ) == []
