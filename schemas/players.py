@@ -127,6 +127,9 @@ class HistoryQuerySchema(Schema):
                       "`cursor`"),
     )  # fmt: skip
     cursor = _cursor("offset")
+    pool = ChoiceField(
+        "Pool", metadata=_doc("Only the changes of this pool (default: every pool's)")
+    )
 
 
 class GamesQuerySchema(Schema):

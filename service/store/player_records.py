@@ -153,28 +153,38 @@ class PlayerRecords:
             found = _players(run, rows)
         return [(offset + rank + 1, player) for rank, player in enumerate(found)]
 
-    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
-        """The player's last ``count`` rating changes, newest first."""
-        with self.db.read() as run:
-            rows = run(
-                "SELECT entry FROM rating_changes WHERE player_id = ? AND app = ? "
-                "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
-                (player_id, app, count),
-            ).fetchall()
-        return [json.loads(entry) for (entry,) in rows]
-
-    def history_page(
-        self, app: str, player_id: str, after: Listed | None, count: int
+    def history(
+        self, app: str, player_id: str, count: int, pool: Pool | None = None
     ) -> list[dict[str, object]]:
-        """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first, by keyset: a page costs
-        the same however deep it is."""
-        where, args = _older("at_ms", after)
+        """The player's last ``count`` rating changes (in ``pool``; None: every pool),
+        newest first."""
+        where, args = _in_pool(pool)
         with self.db.read() as run:
             rows = run(
                 f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{where} "
                 "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
                 (player_id, app, *args, count),
+            ).fetchall()
+        return [json.loads(entry) for (entry,) in rows]
+
+    def history_page(
+        self,
+        app: str,
+        player_id: str,
+        after: Listed | None,
+        count: int,
+        pool: Pool | None = None,
+    ) -> list[dict[str, object]]:
+        """Up to ``count`` of the player's rating changes (in ``pool``; None: every pool)
+        older than ``after`` (its time ``at`` and ``game_id``; None: the newest), newest
+        first, by keyset: a page costs the same however deep it is."""
+        where, args = _older("at_ms", after)
+        in_pool, pool_args = _in_pool(pool)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{in_pool}"
+                f"{where} ORDER BY at_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *pool_args, *args, count),
             ).fetchall()
         return [json.loads(entry) for (entry,) in rows]
 
@@ -298,9 +308,9 @@ class PlayerRecords:
                     if moved != 1:
                         raise _Moved()
                     run(
-                        "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (game_id, change.player, app, at,
+                        "INSERT INTO rating_changes (game_id, player_id, app, at_ms, pool, "
+                        "entry) VALUES (?, ?, ?, ?, ?, ?)",
+                        (game_id, change.player, app, at, pool.name,
                          json.dumps({**change.entry, "at": at}, separators=(",", ":"))),
                     )  # fmt: skip
         except _Moved:
@@ -370,6 +380,11 @@ def _after_last(run: Transaction, app: str, changes: Sequence[RatingChange], now
         if last is not None:
             at = max(at, int(last) + 1)
     return at
+
+
+def _in_pool(pool: Pool | None) -> tuple[str, tuple[object, ...]]:
+    """The condition "a change in ``pool``" (None: any pool)."""
+    return ("", ()) if pool is None else (" AND pool = ?", (pool.name,))
 
 
 def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:

@@ -204,21 +204,33 @@ class PlayerStore:
             self.redis.zrem(board, *stale)
         return [(offset + rank + 1, player) for rank, player in enumerate(players)]
 
-    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
-        """The player's last ``count`` rating changes, newest first."""
+    def history(
+        self, app: str, player_id: str, count: int, pool: Pool | None = None
+    ) -> list[dict[str, object]]:
+        """The player's last ``count`` rating changes (in ``pool``; None: every pool),
+        newest first."""
+        if pool is not None:
+            return self.history_page(app, player_id, None, count, pool)
         entries = self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, count - 1)
         return [json.loads(entry) for entry in entries]
 
     def history_page(
-        self, app: str, player_id: str, after: Listed | None, count: int
+        self,
+        app: str,
+        player_id: str,
+        after: Listed | None,
+        count: int,
+        pool: Pool | None = None,
     ) -> list[dict[str, object]]:
-        """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first.
+        """Up to ``count`` of the player's rating changes (in ``pool``; None: every pool)
+        older than ``after`` (its time ``at`` and ``game_id``; None: the newest), newest
+        first.
 
         The list is in the order the changes were written: a page goes on after the
         cursor's change where it is in the list, so a history an older server wrote
         with tied times (before ``_after_last``) still pages whole; a change no longer
-        listed (trimmed off) pages on by time."""
+        listed (trimmed off) pages on by time. A change written before pools is the
+        default pool's."""
         entries = [
             json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
         ]
@@ -229,6 +241,8 @@ class PlayerStore:
             else:
                 edge = (after.created_ms, after.game_id)
                 entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+        if pool is not None:
+            entries = [e for e in entries if e.get("pool", DEFAULT_POOL.name) == pool.name]
         return entries[:count]
 
     # -- games ---------------------------------------------------------------------

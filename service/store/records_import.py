@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import redis
 
-from service.game.pools import POOLS
+from service.game.pools import DEFAULT_POOL, POOLS
 from service.store.players import board_key, fields_of
 from service.store.records_db import RecordsDatabase, Transaction
 from service.store.webhooks import Endpoint
@@ -102,10 +102,11 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
                 "VALUES (?, ?, ?, NULL, 1) ON CONFLICT DO NOTHING",
                 (game_id, app, at),
             )
+            pool = str(entry.get("pool", DEFAULT_POOL.name))
             counts["rating_changes"] += run(
-                "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (game_id, player_id, app, at, json.dumps(entry, separators=(",", ":"))),
+                "INSERT INTO rating_changes (game_id, player_id, app, at_ms, pool, entry) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (game_id, player_id, app, at, pool, json.dumps(entry, separators=(",", ":"))),
             ).rowcount
         for game_id, started in client.zrange(f"{tag}:played:{player_id}", 0, -1, withscores=True):
             counts["player_games"] += run(

@@ -92,6 +92,16 @@ def test_rated_games_in_two_pools_each_move_only_their_own_pools_ratings(
         (tracked, "tracked-rapid"),
         (head, "head-untimed"),
     ]
+    for pool, game in (("tracked-rapid", tracked), ("head-untimed", head)):
+        one_pool = ok(
+            api.get(
+                f"/v1/players/{anna['player']['player_id']}/ratings?pool={pool}",
+                token=anna["token"],
+            )
+        )["changes"]
+        assert [c["game_id"] for c in one_pool] == [game]
+    bad = api.get(f"/v1/players/{anna['player']['player_id']}/ratings?pool=x", token=anna["token"])
+    problem(bad, 422, "invalid_request")
     listed = ok(api.get("/v1/players/me/games", token=anna["token"]))["games"]
     assert {(g["game_id"], g["pool"], g["rated"]) for g in listed} == {
         (tracked, "tracked-rapid", True),

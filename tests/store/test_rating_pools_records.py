@@ -56,9 +56,11 @@ def records(database: str) -> Iterator[PlayerRecords]:
         db.close()
 
 
-def change(player: str, games_before: int, rating: float, deviation: float, game: str):
+def change(
+    player: str, games_before: int, rating: float, deviation: float, game: str, pool: Pool = BLITZ
+):
     rated = Rated(rating, deviation, 0.06, games_before + 1)
-    entry = {"game_id": game, "at": 1, "opponent": "bot:random", "score": 1.0,
+    entry = {"game_id": game, "pool": pool.name, "at": 1, "opponent": "bot:random", "score": 1.0,
              "rating_before": 1500.0, "rating": rating, "deviation": deviation,
              "volatility": 0.06}  # fmt: skip
     return RatingChange(player, games_before, rated, entry)
@@ -121,9 +123,11 @@ def test_the_migration_keeps_every_rating_in_the_default_pool(database: str):
         assert [p.id for _rank, p in board] == [OLD_PLAYERS[0][0]]
         assert store.leaderboard("app-a", 0, 10, pool=BLITZ) == []
         assert [e["game_id"] for e in store.history("app-a", OLD_PLAYERS[0][0], 10)] == ["g-old"]
+        old_history = store.history("app-a", OLD_PLAYERS[0][0], 10, DEFAULT_POOL)
+        assert [e["game_id"] for e in old_history] == ["g-old"]  # a change before pools
         # A migrated rating goes on from where it was.
         first = OLD_PLAYERS[0][0]
-        moved = change(first, 31, 1720.0, 94.0, "g-new")
+        moved = change(first, 31, 1720.0, 94.0, "g-new", DEFAULT_POOL)
         assert store.write_ratings("app-a", "g-new", [moved], pool=DEFAULT_POOL) == 1
         assert store.get("app-a", first).rated == Rated(1720.0, 94.0, 0.06, 32)
 
@@ -162,10 +166,17 @@ def _one_pool_moves(store: PlayerStore | PlayerRecords, app: str) -> None:
     assert store.write_ratings(app, "g2", [again], pool=BLITZ, rules=rules) == 1
     assert store.leaderboard(app, 0, 10, pool=BLITZ) == []
     # The games count read is the pool's: the default pool's 0 is still the one to write.
-    default = change(anna.id, 0, 1450.0, 300.0, "g3")
+    default = change(anna.id, 0, 1450.0, 300.0, "g3", DEFAULT_POOL)
     assert store.write_ratings(app, "g3", [default], rules=rules) == 1
     assert store.get(app, anna.id).rating_in(BLITZ) == Rated(1580.0, 111.0, 0.06, 2)
     assert store.get(app, anna.id).rated == Rated(1450.0, 300.0, 0.06, 1)
+    # A pool's history: its changes alone, by page and by count.
+    assert [e["game_id"] for e in store.history_page(app, anna.id, None, 10, BLITZ)] == [
+        "g2",
+        "g1",
+    ]
+    assert [e["game_id"] for e in store.history(app, anna.id, 10, DEFAULT_POOL)] == ["g3"]
+    assert [e["game_id"] for e in store.history(app, anna.id, 10)] == ["g3", "g2", "g1"]
 
 
 def test_a_rating_written_in_one_pool_leaves_the_others_in_the_database(database: str):

@@ -177,15 +177,18 @@ def _after(query: dict[str, Any], older: str) -> Listed | None:
 @operation(blp, "getRatingHistory", security=PLAYER_OR_APP, problems=_NOT_FOUND + (400, 422))
 def rating_history(query: dict[str, Any], player_id: str):
     """A player's rating changes, newest first, a page at a time: follow `next_cursor`
-    until it is null (with a database every change is kept; without one, the last 200)."""
+    until it is null (with a database every change is kept; without one, the last 200).
+    Every pool's, or with `pool` that pool's alone; each change names its pool."""
     app, _player_self = player_or_client("reading a player's ratings")
     after = _after(query, "offset")
     player = _player(app, player_id)
     limit, store = query["limit"], services().players
+    pool = Pool.parse(query["pool"]) if "pool" in query else None
     if query["offset"]:
-        changes = store.history(app, player.id, query["offset"] + limit + 1)[query["offset"] :]
+        changes = store.history(app, player.id, query["offset"] + limit + 1, pool)
+        changes = changes[query["offset"] :]
     else:
-        changes = store.history_page(app, player.id, after, limit + 1)
+        changes = store.history_page(app, player.id, after, limit + 1, pool)
     more, changes = len(changes) > limit, changes[:limit]
     last = changes[-1] if more and changes else None
     cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]

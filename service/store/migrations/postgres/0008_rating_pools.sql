@@ -23,6 +23,10 @@ INSERT INTO player_ratings (player_id, app, pool, rating, deviation, volatility,
     SELECT player_id, app, 'head-untimed', rating, deviation, volatility, games,
            CASE WHEN on_board = 1 AND deviation <= 110 THEN 1 ELSE 0 END
     FROM players;
+-- Each rating change names its pool; one written before pools moved the one rating,
+-- now the default pool's. A pool's history is walked by keyset (at_ms, game_id).
+ALTER TABLE rating_changes ADD COLUMN pool text COLLATE "C" NOT NULL DEFAULT 'head-untimed';
+CREATE INDEX rating_changes_by_pool ON rating_changes (player_id, pool, at_ms DESC, game_id DESC);
 -- The rating lives in player_ratings from now on: the players' own columns go.
 DROP INDEX players_board;
 ALTER TABLE players DROP COLUMN rating;
