@@ -22,7 +22,9 @@ STORE = {"redis", "rq"}
 
 #: Which packages each package may import (besides itself and the standard library's
 #: and third parties'). Read upwards: engine <- bots <- game <- {store, live, analysis,
-#: jobs} <- ops <- {web, workers, serve}. The terminal client (``client``) is an HTTP
+#: jobs} <- ops <- {web, workers, serve}. ``competition`` (tournament pairing and
+#: standings, pure functions) stands beside game: it may use the rules' words, and
+#: everything from ops up may use it. The terminal client (``client``) is an HTTP
 #: client: it imports no server code, and its words are shared by the text export.
 #: ``devtools`` (embedded Redis) serves the run command and the tests.
 ALLOWED: dict[str, set[str]] = {
@@ -34,11 +36,23 @@ ALLOWED: dict[str, set[str]] = {
     "live": {"engine", "game"},
     "analysis": {"engine", "bots", "game"},
     "jobs": {"engine", "bots", "game"},
-    "ops": {"engine", "bots", "game", "store", "live", "analysis", "jobs"},
+    "competition": {"engine", "game"},
+    "ops": {"engine", "bots", "game", "store", "live", "analysis", "jobs", "competition"},
     "devtools": {"ops"},
     "schemas": {"engine", "game", "ops"},
-    "web": {"engine", "bots", "game", "store", "live", "analysis", "jobs", "ops", "schemas"},
-    "workers": {"engine", "bots", "game", "store", "analysis", "jobs", "ops"},
+    "web": {
+        "engine",
+        "bots",
+        "game",
+        "store",
+        "live",
+        "analysis",
+        "jobs",
+        "ops",
+        "schemas",
+        "competition",
+    },
+    "workers": {"engine", "bots", "game", "store", "analysis", "jobs", "ops", "competition"},
     "serve": {"ops", "jobs", "store", "web", "devtools", "client"},
 }
 
