@@ -20,7 +20,7 @@ from service.store.migrations import migrations
 from service.store.player_records import PlayerRecords
 from service.store.players import PairRules, PlayerStore, RatingChange
 from service.store.records_db import open_records_database
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -40,10 +40,9 @@ OLD_PLAYERS = [
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 
