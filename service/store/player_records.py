@@ -137,10 +137,16 @@ class PlayerRecords:
         return dict(rows)
 
     def leaderboard(
-        self, app: str, offset: int, count: int, pool: Pool = DEFAULT_POOL
+        self,
+        app: str,
+        offset: int,
+        count: int,
+        pool: Pool = DEFAULT_POOL,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
     ) -> list[tuple[int, Player]]:
         """The app's players on ``pool``'s board by their rating there, best first: (rank,
-        player) from ``offset``."""
+        player) from ``offset``. Each write judged its players by its ``rules`` (and the
+        migration to pools by the documented ones), so the read needs them not."""
         columns = ", ".join(f"p.{c.strip()}" for c in _PLAYER.split(","))
         with self.db.read() as run:
             rows = run(

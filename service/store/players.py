@@ -180,15 +180,20 @@ class PlayerStore:
         return {pid: name.decode() for pid, name in zip(wanted, found, strict=True) if name}
 
     def leaderboard(
-        self, app: str, offset: int, count: int, pool: Pool = DEFAULT_POOL
+        self,
+        app: str,
+        offset: int,
+        count: int,
+        pool: Pool = DEFAULT_POOL,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
     ) -> list[tuple[int, Player]]:
         """The app's players on ``pool``'s board by their rating there, best first: (rank,
-        player) from ``offset``.
+        player) from ``offset``; ``rules``: those the ratings were written by.
 
         A server before pools put a player on the board at five rated games, however
-        high its deviation: such a provisional player met on a page leaves the board
-        then (the next rated game would take it off too), and the page is read again,
-        so no page shows one and the ranks stay whole."""
+        high its deviation: such a player, provisional by ``rules``, met on a page leaves
+        the board then (its next rated game would take it off too), and the page is read
+        again, so no page shows one and the ranks stay whole."""
         board = board_key(app, pool)
         players: list[Player] = []
         for _attempt in range(ATTEMPTS):
@@ -198,7 +203,7 @@ class PlayerStore:
                     pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
                 records = pipe.execute()
             players = [_player(app, record) for record in records if record]
-            stale = [p.id for p in players if pools.provisional(p.rating_in(pool).deviation)]
+            stale = [p.id for p in players if p.rating_in(pool).deviation > rules.board_deviation]
             if not stale:
                 break
             self.redis.zrem(board, *stale)
