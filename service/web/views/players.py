@@ -3,9 +3,6 @@ app's leaderboard (``service.store.players``; docs/api.md, "Players")."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response
@@ -25,69 +22,33 @@ from schemas.players import (
     RegisterPlayerSchema,
 )
 from service.game.log import Listed
-from service.game.players import InvalidName, Player, Rated, display_name
+from service.game.players import InvalidName, Player, display_name
 from service.game.pools import (
-    BLITZ_SECONDS,
-    DEFAULT_POOL,
-    POOLS,
-    PROVISIONAL_DEVIATION,
-    RAPID_SECONDS,
     Pool,
-    Speed,
-    pool_of,
-    provisional,
 )
 from service.game.problem_codes import ProblemCode
-from service.game.problems import GameNotFound, Problem
+from service.game.problems import Problem
 from service.store.archived_log import ArchivedLog
-from service.store.player_records import Players
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import answer_names_player, idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
+from service.web.player_answers import (
+    change_in_pool,
+    listed_rated,
+    own_view,
+    player_export,
+    player_view,
+    pool_list,
+)
 from service.web.player_erasure import PlayerErasure
-from service.web.services import games, services
+from service.web.services import services
 from service.web.views.webhooks import delivery_view
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
 _NOT_FOUND = V1 + (404,)
-
-
-def rating_view(rated: Rated) -> dict[str, Any]:
-    """A rating in one pool, as every answer shows it."""
-    return {
-        "rating": round(rated.rating, 2),
-        "deviation": round(rated.deviation, 2),
-        "volatility": round(rated.volatility, 6),
-        "games": rated.games,
-        "provisional": provisional(rated.deviation),
-    }
-
-
-def player_view(player: Player, pool: Pool = DEFAULT_POOL) -> dict[str, Any]:
-    """What any caller of the player's app may see of a player: its rating in ``pool``
-    (the default pool's for the calls that name none, as before pools) and in every pool."""
-    return {
-        "player_id": player.id,
-        "name": player.name,
-        "rating": rating_view(player.rating_in(pool)),
-        "ratings": [
-            {
-                "pool": p.name,
-                "variant": p.variant.value,
-                "speed": p.speed.value,
-                **rating_view(rated),
-            }
-            for p, rated in player.every_pool()
-        ],  # fmt: skip
-    }
-
-
-def own_view(player: Player) -> dict[str, Any]:
-    """What the player and its app see: the app's own id for it too."""
-    return {**player_view(player), "app_player_id": player.app_player_id, "created": player.created}
 
 
 def _player(app: str, player_id: str) -> Player:
@@ -192,13 +153,7 @@ def rating_history(query: dict[str, Any], player_id: str):
     more, changes = len(changes) > limit, changes[:limit]
     last = changes[-1] if more and changes else None
     cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]
-    return {"changes": [_in_pool(change) for change in changes], "next_cursor": cursor}
-
-
-def _in_pool(change: dict[str, object]) -> dict[str, object]:
-    """A rating change with its pool: one written before pools moved the one rating that
-    is now the default pool's."""
-    return {"pool": DEFAULT_POOL.name, **change}
+    return {"changes": [change_in_pool(change) for change in changes], "next_cursor": cursor}
 
 
 @blp.route("/players/me/games", methods=["GET"])
@@ -219,7 +174,7 @@ def own_games(query: dict[str, Any]):
         page = store.games_page(player.app, player.id, after, limit + 1)
     more, page = len(page) > limit, page[:limit]
     games = [
-        {"game_id": game.game_id, "started": game.created_ms, **_rated(game.game_id)}
+        {"game_id": game.game_id, "started": game.created_ms, **listed_rated(game.game_id)}
         for game in page
     ]
     last = page[-1] if more and page else None
@@ -228,17 +183,6 @@ def own_games(query: dict[str, Any]):
         "next_before": None if last is None else last.created_ms,
         "next_cursor": None if last is None else last.encode(),
     }
-
-
-def _rated(game_id: str) -> dict[str, Any]:
-    """Whether a listed game is rated, and its pool, read from the game as the app's
-    listing reads it (from Redis or the archive); both None when it can no longer be read."""
-    try:
-        current = games().current(game_id)
-    except GameNotFound:
-        return {"rated": None, "pool": None}
-    pool = pool_of(current.state.variant, current.seats.clock)
-    return {"rated": current.seats.rated, "pool": pool.name}
 
 
 @blp.route("/leaderboard", methods=["GET"])
@@ -258,14 +202,6 @@ def leaderboard(query: dict[str, Any]):
     }
 
 
-_SPEEDS = {
-    Speed.BLITZ: f"a clock of at most {BLITZ_SECONDS} s a move",
-    Speed.RAPID: f"a clock of {BLITZ_SECONDS + 1} to {RAPID_SECONDS} s a move",
-    Speed.CLASSICAL: f"a clock of more than {RAPID_SECONDS} s a move",
-    Speed.UNTIMED: "no clock",
-}
-
-
 @blp.route("/pools", methods=["GET"])
 @blp.response(200, PoolListSchema, example=examples.POOLS)
 @operation(blp, "listPools", security=PLAYER_OR_APP, problems=V1)
@@ -273,23 +209,9 @@ def list_pools():
     """The rating pools: a player has a rating in each, a variant at a speed read from the
     game's clock; a rated game moves its pool's ratings alone."""
     player_or_client("reading the rating pools")
-    return {
-        "pools": [
-            {
-                "pool": p.name,
-                "variant": p.variant.value,
-                "speed": p.speed.value,
-                "description": f"{p.variant.value} games with {_SPEEDS[p.speed]}",
-            }
-            for p in POOLS
-        ],  # fmt: skip
-        "default": DEFAULT_POOL.name,
-        "provisional_deviation": PROVISIONAL_DEVIATION,
-    }
+    return pool_list()
 
 
-#: Rating changes and games read per page while an export streams.
-EXPORT_PAGE = 200
 _EXPORT_CONTENT = {
     "application/json": {
         "schema": {"$ref": "#/components/schemas/PlayerExport"},
@@ -317,47 +239,13 @@ def export_player(player_id: str):
     store = services().players
     deliveries = [delivery_view(d) for d in services().webhooks.naming(app.id, player.id)]
     return Response(
-        _export(store, player, deliveries),
+        player_export(store, player, deliveries),
         mimetype="application/json",
         headers={
             "Cache-Control": "no-store",
             "Content-Disposition": f'attachment; filename="{player.id}.json"',
         },
     )
-
-
-def _export(store: Players, player: Player, deliveries: list[dict[str, Any]]) -> Iterator[str]:
-    """The export's JSON text, a page of history or games at a time."""
-    yield '{"player":' + _json(own_view(player)) + ',"ratings":['
-    after: Listed | None = None
-    first = True
-    while True:
-        changes = store.history_page(player.app, player.id, after, EXPORT_PAGE)
-        for change in changes:
-            yield ("" if first else ",") + _json(_in_pool(change))
-            first = False
-        if len(changes) < EXPORT_PAGE:
-            break
-        last = changes[-1]
-        after = Listed(str(last["game_id"]), int(last["at"]))  # type: ignore[call-overload]
-    yield '],"games":['
-    after, first = None, True
-    while True:
-        page = store.games_page(player.app, player.id, after, EXPORT_PAGE)
-        for game in page:
-            yield ("" if first else ",") + _json(
-                {"game_id": game.game_id, "started": game.created_ms}
-            )
-            first = False
-        if len(page) < EXPORT_PAGE:
-            break
-        after = page[-1]
-    yield '],"webhook_deliveries":' + _json(deliveries)
-    yield ',"exported":' + _json(round(time.time(), 3)) + "}"
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @blp.route("/players/<player_id>", methods=["DELETE"])
