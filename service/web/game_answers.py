@@ -12,6 +12,7 @@ from typing import Any
 
 from service.engine.observation import ending_to_dict
 from service.game.commands import Current, Seated
+from service.game.pools import pool_of
 from service.game.rematch_service import Rematch
 from service.web.render import game_view, seated_body, utc_time
 from service.web.services import games, services
@@ -59,6 +60,7 @@ def listed_game(created_ms: int, current: Current) -> dict[str, Any]:
         "variant": state.variant.value,
         "dealing": state.dealing.value,
         "rated": current.seats.rated,
+        "pool": pool_of(state.variant, current.seats.clock).name,
         "game_points": list(state.game_points),
         "winner": state.winner,
         "to_move": state.to_move,

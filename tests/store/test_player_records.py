@@ -208,7 +208,7 @@ def test_pages_by_keyset_neither_repeat_nor_skip_at_a_page_edge(database: str):
 def test_a_pairs_games_past_its_count_in_the_window_are_marked_and_change_nothing(
     database: str,
 ):
-    rules = PairRules(games=2, window_seconds=3600, board_games=2)
+    rules = PairRules(games=2, window_seconds=3600, board_games=2, board_deviation=350.0)
     with players(database) as store:
         a, _ = store.register("app-a", "a", "A")
         b, _ = store.register("app-a", "b", "B")
