@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.test_import_direction import REPO
+from tests.support.paths import REPO
 
 ImportGraph = dict[str, set[str]]
 

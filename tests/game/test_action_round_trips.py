@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from redis.connection import AbstractConnection
 
-from tests.conftest import SECRET
+from tests.support.paths import SECRET
 from tests.support.games import two_seated
 from tests.support.http import auth
 
