@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from redis.connection import AbstractConnection
 
-from tests.support.paths import SECRET
 from tests.support.games import two_seated
 from tests.support.http import auth
+from tests.support.paths import SECRET
 
 LIMITS_ON = {"RATE_LIMIT_PER_IP": 100_000, "RATE_LIMIT_PER_TOKEN": 100_000}
 
