@@ -38,7 +38,7 @@ def start_api(
 ) -> tuple[subprocess.Popen[bytes], str]:
     """gunicorn (2 gevent processes) on ``port`` with ``settings`` over ``ONE_MACHINE``;
     the process and its URL once it answers ``/healthz``."""
-    env = dict(os.environ, **ONE_MACHINE, **settings)
+    env = {**os.environ, **ONE_MACHINE, **settings}  # settings win over ONE_MACHINE
     process = subprocess.Popen(
         gunicorn_command(
             f"127.0.0.1:{port}", workers=2, connections=connections, log_level="warning"

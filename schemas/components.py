@@ -20,6 +20,7 @@ from service.engine.actions import ActionType
 from service.engine.cards import Card, Suit
 from service.game.bot_levels import LEVELS
 from service.game.notices import NoticeKind
+from service.game.pools import BLITZ_SECONDS, POOL_NAMES, RAPID_SECONDS, Speed
 
 CARD_CODES = [card.value for card in Card]
 SUIT_CODES = [suit.value for suit in Suit]
@@ -28,6 +29,7 @@ VARIANTS = [variant.value for variant in Variant]
 DEALINGS = [dealing.value for dealing in Dealing]
 NOTICE_KINDS = [kind.value for kind in NoticeKind]
 GAME_STATUSES = ["waiting", "active", "finished"]
+SPEEDS = [speed.value for speed in Speed]
 JOB_STATUSES = ["queued", "started", "deferred", "scheduled", "finished", "failed", "stopped",
                 "canceled"]  # fmt: skip
 #: No game comes near this many events; larger versions are refused, not sent to Redis.
@@ -116,6 +118,19 @@ def shared_components() -> dict[str, dict[str, Any]]:
             "enum": NOTICE_KINDS,
             "description": "A kind of webhook notice (docs/webhooks.md): the `type` of its body",
         },
+        "Pool": {
+            "type": "string",
+            "enum": list(POOL_NAMES),
+            "description": "A rating pool, `<variant>-<speed>` (docs/api.md, Rating pools): a "
+            "rated game moves its players' ratings in its pool alone",
+        },
+        "Speed": {
+            "type": "string",
+            "enum": SPEEDS,
+            "description": f"A game's speed by its clock's seconds_per_move: 'blitz' at most "
+            f"{BLITZ_SECONDS}, 'rapid' at most {RAPID_SECONDS}, 'classical' longer, "
+            "'untimed' no clock",
+        },
     }
     for kind, (name, _) in ACTION_VARIANTS.items():
         components[name] = _action_variant(kind)
@@ -174,7 +189,7 @@ class ComponentField:
 
 class ChoiceField(fields.String, ComponentField):
     """A string of a shared enum component (Variant, Dealing, GameStatus, JobStatus,
-    NoticeKind)."""
+    NoticeKind, Pool, Speed)."""
 
     _CHOICES: ClassVar[dict[str, list[str]]] = {
         "Variant": VARIANTS,
@@ -182,6 +197,8 @@ class ChoiceField(fields.String, ComponentField):
         "GameStatus": GAME_STATUSES,
         "JobStatus": JOB_STATUSES,
         "NoticeKind": NOTICE_KINDS,
+        "Pool": list(POOL_NAMES),
+        "Speed": SPEEDS,
     }
 
     def __init__(self, component: str, **kwargs: Any):

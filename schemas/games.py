@@ -599,6 +599,11 @@ class GameViewSchema(ReplayStateSchema):
     rated = fields.Boolean(
         metadata=_doc("Its end changes the players' ratings (docs/rules.md, RX4-RX6)")
     )
+    pool = ChoiceField(
+        "Pool",
+        metadata=_doc("The rating pool of its variant and clock: the ratings a rated game "
+                      "moves (docs/api.md, Rating pools)"),
+    )  # fmt: skip
     clock = fields.Nested(
         ClockViewSchema, metadata=_doc("A clocked game's clock; absent for a game without one")
     )
@@ -615,6 +620,7 @@ class GameSummarySchema(Schema):
     variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
     dealing = _dealing()
     rated = fields.Boolean(metadata=_doc("Its end changes the players' ratings"))
+    pool = ChoiceField("Pool", metadata=_doc("The rating pool of its variant and clock"))
     game_points = fields.List(fields.Integer())
     winner = _seat(allow_none=True)
     to_move = _seat(allow_none=True)

@@ -10,6 +10,7 @@ from schemas.games import ClockSchema, answer
 from schemas.name_characters import NAME_PATTERN
 from schemas.webhooks import DeliverySchema
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
+from service.game.pools import DEFAULT_POOL
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -45,13 +46,31 @@ class RatingSchema(Schema):
     deviation = fields.Float(metadata=_doc("Rating deviation (350 at first)"))
     volatility = fields.Float()
     games = fields.Integer(metadata=_doc("Rated games played"))
+    provisional = fields.Boolean(
+        metadata=_doc("True while the deviation is above 110: the pool's leaderboard leaves "
+                      "the player out")
+    )  # fmt: skip
+
+
+@answer()
+class PoolRatingSchema(RatingSchema):
+    pool = ChoiceField("Pool")
+    variant = ChoiceField("Variant")
+    speed = ChoiceField("Speed")
 
 
 @answer()
 class PlayerViewSchema(Schema):
     player_id = fields.String()
     name = fields.String()
-    rating = fields.Nested(RatingSchema)
+    rating = fields.Nested(
+        RatingSchema, metadata=_doc("The rating in the default pool, head-untimed")
+    )
+    ratings = fields.List(
+        fields.Nested(PoolRatingSchema),
+        metadata=_doc("The rating in every pool (1500, deviation 350, 0 games where the "
+                      "player has played no rated game), in the order of GET /v1/pools"),
+    )  # fmt: skip
 
 
 @answer()
@@ -75,6 +94,14 @@ class PageQuerySchema(Schema):
 
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100_000))
+
+
+class LeaderboardQuerySchema(PageQuerySchema):
+    pool = ChoiceField(
+        "Pool",
+        load_default=DEFAULT_POOL.name,
+        metadata=_doc("The pool whose leaderboard to read (default: head-untimed)"),
+    )
 
 
 def _cursor(older: str) -> fields.String:
@@ -104,6 +131,9 @@ class HistoryQuerySchema(Schema):
                       "`cursor`"),
     )  # fmt: skip
     cursor = _cursor("offset")
+    pool = ChoiceField(
+        "Pool", metadata=_doc("Only the changes of this pool (default: every pool's)")
+    )
 
 
 class GamesQuerySchema(Schema):
@@ -131,12 +161,35 @@ class LeaderboardRowSchema(Schema):
 
 @answer()
 class LeaderboardSchema(Schema):
-    players = fields.List(fields.Nested(LeaderboardRowSchema))
+    pool = ChoiceField("Pool")
+    players = fields.List(
+        fields.Nested(LeaderboardRowSchema),
+        metadata=_doc("By the rating in the pool, best first; each player's `rating` is its "
+                      "rating in this pool"),
+    )  # fmt: skip
+
+
+@answer()
+class RatingPoolSchema(Schema):
+    pool = ChoiceField("Pool")
+    variant = ChoiceField("Variant")
+    speed = ChoiceField("Speed")
+    description = fields.String(metadata=_doc("Which games are in the pool"))
+
+
+@answer()
+class PoolListSchema(Schema):
+    pools = fields.List(fields.Nested(RatingPoolSchema))
+    default = ChoiceField("Pool", metadata=_doc("The pool of a call that names none"))
+    provisional_deviation = fields.Float(
+        metadata=_doc("A rating whose deviation is above this is provisional")
+    )
 
 
 @answer()
 class RatingChangeSchema(Schema):
     game_id = fields.String()
+    pool = ChoiceField("Pool", metadata=_doc("The pool whose rating changed"))
     at = fields.Integer(metadata=_doc("When the rating changed (ms since the epoch)"))
     opponent = fields.String(
         metadata=_doc("The opponent's player id, or `bot:<level>`; `erased` once the app "
@@ -170,6 +223,11 @@ class PlayerGameSchema(Schema):
         metadata=_doc("Whether the game is rated (docs/rules.md, rated games); null when the "
                       "game can no longer be read"),
     )  # fmt: skip
+    pool = ChoiceField(
+        "Pool",
+        allow_none=True,
+        metadata=_doc("The game's rating pool; null when the game can no longer be read"),
+    )
 
 
 @answer("next_before")

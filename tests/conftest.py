@@ -27,6 +27,7 @@ from tests.support.http import Api
 from tests.support.lanes import LANES, SHARED_LANES
 from tests.support.paths import REPO, SECRET
 from tests.support.postgres import PostgresServer
+from tests.support.scheduling import make_scheduler, unit_of
 from tests.support.servers import LiveServer, WorkerProcess
 
 # Tests play thousands of requests from one address: rate limits are off for every
@@ -44,6 +45,9 @@ for _limit in (
     "EXPORT_JOBS_PER_CALLER_PER_HOUR",
 ):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
+
+#: A failure is reported as one even when its traceback has a frame without a line.
+pytest_plugins = ("tests.support.failure_reports",)
 
 
 @pytest.fixture(scope="session")
@@ -219,16 +223,27 @@ def lane(item: pytest.Item) -> str:
 # Under pytest-xdist every other test is independent of its neighbours on other workers:
 # each worker starts its own Redis and PostgreSQL on sockets in its own temporary folder,
 # and every server binds a port the kernel chose (tests/support/servers.py,
-# service/devtools/embedded_cluster.py). The shared lanes' tests go to one worker
-# (tests/support/lanes.py, SHARED_LANES).
+# service/devtools/embedded_cluster.py). The shared lanes' folders go to one worker
+# each (tests/support/lanes.py, SHARED_LANES), every other module to one worker, the
+# costliest first (tests/support/scheduling.py); the ``xdist_group`` marker names the
+# shared ones for ``-m``.
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        name = lane(item)
-        item.add_marker(getattr(pytest.mark, name))
-        if name in SHARED_LANES and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(name))
+        item.add_marker(getattr(pytest.mark, lane(item)))
+        group = unit_of(item.nodeid)
+        if group in SHARED_LANES and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` (what ``bash scripts/test`` asks for) as this suite means it:
+    shared lanes and modules as units, costliest first (tests/support/scheduling.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return make_scheduler(config, log)
 
 
 # -- what each test costs ---------------------------------------------------------------

@@ -73,3 +73,12 @@ def test_the_cluster_and_contract_tests_each_run_on_one_worker_under_xdist():
     _, grouped = collected("-m", "xdist_group", *paths)
     _, shared = collected("-m", " or ".join(SHARED_LANES), *paths)
     assert grouped and sorted(grouped) == sorted(shared)
+
+
+def test_the_shared_lanes_are_collected_without_xdist_too():
+    """``-p no:xdist`` (one process, CONTRIBUTING.md) still collects the cluster's and the
+    contract's tests: their ``xdist_group`` marker is registered whether xdist is loaded."""
+    paths = ["tests/cluster/test_games.py", "tests/contract/test_spec_lint.py"]
+    code, shared = collected("-p", "no:xdist", *paths)
+    assert code == 0
+    assert {name.split("::")[0] for name in shared} == set(paths)

@@ -16,7 +16,7 @@ use_sources_when_stale()
 
 from .actions import Action, ActionType
 from .cards import DECK, Card, Rank, Suit
-from .decide import Decision, decide
+from .decide import Decision, decide, record
 from .errors import EngineError, ErrorCode, IllegalActionError, InvalidDeckError, InvalidEventError
 from .events import (
     EVENT_SCHEMA,
@@ -89,6 +89,7 @@ __all__ = [
     "apply",
     "apply_event",
     "decide",
+    "record",
     "event_from_dict",
     "event_to_dict",
     "legal_actions",

@@ -62,14 +62,19 @@ def claim_timeout(
     """
     _check_waiting_side(state, seat)
     if waited_seconds < timeout_seconds:
-        raise IllegalActionError(
-            f"seat {1 - seat} has had the turn for {waited_seconds:.1f} s of the "
-            f"{timeout_seconds:g} s it may take",
-            code=ErrorCode.TURN_NOT_TIMED_OUT,
-            rule="RX3",
-            seat=seat,
-        )
+        raise too_early(seat, waited_seconds, timeout_seconds)
     return timed_out(state, seat)
+
+
+def too_early(seat: int, waited_seconds: float, timeout_seconds: float) -> IllegalActionError:
+    """RX3's refusal of a claim made before the turn timeout."""
+    return IllegalActionError(
+        f"seat {1 - seat} has had the turn for {waited_seconds:.1f} s of the "
+        f"{timeout_seconds:g} s it may take",
+        code=ErrorCode.TURN_NOT_TIMED_OUT,
+        rule="RX3",
+        seat=seat,
+    )
 
 
 def timed_out(state: GameState, seat: int) -> GameState:

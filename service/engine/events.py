@@ -138,13 +138,25 @@ _ENDINGS = {Resigned: resign, Aborted: abort, TimeoutClaimed: timed_out}
 
 def apply_event(state: GameState | None, event: Event) -> GameState:
     """The state after one event; raises ``InvalidEventError`` if it does not fit."""
+    try:
+        return fold(state, event)
+    except InvalidEventError:
+        raise
+    except EngineError as error:
+        raise InvalidEventError(f"stored {event.type} does not apply: {error}") from None
+
+
+def fold(state: GameState | None, event: Event) -> GameState:
+    """The state after one event: the only way a game's state changes.
+
+    A rule the event breaks is raised as the rules word it (``IllegalActionError``
+    with its rule), so a decision folds what it decides and learns its refusal from
+    the same call; a stored event that breaks one is ``apply_event``'s to reword.
+    """
     if isinstance(event, ActionTaken):
         if state is None:
             raise InvalidEventError("an action before the game was created")
-        try:
-            return apply(state, event.action, event.seat)
-        except EngineError as error:
-            raise InvalidEventError(f"stored action does not apply: {error}") from None
+        return apply(state, event.action, event.seat)
     if isinstance(event, GameCreated):
         if state is not None:
             raise InvalidEventError("a game is created only once")
@@ -153,10 +165,7 @@ def apply_event(state: GameState | None, event: Event) -> GameState:
         raise InvalidEventError(f"a {event.type} event before the game was created")
     ending = _ENDINGS.get(type(event))
     if ending is not None:
-        try:
-            return ending(state, event.seat)  # type: ignore[union-attr]
-        except EngineError as error:
-            raise InvalidEventError(f"stored {event.type} does not apply: {error}") from None
+        return ending(state, event.seat)  # type: ignore[union-attr]
     if isinstance(event, SeatTaken):
         if state.seated[event.seat]:
             raise InvalidEventError(f"seat {event.seat} is taken twice")
@@ -167,10 +176,7 @@ def apply_event(state: GameState | None, event: Event) -> GameState:
                 f"deal {event.number} with dealer {event.dealer} does not follow "
                 f"(expected deal {len(state.results) + 1}, dealer {state.next_dealer})"
             )
-        try:
-            return start_deal(state, event.deck)
-        except EngineError as error:
-            raise InvalidEventError(f"stored deal does not apply: {error}") from None
+        return start_deal(state, event.deck)
     raise InvalidEventError(f"not an event: {event!r}")
 
 

@@ -2,8 +2,8 @@
 
 Every command is one ``Transaction`` (``service.game.transaction``): load the
 newest snapshot and the events after it; decide with the engine, which accepts
-and names the events to append, or refuses with a typed error (nothing is
-written); fold the events over the loaded state; append in one atomic step
+and names the events to append with the state they fold to, or refuses with a
+typed error (nothing is written); append in one atomic step
 that succeeds only if the log is still at the version that was loaded. What
 is left here is who may ask, and what the engine decides.
 """
@@ -20,11 +20,10 @@ from typing import Any
 from service.engine import (
     Aborted,
     Action,
-    ActionTaken,
     Card,
-    ClockMoved,
     Dealing,
     DealStarted,
+    Decision,
     Event,
     GameCreated,
     GameState,
@@ -36,14 +35,16 @@ from service.engine import (
     Variant,
     decide,
     legal_actions,
+    record,
 )
-from service.engine.endings import abort, claim_timeout, resign, untouched
+from service.engine.decide import claim_timeout
+from service.engine.endings import untouched
 from service.engine.errors import ErrorCode
 from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
 from service.game import clock as clocks
-from service.game.log import GameListing, GameLog, StaleVersionError
+from service.game.log import GameListing, GameLog, RateCounts, TurnClock
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
     Conflict,
@@ -62,6 +63,7 @@ from service.game.transaction import (
     KnownGames,
     Replayed,
     Transaction,
+    Turn,
 )
 from service.game.values import Acted, Current, GamePage, NewGame, Opponent, Seated
 
@@ -77,8 +79,9 @@ __all__ = [
     "bot_to_move",
 ]
 
-#: A seat's decision on the game as loaded: the events of one ending, or a refusal.
-Ending = Callable[[Current, int], Event]
+#: A seat's decision on the game as loaded (and, for a claim on time, its turn's clock):
+#: one ending and the state it leads to, or a refusal.
+Ending = Callable[[Current, int, Turn | None], Decision]
 
 
 class NoBotMove(Exception):
@@ -98,7 +101,8 @@ class GameService(GameQueries):
 
     A command costs two round trips to the log: one ``load`` (snapshot, newer
     events, seats and idempotency record in one script) and one ``append``
-    (events, seats, idempotency record and the new snapshot in one script).
+    (events, seats, idempotency record and the new snapshot in one script); on a
+    game this process holds at the log's head, the ``append`` alone.
     """
 
     def __init__(
@@ -218,7 +222,7 @@ class GameService(GameQueries):
                 rated=new.rated,
                 clock=new.clock,
             )
-            return Decided(tuple(events), (token, None), seats)
+            return Decided(record(None, events), (token, None), seats)
         invite_nonce = auth.new_nonce()
         invite = self._invite(game_id, invite_nonce)
         seats = Seats(
@@ -230,7 +234,7 @@ class GameService(GameQueries):
             rated=new.rated,
             clock=new.clock,
         )
-        return Decided(tuple(events), (token, invite), seats)
+        return Decided(record(None, events), (token, invite), seats)
 
     def create_paired(
         self,
@@ -259,9 +263,9 @@ class GameService(GameQueries):
         for seat, (player, nonce) in enumerate(zip(players, nonces, strict=True)):
             token = self._seat_token(game_id, seat, nonce)
             seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
-        record = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
+        owners = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
         self.client_games.add(owner, game_id, int(time.time() * 1000))
-        outcome = self.transaction.begin(game_id, Decided(events, None, record))
+        outcome = self.transaction.begin(game_id, Decided(record(None, events), None, owners))
         if outcome is None:  # made already, by the other player's read
             return self.current(game_id)
         return outcome.current
@@ -310,7 +314,8 @@ class GameService(GameQueries):
                 player=None if player is None else player[1],
             )
             seats = current.seats.with_seat(1, joiner)
-            return Decided((SeatTaken(1, PlayerKind.HUMAN.value),), token, seats)
+            taken = record(current.state, (SeatTaken(1, PlayerKind.HUMAN.value),))
+            return Decided(taken, token, seats)
 
         outcome = self.transaction.run(
             game_id,
@@ -333,8 +338,10 @@ class GameService(GameQueries):
         *,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        counts: RateCounts | None = None,
     ) -> Acted:
-        """Apply one player action for the seat the token belongs to."""
+        """Apply one player action for the seat the token belongs to; ``counts``, the
+        request's rate limits, are counted by the append that records it."""
         token = _required(token, "acting for a seat")
 
         admitted: dict[int, int] = {}  # the seat of the token, by the version it was found at
@@ -358,15 +365,24 @@ class GameService(GameQueries):
             admit=admit,
             idempotency_key=_seat_key(token, idempotency_key),
             expected_version=expected_version,
+            counts=counts,
         )
         return self._acted(outcome, token)
 
-    def _decide(self, current: Current, seat: int, action: Action) -> tuple[Event, ...]:
-        """The engine's verdict: the events to append, or a refusal."""
+    def _decide(
+        self, current: Current, seat: int, action: Action, clock_level: str | None = None
+    ) -> Decision:
+        """The engine's verdict: the events to append and the state they lead to, or a
+        refusal. With ``clock_level``, the clock plays the seat's action."""
         seed = current.seats.seed
         try:
-            decided = decide(
-                current.state, seat, action, lambda number: self._deck(seed, number), _nonce
+            return decide(
+                current.state,
+                seat,
+                action,
+                lambda number: self._deck(seed, number),
+                _nonce,
+                clock_level=clock_level,
             )
         except IllegalActionError as error:
             before = current.state
@@ -380,7 +396,6 @@ class GameService(GameQueries):
                     "to_move": before.to_move,
                 },
             ) from None
-        return decided.events
 
     def play_bot(
         self, game_id: str, version: int, choose: Callable[[SeatView, str], Action]
@@ -421,26 +436,28 @@ class GameService(GameQueries):
         job, makes the append refuse, and nothing is added.
         """
 
-        def ran_out(current: Current) -> Decided[int]:
+        def ran_out(current: Current, turn: Turn) -> Decided[int]:
             control = current.seats.clock
             if control is None:
                 raise NoClockDue()
-            events = self.store.events(game_id, until=current.version)
-            due = clocks.verdict(events, control, rated=current.seats.rated)
+            due = clocks.verdict(turn.events, control, rated=current.seats.rated)
             if isinstance(due, clocks.LosesOnTime):
-                waited = self.store.clock(game_id).waited_ms or control.ms_per_move
-                return Decided((TimeoutClaimed(due.winner, waited),), due.seat)
+                waited = turn.clock.waited_ms or control.ms_per_move
+                return Decided(
+                    record(current.state, (TimeoutClaimed(due.winner, waited),)), due.seat
+                )
             if due is None:
                 raise NoClockDue()
             action = choose(seat_view(current.state, due.seat), due.level)
-            first, *rest = self._decide(current, due.seat, action)
-            assert isinstance(first, ActionTaken)
-            played = ClockMoved(first.seat, first.action, due.level)
-            return Decided((played, *rest), due.seat)
+            return Decided(self._decide(current, due.seat, action, due.level), due.seat)
 
         try:
-            outcome = self.transaction.run(
-                game_id, ran_out, admit=lambda _current: "", expected_version=version
+            outcome = self.transaction.run_timed(
+                game_id,
+                ran_out,
+                admit=lambda _current: "",
+                with_events=True,
+                expected_version=version,
             )
         except (VersionConflict, NoClockDue):
             return None
@@ -494,10 +511,13 @@ class GameService(GameQueries):
                 code=ProblemCode.TIMEOUT_CLAIMS_OFF,
             )
 
-        def timed_out(current: Current, seat: int) -> Event:
-            return self._timed_out(current, seat, timeout_seconds)
+        def timed_out(current: Current, seat: int, turn: Turn | None) -> Decision:
+            assert turn is not None  # a claim is decided on the clock
+            return self._timed_out(current, seat, timeout_seconds, turn.clock)
 
-        return self._end(game_id, token, "claim-timeout", timed_out, idempotency_key)
+        return self._end(
+            game_id, token, "claim-timeout", timed_out, idempotency_key, on_the_clock=True
+        )
 
     def _end(
         self,
@@ -506,6 +526,8 @@ class GameService(GameQueries):
         ending: str,
         decide_ending: Ending,
         idempotency_key: str | None,
+        *,
+        on_the_clock: bool = False,
     ) -> Acted:
         """Let the engine end the game for the token's seat: one event.
 
@@ -519,23 +541,23 @@ class GameService(GameQueries):
         def admit(current: Current) -> str:
             return _fingerprint({"end": ending, "seat": self._seat_of(current, token)})
 
-        def end_for_seat(current: Current) -> Decided[int]:
+        def end_for_seat(current: Current, turn: Turn | None = None) -> Decided[int]:
             seat = self._seat_of(current, token)
-            return Decided((decide_ending(current, seat),), seat)
+            return Decided(decide_ending(current, seat, turn), seat)
 
-        outcome = self.transaction.run(
-            game_id,
-            end_for_seat,
-            admit=admit,
-            idempotency_key=_seat_key(token, idempotency_key),
-        )
+        key = _seat_key(token, idempotency_key)
+        if on_the_clock:
+            outcome = self.transaction.run_timed(
+                game_id, end_for_seat, admit=admit, idempotency_key=key
+            )
+        else:
+            outcome = self.transaction.run(game_id, end_for_seat, admit=admit, idempotency_key=key)
         return self._acted(outcome, token)
 
-    def _resigned(self, current: Current, seat: int) -> Event:
-        _check_ending(lambda: resign(current.state, seat))
-        return Resigned(seat)
+    def _resigned(self, current: Current, seat: int, _turn: Turn | None) -> Decision:
+        return _ending(current.state, Resigned(seat))
 
-    def _aborted(self, current: Current, seat: int) -> Event:
+    def _aborted(self, current: Current, seat: int, _turn: Turn | None) -> Decision:
         if current.seats.against_bot:
             raise Conflict(
                 "a game against a bot is not aborted; resign instead",
@@ -549,10 +571,11 @@ class GameService(GameQueries):
                 code=ProblemCode.ABORT_NOT_ALLOWED,
                 extra={"rule": "RX6"},
             )
-        _check_ending(lambda: abort(current.state, seat))
-        return Aborted(seat)
+        return _ending(current.state, Aborted(seat))
 
-    def _timed_out(self, current: Current, seat: int, timeout_seconds: float) -> Event:
+    def _timed_out(
+        self, current: Current, seat: int, timeout_seconds: float, clock: TurnClock
+    ) -> Decision:
         if bot_to_move(current):
             # A bot's turn waits for a worker, not for a person: a slow or lost move is
             # the service's to recover (the read paths ask a worker again), never a
@@ -562,9 +585,6 @@ class GameService(GameQueries):
                 "from the service's workers; wait for it on the event feed",
                 code=ProblemCode.BOT_TURN_NOT_CLAIMABLE,
             )
-        clock = self.store.clock(current.game_id)
-        if clock.head != current.version:  # a move landed after the load: decide again
-            raise StaleVersionError(current.version, clock.head)
         waited = clock.waited_ms
         if waited is None:  # the turn started before appends carried their time
             raise Conflict(
@@ -573,11 +593,8 @@ class GameService(GameQueries):
                 code=ProblemCode.TURN_NOT_TIMED_OUT,
             )
         try:
-            claim_timeout(
-                current.state,
-                seat,
-                waited_seconds=waited / 1000,
-                timeout_seconds=timeout_seconds,
+            return claim_timeout(
+                current.state, seat, waited_ms=waited, timeout_seconds=timeout_seconds
             )
         except IllegalActionError as error:
             extra: dict[str, Any] = {"rule": error.rule}
@@ -589,7 +606,6 @@ class GameService(GameQueries):
                     retry_after_seconds=round(left, 3),
                 )
             raise IllegalAction(error.code, error.message, extra=extra) from None
-        return TimeoutClaimed(seat, waited)
 
     def abandon(self, game_id: str, *, idle_seconds: float) -> Acted | None:
         """End a game that has stood still for ``idle_seconds``, so that it can be archived.
@@ -601,27 +617,24 @@ class GameService(GameQueries):
         waiting for the other (RX3), as if it had claimed the timeout. None when the game is over, or moved meanwhile.
         """
 
-        def ended(current: Current) -> Decided[int]:
+        def ended(current: Current, turn: Turn) -> Decided[int]:
             state = current.state
             if state.over:
                 raise NotAbandoned()
-            clock = self.store.clock(current.game_id)
-            if clock.head != current.version:  # a move landed after the load: decide again
-                raise StaleVersionError(current.version, clock.head)
-            waited = clock.waited_ms
+            waited = turn.clock.waited_ms
             if waited is None or waited < idle_seconds * 1000:
                 raise NotAbandoned()
             both_seated = state.seated[0] and state.seated[1]
             # RX6: a rated game whose seats both have their hands is never called off.
             if not both_seated or (untouched(state) and not current.seats.rated):
-                return Decided((Aborted(0),), 0)
+                return Decided(record(state, (Aborted(0),)), 0)
             if state.to_move is None:
                 raise NotAbandoned()
             waiting = 1 - state.to_move
-            return Decided((TimeoutClaimed(waiting, waited),), waiting)
+            return Decided(record(state, (TimeoutClaimed(waiting, waited),)), waiting)
 
         try:
-            outcome = self.transaction.run(game_id, ended, admit=lambda _current: "")
+            outcome = self.transaction.run_timed(game_id, ended, admit=lambda _current: "")
         except NotAbandoned:
             return None
         assert isinstance(outcome, Appended)  # no key: nothing to replay
@@ -682,10 +695,10 @@ def _admit_player(seats: Seats, player: tuple[str, str] | None) -> None:
         raise Conflict("you sit at seat 0 of this game already", code=ProblemCode.SEAT_TAKEN)
 
 
-def _check_ending(decide_ending: Callable[[], GameState]) -> None:
-    """The engine's check of an ending, or its refusal; the fold makes the state."""
+def _ending(state: GameState, ending: Event) -> Decision:
+    """The engine's decision on an ending (the state it leads to), or its refusal."""
     try:
-        decide_ending()
+        return record(state, (ending,))
     except IllegalActionError as error:
         raise IllegalAction(error.code, error.message, extra={"rule": error.rule}) from None
 

@@ -24,12 +24,43 @@ LIST_SCAN_LIMIT = 500
 
 
 class StaleVersionError(Exception):
-    """The log moved on: it is at ``actual``, not at the version the writer expected."""
+    """The log moved on: it is at ``actual``, not at the version the writer expected.
 
-    def __init__(self, expected: int, actual: int):
+    ``since``, when the writer decided on a game it held a few events behind: the
+    events after ``expected`` up to ``actual`` and the seats record, read by the
+    same refused append, so the writer catches up without reading the log again.
+    """
+
+    def __init__(
+        self,
+        expected: int,
+        actual: int,
+        since: tuple[list[Event], dict[str, str]] | None = None,
+    ):
         super().__init__(f"the game is at version {actual}, not {expected}")
         self.expected = expected
         self.actual = actual
+        self.since = since
+
+
+class LimitReached(Exception):
+    """The append counted a request past one of its rate limits, and wrote nothing."""
+
+
+class RateCounts(Protocol):
+    """A request's rate-limit counters, counted by the append that records the request.
+
+    The caller (the API's limits) names each counter as (key, window in seconds,
+    quota); the log counts them in the same atomic step as the append, only when
+    the log is at the expected version, and refuses the append (``LimitReached``)
+    when a count is past its quota.
+    """
+
+    def limits(self) -> Sequence[tuple[str, int, int]]: ...
+
+    def counted(self, counts: Sequence[tuple[int, int]]) -> None:
+        """Each counter's count and the seconds left in its window, in order."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +181,15 @@ class GameLog(Protocol):
         fingerprint: str = "",
         snapshot: dict[str, Any] | None = None,
         deal_start: bool = False,
+        held: bool = False,
+        counts: RateCounts | None = None,
     ) -> int | Duplicate:
         """The new version; the earlier request's ``Duplicate`` when the key was used;
-        raises ``StaleVersionError`` when the log is not at ``expected_version``."""
+        raises ``StaleVersionError`` when the log is not at ``expected_version``.
+
+        ``held``: the caller decided on the game it holds, read nothing: a game whose
+        seats changed at the same version (an erased player) is refused as stale.
+        ``counts`` are counted with the append (``RateCounts``)."""
         ...
 
     def duplicate(self, game_id: str, idempotency_key: str) -> Duplicate | None:

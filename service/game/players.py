@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from service.game.pools import DEFAULT_POOL, POOLS, Pool
 
 #: How long a display name may be, in characters (after Unicode NFC normalisation).
 NAME_MIN, NAME_MAX = 1, 32
@@ -100,7 +103,8 @@ class InvalidName(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Rated:
-    """A player's Glicko-2 rating as the service shows it, and the rated games behind it."""
+    """A player's Glicko-2 rating in one pool as the service shows it, and the rated games
+    behind it."""
 
     rating: float
     deviation: float
@@ -108,16 +112,35 @@ class Rated:
     games: int
 
 
+#: The rating of a player in a pool it has no rated game in: Glicko-2's start.
+UNRATED = Rated(1500.0, 350.0, 0.06, 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
-    """A player of a client app (never its token)."""
+    """A player of a client app (never its token), with its rating in each pool it has
+    played rated games in (``ratings``, by pool name; the others are ``UNRATED``)."""
 
     id: str
     app: str
     app_player_id: str
     name: str
     created: float
-    rated: Rated
+    ratings: Mapping[str, Rated] = field(default_factory=dict)
+
+    def rating_in(self, pool: Pool) -> Rated:
+        """The player's rating in ``pool`` (``UNRATED`` before its first rated game there)."""
+        return self.ratings.get(pool.name, UNRATED)
+
+    @property
+    def rated(self) -> Rated:
+        """The rating of the default pool: what a call that names no pool reads, as
+        before pools."""
+        return self.rating_in(DEFAULT_POOL)
+
+    def every_pool(self) -> list[tuple[Pool, Rated]]:
+        """The player's rating in every pool, in ``POOLS`` order."""
+        return [(pool, self.rating_in(pool)) for pool in POOLS]
 
 
 def display_name(text: str) -> str:

@@ -16,8 +16,9 @@ likes. So, as chess servers do:
   nobody. The store keeps the pair's recent games and decides this in the same
   script that writes the ratings, so two games ending at once cannot both slip
   under the bound.
-- The leaderboard ranks a player only once it has ``LEADERBOARD_MIN_GAMES``
-  rated games (its rating is no longer provisional).
+- A pool's leaderboard ranks a player only once it has ``LEADERBOARD_MIN_GAMES``
+  rated games in the pool, and its rating there is no longer provisional
+  (``service.game.pools.PROVISIONAL_DEVIATION``).
 
 Pure: the engine's state in, seats out.
 """
@@ -32,7 +33,7 @@ MIN_TRICKS = 3
 PAIR_GAMES = 3
 #: The window of RX8, in seconds: a day.
 PAIR_WINDOW_SECONDS = 24 * 3600
-#: Rated games a player needs before the leaderboard ranks it.
+#: Rated games in a pool a player needs before the pool's leaderboard ranks it.
 LEADERBOARD_MIN_GAMES = 5
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from service.engine import Dealing, DealStarted, Event, GameCreated, SeatTaken
+from service.engine.decide import record
 from service.engine.fairness import NONCE_BYTES
 from service.game import auth, dealing
 from service.game.commands import GameService
@@ -228,7 +229,7 @@ class RematchService:
             self.games.client_games.add(seats.owner, new_id, int(time.time() * 1000))
         outcome = self.games.transaction.begin(
             new_id,
-            Decided(tuple(events), None, seats),
+            Decided(record(None, events), None, seats),
             idempotency_key=_CLAIM_KEY,
             fingerprint=old.game_id,
         )

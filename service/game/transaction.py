@@ -8,9 +8,10 @@ is the same for every command and lives here once:
 - load the newest snapshot and the events after it, with the record of the
   request's Idempotency-Key, in one round trip; a key seen before answers the
   game as that request left it, and nothing is decided again;
-- fold the decided events over the loaded state (``apply_event``): the fold is
-  the only way a state changes, so the state a command answers is the state
-  any later replay of the log gives;
+- take the engine's decision on the loaded state: its events and the state
+  they fold to (``service.engine.decide``), each event folded once, by the
+  fold any later replay of the log runs, so the state a command answers is the
+  state that replay gives, and nothing applies the events again;
 - append only if the log is still at the loaded version; when it is not,
   load and decide again, a bounded number of times (then ``busy``), or, for a
   command that named the version it decided on, refuse (``VersionConflict``);
@@ -24,9 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from service.engine import DealStarted, Event, GameState, replay
+from service.engine import DealStarted, Decision, Event, replay
 from service.engine.snapshot import StaleSnapshotError, state_from_dict, state_to_dict
-from service.game.log import Duplicate, GameLog, StaleVersionError
+from service.game.log import Duplicate, GameLog, RateCounts, StaleVersionError, TurnClock
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, IdempotencyKeyReused, VersionConflict
 from service.game.seats import Seats
@@ -42,12 +43,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Decided(Generic[T]):
-    """What a command decided: the events to append, the command's own answer (the seat
-    that acted, a new seat's token), and the seats record after them (None: unchanged)."""
+    """What a command decided: the engine's decision (the events to append and the state
+    they lead to), the command's own answer (the seat that acted, a new seat's token),
+    and the seats record after them (None: unchanged)."""
 
-    events: tuple[Event, ...]
+    decision: Decision
     answer: T
     seats: Seats | None = None
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return self.decision.events
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +69,19 @@ class Replayed:
     """The request's Idempotency-Key was used before: the game as that request left it."""
 
     current: Current
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What a decision on the clock knows besides the game: the log's turn clock at the
+    game's version and, when asked for, the log's events up to it.
+
+    The transaction reads them with the game (``run_timed``), so a decision is a
+    function of what it is handed and reads no store itself.
+    """
+
+    clock: TurnClock
+    events: tuple[Event, ...] = ()
 
 
 class AppendListener(Protocol):
@@ -90,7 +109,7 @@ class KnownGames(Protocol):
 
 
 class Transaction:
-    """Commands' one way to a game's log (a ``GameLog``): load, decide, fold, append."""
+    """Commands' one way to a game's log (a ``GameLog``): load, decide, append."""
 
     def __init__(
         self,
@@ -110,6 +129,7 @@ class Transaction:
         admit: Callable[[Current], str],
         idempotency_key: str | None = None,
         expected_version: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Appended[T] | Replayed:
         """Decide on the game as it is now and append the decision.
 
@@ -120,9 +140,40 @@ class Transaction:
         raise ``StaleVersionError`` itself when what it read besides the game
         (a clock) no longer fits the loaded version. With
         ``expected_version``, a game at any other version is refused, never
-        decided on again.
+        decided on again. ``counts`` (the request's rate limits) are counted by the
+        append that records the decision.
+
+        When this process holds the game (``KnownGames``) and the request has no
+        Idempotency-Key, the decision is made on the game held and the append is
+        the one round trip: it refuses if the log moved on, and the game is then
+        read and decided on again, as is any refusal of the game held.
         """
-        for _attempt in range(APPEND_ATTEMPTS):
+        held = self._held(game_id, idempotency_key, expected_version)
+        caught_up = False  # the game held was brought to the head by a refused append
+        attempts = 0
+        while attempts < APPEND_ATTEMPTS:
+            if held is not None:
+                attempts += caught_up
+                try:
+                    fingerprint = admit(held)
+                    decided = decide(held)
+                except Exception:
+                    if caught_up:
+                        raise  # decided on the head, as a load would have read it
+                    # The game held may be behind the head: a refusal is the log's to make.
+                    held = None
+                    continue
+                try:
+                    return self._commit(
+                        game_id, held.version, held.seats, decided, None, fingerprint,
+                        held=True, counts=counts,
+                    )  # fmt: skip
+                except StaleVersionError as stale:
+                    # Another process appended: catch up with what the append read,
+                    # or read the log, and decide again.
+                    held, caught_up = self._caught_up(held, stale, expected_version), True
+                    continue
+            attempts += 1
             current, earlier = self.load(game_id, idempotency_key=idempotency_key)
             fingerprint = admit(current)
             if earlier is not None:
@@ -132,19 +183,78 @@ class Transaction:
             try:
                 decided = decide(current)
                 return self._commit(
-                    game_id,
-                    current.version,
-                    current.state,
-                    current.seats,
-                    decided,
-                    idempotency_key,
-                    fingerprint,
-                )
+                    game_id, current.version, current.seats, decided, idempotency_key,
+                    fingerprint, counts=counts,
+                )  # fmt: skip
             except StaleVersionError as stale:
                 if expected_version is not None:
                     raise VersionConflict(expected_version, stale.actual) from None
                 continue  # another writer got in first: decide again on the new game
         raise Conflict("the game changed too often; try again", code=ProblemCode.BUSY)
+
+    def _caught_up(
+        self, held: Current, stale: StaleVersionError, expected_version: int | None
+    ) -> Current | None:
+        """The game held, brought to the head with the events a refused append read
+        after it; None when it read none (read the log) or the request named the
+        version held, which is no longer the head (refused as such by a load)."""
+        if stale.since is None or expected_version is not None:
+            return None
+        events, seats = stale.since
+        current = Current(
+            held.game_id, stale.actual, replay(events, held.state), Seats.decode(seats)
+        )
+        if self.known is not None:
+            self.known.remember_game(current)
+        return current
+
+    def _held(
+        self, game_id: str, idempotency_key: str | None, expected_version: int | None
+    ) -> Current | None:
+        """The game as this process holds it, to decide on without reading the log; the
+        append then checks that the log is still at its version.
+
+        Not for a keyed request (a retry must find its earlier answer before anything
+        is decided again), nor for one that names a version the game held is not at.
+        """
+        if self.known is None or idempotency_key is not None:
+            return None
+        held = self.known.newest(game_id)
+        if held is None or expected_version not in (None, held.version):
+            return None
+        return held
+
+    def run_timed(
+        self,
+        game_id: str,
+        decide: Callable[[Current, Turn], Decided[T]],
+        *,
+        admit: Callable[[Current], str],
+        with_events: bool = False,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+    ) -> Appended[T] | Replayed:
+        """``run`` for a decision on the clock: ``decide(current, turn)`` is handed the
+        turn's clock (and with ``with_events`` the log's events) at the game's version.
+
+        The clock is read after the game; when the log moved on in between, the
+        game is read and decided on again (or, with ``expected_version``, refused).
+        """
+
+        def on_the_clock(current: Current) -> Decided[T]:
+            clock = self.log.clock(game_id)
+            if clock.head != current.version:  # a move landed after the load
+                raise StaleVersionError(current.version, clock.head)
+            events = tuple(self.log.events(game_id, until=current.version)) if with_events else ()
+            return decide(current, Turn(clock, events))
+
+        return self.run(
+            game_id,
+            on_the_clock,
+            admit=admit,
+            idempotency_key=idempotency_key,
+            expected_version=expected_version,
+        )
 
     def begin(
         self,
@@ -160,7 +270,7 @@ class Transaction:
         longer empty belongs to another game, and the caller names a new one.
         """
         try:
-            return self._commit(game_id, 0, None, Seats(), decided, idempotency_key, fingerprint)
+            return self._commit(game_id, 0, Seats(), decided, idempotency_key, fingerprint)
         except StaleVersionError:
             return None
 
@@ -203,15 +313,17 @@ class Transaction:
         self,
         game_id: str,
         version: int,
-        before: GameState | None,
         seats: Seats,
         decided: Decided[T],
         idempotency_key: str | None,
         fingerprint: str,
+        *,
+        held: bool = False,
+        counts: RateCounts | None = None,
     ) -> Appended[T] | Replayed:
-        """Fold the decided events over the game at ``version`` (``before``; None: no
-        game yet), append them only if the log is still there, tell the listeners."""
-        state = replay(decided.events, before)
+        """Append the decided events onto the game at ``version`` only if the log is
+        still there, keep the state the decision folded them to, tell the listeners."""
+        state = decided.decision.state
         result = self.log.append(
             game_id,
             version,
@@ -221,6 +333,8 @@ class Transaction:
             fingerprint=fingerprint,
             snapshot=state_to_dict(state),
             deal_start=isinstance(decided.events[-1], DealStarted),
+            held=held,
+            counts=counts,
         )
         if isinstance(result, Duplicate):  # the same key's request landed first
             return self._replayed(game_id, result, fingerprint)

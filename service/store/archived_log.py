@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.engine import Event
-from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
+from service.game.log import Duplicate, Loaded, RateCounts, StaleVersionError, TurnClock
 from service.game.seats import ERASED_FIELD
 from service.store.archive import Archive
 from service.store.archive_codec import ArchivedGame, decode
@@ -134,6 +134,8 @@ class ArchivedLog:
         fingerprint: str = "",
         snapshot: dict[str, Any] | None = None,
         deal_start: bool = False,
+        held: bool = False,
+        counts: RateCounts | None = None,
     ) -> int | Duplicate:
         if expected_version == 0 and idempotency_key is not None:
             # A keyed create's id is kept a day with its key: should it name an
@@ -150,6 +152,8 @@ class ArchivedLog:
             fingerprint=fingerprint,
             snapshot=snapshot,
             deal_start=deal_start,
+            held=held,
+            counts=counts,
         )
 
     def keyed_game_id(self, scoped_key: str) -> str:

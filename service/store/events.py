@@ -42,7 +42,14 @@ import redis
 from redis.cluster import RedisCluster
 
 from service.engine.events import ActionTaken, Event, event_from_dict, event_to_dict
-from service.game.log import Duplicate, Loaded, StaleVersionError, TurnClock
+from service.game.log import (
+    Duplicate,
+    LimitReached,
+    Loaded,
+    RateCounts,
+    StaleVersionError,
+    TurnClock,
+)
 from service.store.redis_clients import AnyRedis, primary_of, refresh
 from service.store.scripts import Script, lua_script
 
@@ -144,6 +151,8 @@ class EventStore:
         fingerprint: str = "",
         snapshot: dict[str, Any] | None = None,
         deal_start: bool = False,
+        held: bool = False,
+        counts: RateCounts | None = None,
     ) -> int | Duplicate:
         """Append ``events`` if the log is at ``expected_version``; return the new version.
 
@@ -152,7 +161,11 @@ class EventStore:
         events) becomes the latest snapshot (kept for good when
         ``deal_start``). When ``idempotency_key`` was used before, nothing is
         written and the earlier request's ``Duplicate`` comes back instead.
-        Raises ``StaleVersionError`` when the log is elsewhere.
+        Raises ``StaleVersionError`` when the log is elsewhere, or when the caller
+        decided on the game it ``held`` and a player's seat was erased since.
+        ``counts`` (a request's rate limits) are counted in the same step, once the
+        version is right; a count past its quota appends nothing (``LimitReached``).
+        On a cluster, where the counters live in other slots, the caller counts them.
         """
         k = keys(game_id)
         seat_fields = [item for pair in (seats or {}).items() for item in pair]
@@ -161,6 +174,8 @@ class EventStore:
         script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
         if self.action_counter:
             script_keys.append(self.action_counter)
+        limits = [] if counts is None else list(counts.limits())
+        script_keys += [key for key, _window, _quota in limits]
         script_args = [
             expected_version,
             idempotency_key or "",
@@ -170,19 +185,31 @@ class EventStore:
             int(deal_start),
             sum(isinstance(event, ActionTaken) for event in events),
             len(seat_fields) // 2,
+            int(held),
+            len(limits),
+            *[bound for _key, window, quota in limits for bound in (window, quota)],
             *seat_fields,
             *payloads,
         ]
         if self.replica_acks:
-            (status, value), acked = self._replicated(self._append, script_keys, script_args)
+            answer, acked = self._replicated(self._append, script_keys, script_args)
         else:
-            status, value = self._append(keys=script_keys, args=script_args)
+            answer = self._append(keys=script_keys, args=script_args)
             acked = 0
-        status = status.decode()
+        status, value = answer[0].decode(), answer[1]
+        if status == "limited" and counts is not None:
+            counts.counted(_pairs(answer[1:]))
+            raise LimitReached()
         if status == "duplicate":
             return self._confirmed(game_id, _duplicate(value))
         if status == "stale":
-            raise StaleVersionError(expected_version, int(value))
+            since = None
+            if len(answer) == 4:  # a held game behind the head: what came after it
+                entries, seats_raw = answer[2], answer[3]
+                since = ([_parse_raw(entry) for entry in entries], _fields(seats_raw))
+            raise StaleVersionError(expected_version, int(value), since)
+        if counts is not None:
+            counts.counted(_pairs(answer[2:]))
         if acked < self.replica_acks:
             raise NotReplicated(game_id, self.replica_acks, acked)
         return int(value)
@@ -266,7 +293,7 @@ class EventStore:
             snapshot_version=int(snap_version),
             snapshot=json.loads(snap) if snap else None,
             events=[_parse_raw(entry) for entry in entries],
-            seats={seats[i].decode(): seats[i + 1].decode() for i in range(0, len(seats), 2)},
+            seats=_fields(seats),
             duplicate=self._confirmed(game_id, _duplicate(duplicate)) if duplicate else None,
         )
 
@@ -323,3 +350,13 @@ def _parse_raw(entry: list[Any]) -> Event:
     _entry_id, fields = entry
     values = dict(zip(fields[::2], fields[1::2], strict=True))
     return event_from_dict(json.loads(values[b"e"]))
+
+
+def _pairs(counted: Sequence[Any]) -> list[tuple[int, int]]:
+    """The append script's counts, (count, seconds left) per counter."""
+    return [(int(counted[i]), int(counted[i + 1])) for i in range(0, len(counted), 2)]
+
+
+def _fields(raw: Sequence[bytes]) -> dict[str, str]:
+    """A hash as a Lua script returns it (HGETALL: field, value, ...)."""
+    return {raw[i].decode(): raw[i + 1].decode() for i in range(0, len(raw), 2)}

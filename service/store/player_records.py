@@ -8,7 +8,9 @@ know which one they hold. Tables (``migrations/<dialect>/0004_players.sql``):
 
 - ``players``: one row a player: the app's own id for it (unique per app), its
   name, its token's SHA-256 (never the token: a copy of the database opens no
-  player's account), its rating; the leaderboard is a query of it;
+  player's account);
+- ``player_ratings`` (``0008_rating_pools.sql``): one row per player and rating
+  pool it has played rated games in; a pool's leaderboard is a query of it;
 - ``rating_changes``: one row per rated game and player, the history entry;
   its key (game, player) makes a game's rating written once;
 - ``player_games``: one row per game and player, by start.
@@ -21,7 +23,8 @@ player's games count is no longer the one read, another game was rated
 meanwhile and nothing is written (-1: read again); when the game's pair of
 players had its counted games within the pair's window (RX8) only the mark is
 written (2); else everything is (1). A player is on the leaderboard once it
-has the rated games the rules ask for (``on_board``). A change's time is at
+has the rated games the rules ask for and a rating no longer provisional
+(``on_board``, per pool). A change's time is at
 least 1 ms after its player's newest one, so a history listed and paged by
 (time, game id) is in the order its changes were written.
 """
@@ -37,6 +40,7 @@ from typing import Any
 
 from service.game.log import Listed
 from service.game.players import ERASED_OPPONENT, Player, Rated, erased_opponent_texts
+from service.game.pools import DEFAULT_POOL, Pool
 from service.store.players import (
     DOCUMENTED_PAIR_RULES,
     TOKEN_PREFIX,
@@ -48,9 +52,8 @@ from service.store.players import (
 )
 from service.store.records_db import Duplicate, RecordsDatabase, Transaction
 
-_PLAYER = "player_id, app, app_player_id, name, created, rating, deviation, volatility, games"
-#: A new player's rating (Glicko-2's start), as ``lua/player_register.lua`` writes it.
-NEW_RATING = (1500.0, 350.0, 0.06)
+_PLAYER = "player_id, app, app_player_id, name, created"
+_RATING = "player_id, pool, rating, deviation, volatility, games"
 
 
 def fingerprint(token: str) -> str:
@@ -88,8 +91,8 @@ class PlayerRecords:
                 player_id = "pl_" + secrets.token_hex(8)
                 run(
                     f"INSERT INTO players ({_PLAYER}, token_sha256) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
-                    (player_id, app, app_player_id, name, round(time.time(), 3), *NEW_RATING,
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (player_id, app, app_player_id, name, round(time.time(), 3),
                      fingerprint(token)),
                 )  # fmt: skip
             else:
@@ -108,7 +111,7 @@ class PlayerRecords:
             row = run(
                 f"SELECT {_PLAYER} FROM players WHERE token_sha256 = ?", (fingerprint(token),)
             ).fetchone()
-        return None if row is None else _player(row)
+            return None if row is None else _players(run, [row])[0]
 
     # -- reading -------------------------------------------------------------------
     def get(self, app: str, player_id: str) -> Player:
@@ -116,9 +119,9 @@ class PlayerRecords:
             row = run(
                 f"SELECT {_PLAYER} FROM players WHERE player_id = ? AND app = ?", (player_id, app)
             ).fetchone()
-        if row is None:
-            raise UnknownPlayer(player_id)
-        return _player(row)
+            if row is None:
+                raise UnknownPlayer(player_id)
+            return _players(run, [row])[0]
 
     def names(self, app: str, player_ids: Iterable[str]) -> dict[str, str]:
         """The display names of the app's players among ``player_ids`` (unknown ones left out)."""
@@ -133,38 +136,61 @@ class PlayerRecords:
             ).fetchall()
         return dict(rows)
 
-    def leaderboard(self, app: str, offset: int, count: int) -> list[tuple[int, Player]]:
-        """The app's rated players by rating, best first: (rank, player) from ``offset``."""
+    def leaderboard(
+        self,
+        app: str,
+        offset: int,
+        count: int,
+        pool: Pool = DEFAULT_POOL,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ) -> list[tuple[int, Player]]:
+        """The app's players on ``pool``'s board by their rating there, best first: (rank,
+        player) from ``offset``. Each write judged its players by its ``rules`` (and the
+        migration to pools by the documented ones), so the read needs them not."""
+        columns = ", ".join(f"p.{c.strip()}" for c in _PLAYER.split(","))
         with self.db.read() as run:
             rows = run(
-                f"SELECT {_PLAYER} FROM players WHERE app = ? AND on_board = 1 "
-                "ORDER BY rating DESC, player_id DESC LIMIT ? OFFSET ?",
-                (app, count, offset),
+                f"SELECT {columns} FROM player_ratings r JOIN players p "
+                "ON p.player_id = r.player_id AND p.app = r.app "
+                "WHERE r.app = ? AND r.pool = ? AND r.on_board = 1 "
+                "ORDER BY r.rating DESC, r.player_id DESC LIMIT ? OFFSET ?",
+                (app, pool.name, count, offset),
             ).fetchall()
-        return [(offset + rank + 1, _player(row)) for rank, row in enumerate(rows)]
+            found = _players(run, rows)
+        return [(offset + rank + 1, player) for rank, player in enumerate(found)]
 
-    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
-        """The player's last ``count`` rating changes, newest first."""
-        with self.db.read() as run:
-            rows = run(
-                "SELECT entry FROM rating_changes WHERE player_id = ? AND app = ? "
-                "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
-                (player_id, app, count),
-            ).fetchall()
-        return [json.loads(entry) for (entry,) in rows]
-
-    def history_page(
-        self, app: str, player_id: str, after: Listed | None, count: int
+    def history(
+        self, app: str, player_id: str, count: int, pool: Pool | None = None
     ) -> list[dict[str, object]]:
-        """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first, by keyset: a page costs
-        the same however deep it is."""
-        where, args = _older("at_ms", after)
+        """The player's last ``count`` rating changes (in ``pool``; None: every pool),
+        newest first."""
+        where, args = _in_pool(pool)
         with self.db.read() as run:
             rows = run(
                 f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{where} "
                 "ORDER BY at_ms DESC, game_id DESC LIMIT ?",
                 (player_id, app, *args, count),
+            ).fetchall()
+        return [json.loads(entry) for (entry,) in rows]
+
+    def history_page(
+        self,
+        app: str,
+        player_id: str,
+        after: Listed | None,
+        count: int,
+        pool: Pool | None = None,
+    ) -> list[dict[str, object]]:
+        """Up to ``count`` of the player's rating changes (in ``pool``; None: every pool)
+        older than ``after`` (its time ``at`` and ``game_id``; None: the newest), newest
+        first, by keyset: a page costs the same however deep it is."""
+        where, args = _older("at_ms", after)
+        in_pool, pool_args = _in_pool(pool)
+        with self.db.read() as run:
+            rows = run(
+                f"SELECT entry FROM rating_changes WHERE player_id = ? AND app = ?{in_pool}"
+                f"{where} ORDER BY at_ms DESC, game_id DESC LIMIT ?",
+                (player_id, app, *pool_args, *args, count),
             ).fetchall()
         return [json.loads(entry) for (entry,) in rows]
 
@@ -232,11 +258,13 @@ class PlayerRecords:
         *,
         pair: tuple[str, str] | None = None,
         rules: PairRules = DOCUMENTED_PAIR_RULES,
+        pool: Pool = DEFAULT_POOL,
     ) -> int:
-        """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
-        rating moved since it was read (read again and compute again), 2 the ``pair``
-        of players has had its counted games within its window (RX8): only the game's
-        mark is written. A player enters the board once it has ``rules.board_games``."""
+        """Write a game's new ratings in its ``pool`` once: 1 written, 0 written before, -1
+        a player's rating there moved since it was read (read again and compute again), 2
+        the ``pair`` of players has had its counted games within its window (RX8): only
+        the game's mark is written. A player is on the pool's board while it has
+        ``rules.board_games`` there and a deviation of at most ``rules.board_deviation``."""
         now = int(time.time() * 1000)
         pair_key = None if pair is None else " ".join(sorted(pair))
         try:
@@ -247,11 +275,7 @@ class PlayerRecords:
                 if run("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,)).fetchone():
                     return 0
                 for change in changes:
-                    (games,) = run(
-                        "SELECT games FROM players WHERE player_id = ? AND app = ?",
-                        (change.player, app),
-                    ).fetchone() or (None,)
-                    if games != change.games_before:
+                    if _games(run, app, change.player, pool) != change.games_before:
                         raise _Moved()
                 mark = "INSERT INTO rated_games (game_id, app, at_ms, pair, counted) VALUES (?, ?, ?, ?, ?)"
                 if pair_key is not None:
@@ -268,19 +292,31 @@ class PlayerRecords:
                 for change in changes:
                     rated = change.rated
                     games = change.games_before + 1
-                    moved = run(
-                        "UPDATE players SET rating = ?, deviation = ?, volatility = ?, games = ?, "
-                        "on_board = ? WHERE player_id = ? AND app = ? AND games = ?",
-                        (rated.rating, rated.deviation, rated.volatility, games,
-                         int(games >= rules.board_games), change.player, app,
-                         change.games_before),
-                    ).rowcount  # fmt: skip
+                    on_board = games >= rules.board_games and (
+                        rated.deviation <= rules.board_deviation
+                    )
+                    values = (rated.rating, rated.deviation, rated.volatility, games,
+                              int(on_board))  # fmt: skip
+                    if change.games_before == 0:  # its first rated game in the pool
+                        moved = run(
+                            "INSERT INTO player_ratings (rating, deviation, volatility, games, "
+                            "on_board, player_id, app, pool) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (player_id, pool) DO NOTHING",
+                            (*values, change.player, app, pool.name),
+                        ).rowcount
+                    else:
+                        moved = run(
+                            "UPDATE player_ratings SET rating = ?, deviation = ?, "
+                            "volatility = ?, games = ?, on_board = ? "
+                            "WHERE player_id = ? AND app = ? AND pool = ? AND games = ?",
+                            (*values, change.player, app, pool.name, change.games_before),
+                        ).rowcount
                     if moved != 1:
                         raise _Moved()
                     run(
-                        "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (game_id, change.player, app, at,
+                        "INSERT INTO rating_changes (game_id, player_id, app, at_ms, pool, "
+                        "entry) VALUES (?, ?, ?, ?, ?, ?)",
+                        (game_id, change.player, app, at, pool.name,
                          json.dumps({**change.entry, "at": at}, separators=(",", ":"))),
                     )  # fmt: skip
         except _Moved:
@@ -323,7 +359,7 @@ class PlayerRecords:
         """Delete the player's row, its history and its games list (the last step of its
         erasure; the board is a query of the rows); False when the app has no such player."""
         with self.db.write() as run:
-            for table in ("rating_changes", "player_games"):
+            for table in ("rating_changes", "player_games", "player_ratings"):
                 run(f"DELETE FROM {table} WHERE player_id = ? AND app = ?", (player_id, app))
             return bool(
                 run(
@@ -352,6 +388,11 @@ def _after_last(run: Transaction, app: str, changes: Sequence[RatingChange], now
     return at
 
 
+def _in_pool(pool: Pool | None) -> tuple[str, tuple[object, ...]]:
+    """The condition "a change in ``pool``" (None: any pool)."""
+    return ("", ()) if pool is None else (" AND pool = ?", (pool.name,))
+
+
 def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:
     """The keyset condition "older than ``after``" on (``column``, game_id)."""
     if after is None:
@@ -366,13 +407,39 @@ def _older(column: str, after: Listed | None) -> tuple[str, tuple[object, ...]]:
 Players = PlayerStore | PlayerRecords
 
 
-def _player(row: Sequence[Any]) -> Player:
-    player_id, app, app_player_id, name, created, rating, deviation, volatility, games = row
-    return Player(
-        id=player_id,
-        app=app,
-        app_player_id=app_player_id,
-        name=name,
-        created=float(created),
-        rated=Rated(float(rating), float(deviation), float(volatility), int(games)),
-    )
+def _games(run: Transaction, app: str, player_id: str, pool: Pool) -> int | None:
+    """The player's rated games in ``pool`` (0 before its first); None: no such player."""
+    found = run(
+        "SELECT games FROM player_ratings WHERE player_id = ? AND app = ? AND pool = ?",
+        (player_id, app, pool.name),
+    ).fetchone()
+    if found is not None:
+        return int(found[0])
+    known = run("SELECT 1 FROM players WHERE player_id = ? AND app = ?", (player_id, app))
+    return 0 if known.fetchone() is not None else None
+
+
+def _players(run: Transaction, rows: Sequence[Sequence[Any]]) -> list[Player]:
+    """The players of ``rows`` (``_PLAYER``'s columns), each with its rating in every pool
+    it has played rated games in, read in the same transaction."""
+    ids = [row[0] for row in rows]
+    ratings: dict[str, dict[str, Rated]] = {pid: {} for pid in ids}
+    if ids:
+        marks = ", ".join("?" for _ in ids)
+        for player_id, pool, rating, deviation, volatility, games in run(
+            f"SELECT {_RATING} FROM player_ratings WHERE player_id IN ({marks})", tuple(ids)
+        ).fetchall():
+            ratings[player_id][pool] = Rated(
+                float(rating), float(deviation), float(volatility), int(games)
+            )
+    return [
+        Player(
+            id=player_id,
+            app=app,
+            app_player_id=app_player_id,
+            name=name,
+            created=float(created),
+            ratings=ratings[player_id],
+        )
+        for player_id, app, app_player_id, name, created in rows
+    ]

@@ -10,8 +10,11 @@ a new registration stops working at once.
 Redis keys:
 
 - ``sch:{client:<app>}:players``             hash: app_player_id -> player id
-- ``sch:{client:<app>}:player:<id>``         hash: the record (name, rating, token hash)
-- ``sch:{client:<app>}:board``               sorted set: rated players by rating
+- ``sch:{client:<app>}:player:<id>``         hash: the record (name, token hash, ratings:
+  the default pool's as ``rating``, ``deviation``, ``volatility``, ``games``, where the
+  server kept the one rating before pools; another pool's as ``<pool>:rating``, ...)
+- ``sch:{client:<app>}:board``               sorted set: the default pool's leaderboard,
+  players not provisional by rating (``board:<pool>``: another pool's)
 - ``sch:{client:<app>}:ratings:<id>``        list: the player's rating history, newest
   first, capped at ``HISTORY_CAP``
 - ``sch:{client:<app>}:played:<id>``         sorted set: the player's games by start (ms),
@@ -34,9 +37,10 @@ from dataclasses import dataclass
 
 import redis
 
-from service.game import rated_results
+from service.game import pools, rated_results
 from service.game.log import Listed
 from service.game.players import Player, Rated, erased_opponent_texts
+from service.game.pools import DEFAULT_POOL, POOLS, Pool
 from service.store.scripts import Script, lua_script
 
 #: A player token's prefix: recognisable in a leak, and told apart from a client key.
@@ -44,6 +48,8 @@ TOKEN_PREFIX = "spt_"
 #: How many entries of rating history, and how many games, a player keeps in Redis.
 HISTORY_CAP = 200
 GAMES_CAP = 500
+#: How often a leaderboard's page is read again after provisional players left it.
+ATTEMPTS = 4
 #: How long a rated game's mark stays: far past any retry of its rating job.
 RATED_MARK_SECONDS = 30 * 24 * 3600
 
@@ -58,12 +64,14 @@ class UnknownPlayer(LookupError):
 
 @dataclass(frozen=True, slots=True)
 class PairRules:
-    """How many of one pair's rated games count within a window (RX8), and the rated
-    games a player needs on the leaderboard (``service.game.rated_results``)."""
+    """How many of one pair's rated games count within a window (RX8), and what a player
+    needs on a pool's leaderboard: rated games (``service.game.rated_results``) and a
+    deviation no longer provisional (``service.game.pools``)."""
 
     games: int = rated_results.PAIR_GAMES
     window_seconds: int = rated_results.PAIR_WINDOW_SECONDS
     board_games: int = rated_results.LEADERBOARD_MIN_GAMES
+    board_deviation: float = pools.PROVISIONAL_DEVIATION
 
 
 #: The rules as docs/rules.md states them (RX8).
@@ -82,6 +90,17 @@ class RatingChange:
 
 def _tag(app: str) -> str:
     return f"sch:{{client:{app}}}"
+
+
+def fields_of(pool: Pool) -> str:
+    """The prefix of a pool's rating fields in a player's record: none for the default
+    pool, whose fields are where the one rating was kept before pools."""
+    return "" if pool == DEFAULT_POOL else f"{pool.name}:"
+
+
+def board_key(app: str, pool: Pool) -> str:
+    """A pool's leaderboard key: the default pool's is the app's board before pools."""
+    return f"{_tag(app)}:board" + ("" if pool == DEFAULT_POOL else f":{pool.name}")
 
 
 def _fingerprint(token: str) -> str:
@@ -160,34 +179,63 @@ class PlayerStore:
             found = pipe.execute()
         return {pid: name.decode() for pid, name in zip(wanted, found, strict=True) if name}
 
-    def leaderboard(self, app: str, offset: int, count: int) -> list[tuple[int, Player]]:
-        """The app's rated players by rating, best first: (rank, player) from ``offset``."""
-        ids = self.redis.zrevrange(f"{_tag(app)}:board", offset, offset + count - 1)
-        with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in ids:
-                pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
-            records = pipe.execute()
-        return [
-            (offset + rank + 1, _player(app, record))
-            for rank, record in enumerate(records)
-            if record
-        ]
+    def leaderboard(
+        self,
+        app: str,
+        offset: int,
+        count: int,
+        pool: Pool = DEFAULT_POOL,
+        rules: PairRules = DOCUMENTED_PAIR_RULES,
+    ) -> list[tuple[int, Player]]:
+        """The app's players on ``pool``'s board by their rating there, best first: (rank,
+        player) from ``offset``; ``rules``: those the ratings were written by.
 
-    def history(self, app: str, player_id: str, count: int) -> list[dict[str, object]]:
-        """The player's last ``count`` rating changes, newest first."""
+        A server before pools put a player on the board at five rated games, however
+        high its deviation: such a player, provisional by ``rules``, met on a page leaves
+        the board then (its next rated game would take it off too), and the page is read
+        again, so no page shows one and the ranks stay whole."""
+        board = board_key(app, pool)
+        players: list[Player] = []
+        for _attempt in range(ATTEMPTS):
+            ids = self.redis.zrevrange(board, offset, offset + count - 1)
+            with self.redis.pipeline(transaction=False) as pipe:
+                for player_id in ids:
+                    pipe.hgetall(f"{_tag(app)}:player:{player_id.decode()}")
+                records = pipe.execute()
+            players = [_player(app, record) for record in records if record]
+            stale = [p.id for p in players if p.rating_in(pool).deviation > rules.board_deviation]
+            if not stale:
+                break
+            self.redis.zrem(board, *stale)
+        return [(offset + rank + 1, player) for rank, player in enumerate(players)]
+
+    def history(
+        self, app: str, player_id: str, count: int, pool: Pool | None = None
+    ) -> list[dict[str, object]]:
+        """The player's last ``count`` rating changes (in ``pool``; None: every pool),
+        newest first."""
+        if pool is not None:
+            return self.history_page(app, player_id, None, count, pool)
         entries = self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, count - 1)
         return [json.loads(entry) for entry in entries]
 
     def history_page(
-        self, app: str, player_id: str, after: Listed | None, count: int
+        self,
+        app: str,
+        player_id: str,
+        after: Listed | None,
+        count: int,
+        pool: Pool | None = None,
     ) -> list[dict[str, object]]:
-        """Up to ``count`` of the player's rating changes older than ``after`` (its time
-        ``at`` and ``game_id``; None: the newest), newest first.
+        """Up to ``count`` of the player's rating changes (in ``pool``; None: every pool)
+        older than ``after`` (its time ``at`` and ``game_id``; None: the newest), newest
+        first.
 
         The list is in the order the changes were written: a page goes on after the
         cursor's change where it is in the list, so a history an older server wrote
         with tied times (before ``_after_last``) still pages whole; a change no longer
-        listed (trimmed off) pages on by time."""
+        listed (trimmed off) pages on by time. A change written before pools is the
+        default pool's."""
         entries = [
             json.loads(e) for e in self.redis.lrange(f"{_tag(app)}:ratings:{player_id}", 0, -1)
         ]
@@ -198,6 +246,8 @@ class PlayerStore:
             else:
                 edge = (after.created_ms, after.game_id)
                 entries = [e for e in entries if (e["at"], e["game_id"]) < edge]
+        if pool is not None:
+            entries = [e for e in entries if e.get("pool", DEFAULT_POOL.name) == pool.name]
         return entries[:count]
 
     # -- games ---------------------------------------------------------------------
@@ -257,15 +307,17 @@ class PlayerStore:
         *,
         pair: tuple[str, str] | None = None,
         rules: PairRules = DOCUMENTED_PAIR_RULES,
+        pool: Pool = DEFAULT_POOL,
     ) -> int:
-        """Write a game's new ratings once: 1 written, 0 written before, -1 a player's
-        rating moved since it was read (read again and compute again), 2 the ``pair``
-        of players has had its counted games within its window (RX8): only the game's
-        mark is written. A player enters the board once it has ``rules.board_games``."""
+        """Write a game's new ratings in its ``pool`` once: 1 written, 0 written before, -1
+        a player's rating there moved since it was read (read again and compute again), 2
+        the ``pair`` of players has had its counted games within its window (RX8): only
+        the game's mark is written. A player is on the pool's board while it has
+        ``rules.board_games`` there and a deviation of at most ``rules.board_deviation``."""
         at = self._after_last(app, changes)
         args: list[object] = [
             f"{_tag(app)}:player:",
-            f"{_tag(app)}:board",
+            board_key(app, pool),
             f"{_tag(app)}:ratings:",
             HISTORY_CAP,
             RATED_MARK_SECONDS,
@@ -273,6 +325,8 @@ class PlayerStore:
             rules.window_seconds * 1000,
             rules.games,
             rules.board_games,
+            fields_of(pool),
+            repr(float(rules.board_deviation)),
         ]
         for change in changes:
             args += [
@@ -335,7 +389,8 @@ class PlayerStore:
             app_player_id = record.get(b"app_player_id")
             if app_player_id:
                 pipe.hdel(f"{tag}:players", app_player_id)
-            pipe.zrem(f"{tag}:board", player_id)
+            for pool in POOLS:
+                pipe.zrem(board_key(app, pool), player_id)
             pipe.delete(f"{tag}:player:{player_id}", f"{tag}:ratings:{player_id}",
                         f"{tag}:played:{player_id}")  # fmt: skip
             pipe.execute()
@@ -344,16 +399,21 @@ class PlayerStore:
 
 def _player(app: str, record: dict[bytes, bytes]) -> Player:
     text = {key.decode(): value.decode() for key, value in record.items()}
+    ratings = {}
+    for pool in POOLS:
+        prefix = fields_of(pool)
+        if prefix + "rating" in text:
+            ratings[pool.name] = Rated(
+                rating=float(text[prefix + "rating"]),
+                deviation=float(text[prefix + "deviation"]),
+                volatility=float(text[prefix + "volatility"]),
+                games=int(text[prefix + "games"]),
+            )
     return Player(
         id=text["id"],
         app=app,
         app_player_id=text["app_player_id"],
         name=text.get("name", ""),
         created=float(text["created"]),
-        rated=Rated(
-            rating=float(text["rating"]),
-            deviation=float(text["deviation"]),
-            volatility=float(text["volatility"]),
-            games=int(text["games"]),
-        ),
+        ratings=ratings,
     )

@@ -4,7 +4,9 @@ A game is rated when it was created so (``Seats.rated``): between two players
 of one client app, or, when the app asks for it on a game against a bot, for
 its one player, the bot standing at the fixed rating of its level (its ladder
 Elo plus ``BOT_RATING_BASE``, ``glicko2.fixed``; a bot's rating never moves).
-Each game is its own rating period (``glicko2.rate_game``). An aborted game
+Each game is its own rating period (``glicko2.rate_game``), in the game's rating
+pool (``service.game.pools``: its variant and its clock's speed): only the
+players' ratings in that pool move, and the history entry names the pool. An aborted game
 has no winner and changes nothing; a resign or a timeout is a loss. Which
 results count, and for whom, is ``service.game.rated_results``: before
 minimum play only the loser's rating moves (RX7), and one pair's games past
@@ -24,6 +26,7 @@ from collections.abc import Mapping
 
 from service.game import glicko2, rated_results
 from service.game.players import Rated
+from service.game.pools import Pool, pool_of
 from service.game.values import Current
 from service.store.player_records import Players
 from service.store.players import DOCUMENTED_PAIR_RULES, PairRules, RatingChange
@@ -62,12 +65,13 @@ class RatedGames:
         score = 1.0 if state.winner == 0 else 0.0
         players = (seats[0].player, seats[1].player)
         pair = None if None in players or seats.against_bot else (players[0], players[1])
+        pool = pool_of(state.variant, seats.clock)
         for _attempt in range(ATTEMPTS):
-            changes = self._changes(app, current, score)
+            changes = self._changes(app, current, score, pool)
             if not changes:
                 return None
             written = self.players.write_ratings(
-                app, current.game_id, changes, pair=pair, rules=self.rules
+                app, current.game_id, changes, pair=pair, rules=self.rules, pool=pool
             )
             if written == 2:
                 return None
@@ -75,7 +79,7 @@ class RatedGames:
                 return written == 1
         raise RuntimeError(f"the ratings of game {current.game_id} kept moving")
 
-    def _changes(self, app: str, current: Current, score: float) -> list[RatingChange]:
+    def _changes(self, app: str, current: Current, score: float, pool: Pool) -> list[RatingChange]:
         seats = current.seats
         sides: list[tuple[glicko2.Rating, str | None, int]] = []
         for number in (0, 1):
@@ -88,7 +92,7 @@ class RatedGames:
             elif seat.player is None:
                 return []
             else:
-                rated = self.players.get(app, seat.player).rated
+                rated = self.players.get(app, seat.player).rating_in(pool)
                 sides.append((_glicko(rated), seat.player, rated.games))
         (a, pa, ga), (b, pb, gb) = sides
         new_a, new_b = glicko2.rate_game(a, b, score)
@@ -104,6 +108,7 @@ class RatedGames:
             rated = Rated(new.rating, new.deviation, new.volatility, games + 1)
             entry = {
                 "game_id": current.game_id,
+                "pool": pool.name,
                 "at": at,
                 "opponent": opponent,
                 "score": won,

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import redis
 
+from service.game.pools import DEFAULT_POOL, POOLS
+from service.store.players import board_key, fields_of
 from service.store.records_db import RecordsDatabase, Transaction
 from service.store.webhooks import Endpoint
 
@@ -83,16 +85,13 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
         }
         if not record or "token" not in record:
             continue
-        on_board = client.zscore(f"{tag}:board", player_id) is not None
         counts["players"] += run(
-            "INSERT INTO players (player_id, app, app_player_id, name, created, token_sha256, "
-            "rating, deviation, volatility, games, on_board) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO players (player_id, app, app_player_id, name, created, token_sha256) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (player_id, app, record["app_player_id"], record.get("name", ""),
-             float(record["created"]), record["token"], float(record["rating"]),
-             float(record["deviation"]), float(record["volatility"]), int(record["games"]),
-             int(on_board)),
+             float(record["created"]), record["token"]),
         ).rowcount  # fmt: skip
+        _ratings(client, run, app, player_id, record)
         last = None
         # Oldest first: each change at least 1 ms after the one before (``_in_order``).
         for text in reversed(client.lrange(f"{tag}:ratings:{player_id}", 0, -1)):
@@ -103,10 +102,11 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
                 "VALUES (?, ?, ?, NULL, 1) ON CONFLICT DO NOTHING",
                 (game_id, app, at),
             )
+            pool = str(entry.get("pool", DEFAULT_POOL.name))
             counts["rating_changes"] += run(
-                "INSERT INTO rating_changes (game_id, player_id, app, at_ms, entry) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (game_id, player_id, app, at, json.dumps(entry, separators=(",", ":"))),
+                "INSERT INTO rating_changes (game_id, player_id, app, at_ms, pool, entry) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (game_id, player_id, app, at, pool, json.dumps(entry, separators=(",", ":"))),
             ).rowcount
         for game_id, started in client.zrange(f"{tag}:played:{player_id}", 0, -1, withscores=True):
             counts["player_games"] += run(
@@ -114,6 +114,25 @@ def _players(client: redis.Redis, run: Transaction, app: str, counts: dict[str, 
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (player_id, game_id.decode(), app, int(started)),
             ).rowcount
+
+
+def _ratings(
+    client: redis.Redis, run: Transaction, app: str, player_id: str, record: dict[str, str]
+) -> None:
+    """The player's rating in each pool its Redis record holds (``PlayerStore``'s fields),
+    on each pool's board as Redis had it."""
+    for pool in POOLS:
+        prefix = fields_of(pool)
+        if prefix + "rating" not in record:
+            continue
+        on_board = client.zscore(board_key(app, pool), player_id) is not None
+        run(
+            "INSERT INTO player_ratings (player_id, app, pool, rating, deviation, volatility, "
+            "games, on_board) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (player_id, app, pool.name, float(record[prefix + "rating"]),
+             float(record[prefix + "deviation"]), float(record[prefix + "volatility"]),
+             int(record[prefix + "games"]), int(on_board)),
+        )  # fmt: skip
 
 
 def _in_order(entry: dict[str, object], last: int | None) -> tuple[dict[str, object], int]:

@@ -63,7 +63,8 @@ def view(events: list[Any], seat: int | None = 0) -> dict[str, Any]:
     body = observe(replay(events), seat)
     # Against a bot nobody is invited: the invite is null.
     return {**body, "game_id": GAME_ID, "version": len(events), "players": _PLAYERS,
-            "rated": False, "invite": None, "rematch": None, "rematch_of": None}  # fmt: skip
+            "rated": False, "pool": "head-untimed", "invite": None, "rematch": None,
+            "rematch_of": None}  # fmt: skip
 
 
 CREATE_GAME = {"variant": "head", "opponent": {"type": "bot", "level": "heuristic"}}
@@ -166,6 +167,7 @@ GAME_LIST = {
                     "players",
                     "ending",
                     "rated",
+                    "pool",
                 )
             },  # fmt: skip
         }
@@ -215,8 +217,30 @@ ANALYSIS_JOB = {
 
 
 # -- players, ratings and seeks ------------------------------------------------------------
-_RATING = {"rating": 1662.31, "deviation": 84.07, "volatility": 0.059998, "games": 23}
-PLAYER_VIEW = {"player_id": "pl_3f9c2a1b7d4e5f60", "name": "Anna", "rating": _RATING}
+_RATING = {
+    "rating": 1662.31,
+    "deviation": 84.07,
+    "volatility": 0.059998,
+    "games": 23,
+    "provisional": False,
+}
+_UNRATED = {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "games": 0,
+            "provisional": True}  # fmt: skip
+PLAYER_VIEW = {
+    "player_id": "pl_3f9c2a1b7d4e5f60",
+    "name": "Anna",
+    "rating": _RATING,
+    "ratings": [
+        {
+            "pool": f"{variant}-{speed}",
+            "variant": variant,
+            "speed": speed,
+            **(_RATING if (variant, speed) == ("head", "untimed") else _UNRATED),
+        }
+        for variant in ("head", "tracked")
+        for speed in ("blitz", "rapid", "classical", "untimed")
+    ],  # fmt: skip
+}
 OWN_PLAYER = {**PLAYER_VIEW, "app_player_id": "user-8812", "created": 1796511600.123}
 REGISTER_PLAYER = {"app_player_id": "user-8812", "name": "Anna"}
 REGISTERED_PLAYER = {
@@ -227,6 +251,7 @@ RATING_HISTORY = {
     "changes": [
         {
             "game_id": "9f2c4e1a7b3d5c60",
+            "pool": "head-untimed",
             "at": 1796511900123,
             "opponent": "pl_0a1b2c3d4e5f6071",
             "score": 1.0,
@@ -239,11 +264,36 @@ RATING_HISTORY = {
     "next_cursor": None,
 }
 PLAYER_GAMES = {
-    "games": [{"game_id": "9f2c4e1a7b3d5c60", "started": 1796511600123, "rated": True}],
+    "games": [
+        {
+            "game_id": "9f2c4e1a7b3d5c60",
+            "started": 1796511600123,
+            "rated": True,
+            "pool": "head-untimed",
+        }
+    ],  # fmt: skip
     "next_before": None,
     "next_cursor": None,
 }
-LEADERBOARD = {"players": [{"rank": 1, "player": PLAYER_VIEW}]}
+LEADERBOARD = {"pool": "head-untimed", "players": [{"rank": 1, "player": PLAYER_VIEW}]}
+POOLS = {
+    "pools": [
+        {
+            "pool": "head-blitz",
+            "variant": "head",
+            "speed": "blitz",
+            "description": "head games with a clock of at most 15 s a move",
+        },
+        {
+            "pool": "head-untimed",
+            "variant": "head",
+            "speed": "untimed",
+            "description": "head games with no clock",
+        },
+    ],  # fmt: skip
+    "default": "head-untimed",
+    "provisional_deviation": 110.0,
+}
 PLAYER_EXPORT = {
     "player": OWN_PLAYER,
     "ratings": RATING_HISTORY["changes"],

@@ -12,23 +12,33 @@ IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers):
 ``RateLimit-Policy: "token";q=300;w=60`` and ``RateLimit: "token";r=12;t=41``;
 a refusal is 429 problem+json with ``Retry-After``.
 
+An action (``POST /v1/games/{id}/actions``) on one Redis has its counters counted
+by the append that records it (``counted_with_the_append``), in the same script:
+an action on a game the process holds is then one round trip in all. An action
+that appends nothing (refused, replayed, or past a limit) is counted on its own,
+so every request is counted once, and one past a limit is refused (429) as any
+other is.
+
 A limit of 0 turns that limit off.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import redis
 from flask import Flask, Response, g, request
 from redis.cluster import RedisCluster
 
+from service.game.log import LimitReached
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
+from service.ops.settings import Settings
 from service.store.scripts import Script
-from service.web.callers import Caller, current_caller, takes_client_key, token_print
+from service.web.caller import Caller
+from service.web.callers import current_caller, takes_client_key, token_print
 
 _HIT = """
 local counted = {}
@@ -88,36 +98,122 @@ class RateLimiter:
         (usage,) = self.hit_all([(policy, who)])
         return usage
 
+    @property
+    def one_call(self) -> bool:
+        """Whether a request's counters (and a game's keys) may share one script call."""
+        return self._one_call
+
     def hit_all(self, checks: Sequence[tuple[Policy, str]]) -> list[Usage]:
         """Count one request against each (policy, who), in one round trip where it can."""
         if not self._one_call and len(checks) > 1:
             return [usage for check in checks for usage in self.hit_all([check])]
         counted = self._hit(
-            keys=[f"sch:rl:{policy.name}:{who}" for policy, who in checks],
+            keys=[counter_key(policy, who) for policy, who in checks],
             args=[policy.window for policy, _who in checks],
         )
+        return usages(
+            checks, [(int(counted[2 * i]), int(counted[2 * i + 1])) for i in range(len(checks))]
+        )
+
+
+def counter_key(policy: Policy, who: str) -> str:
+    return f"sch:rl:{policy.name}:{who}"
+
+
+def usages(checks: Sequence[tuple[Policy, str]], counts: Sequence[tuple[int, int]]) -> list[Usage]:
+    """What each (policy, who) has left, from its count and the seconds left in its window."""
+    return [
+        Usage(policy, policy.quota - count, max(ttl, 0))
+        for (policy, _who), (count, ttl) in zip(checks, counts, strict=True)
+    ]
+
+
+def refusal(usages: Sequence[Usage]) -> Problem | None:
+    """The 429 of the first limit a request went past; None when it is within all."""
+    for usage in usages:
+        policy = usage.policy
+        if usage.exceeded:
+            return Problem(
+                f"more than {policy.quota} {policy.what} in {policy.window} s for this "
+                f"{policy.who}; retry in {usage.reset} s",
+                code=policy.code,
+                headers={"Retry-After": str(max(usage.reset, 1))},
+            )
+    return None
+
+
+class CountedWithTheAppend:
+    """A request's counters, handed to the append that records it (``RateCounts``)."""
+
+    def __init__(self, limiter: RateLimiter, checks: Sequence[tuple[Policy, str]]):
+        self.limiter = limiter
+        self.checks = tuple(checks)
+        self.usages: list[Usage] | None = None
+
+    def limits(self) -> list[tuple[str, int, int]]:
         return [
-            Usage(policy, policy.quota - int(counted[2 * i]), max(int(counted[2 * i + 1]), 0))
-            for i, (policy, _who) in enumerate(checks)
+            (counter_key(policy, who), policy.window, policy.quota) for policy, who in self.checks
         ]
 
+    def counted(self, counts: Sequence[tuple[int, int]]) -> None:
+        self.usages = g.rate_limits = usages(self.checks, counts)
 
-def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
+    def count_now(self) -> None:
+        """Count them on their own: nothing was appended to count them with."""
+        if self.usages is None:
+            self.usages = g.rate_limits = self.limiter.hit_all(self.checks)
+
+
+#: Where the counters of an action wait for its append (``g``'s attribute).
+_DUE = "rate_limits_due"
+
+
+@contextmanager
+def counted_with_the_append() -> Iterator[CountedWithTheAppend | None]:
+    """The request's counters for the append that records it (None: counted already).
+
+    Whatever the command does, the counters are counted once: by its append, or
+    here when it appended nothing; past a limit the answer is 429, whatever else
+    the command answered.
+    """
+    due: CountedWithTheAppend | None = g.pop(_DUE, None)
+    if due is None:
+        yield None
+        return
+    try:
+        yield due
+    except LimitReached:
+        refused = refusal(due.usages or [])
+        assert refused is not None  # the append refused for a counter past its quota
+        raise refused from None
+    except Exception:
+        due.count_now()
+        refused = refusal(due.usages or [])
+        if refused is not None:
+            raise refused from None
+        raise
+    due.count_now()
+    refused = refusal(due.usages or [])
+    if refused is not None:
+        raise refused
+
+
+def policies(settings: Settings) -> dict[str, Policy]:
     """Every limit, from the settings (a quota of 0 turns a limit off)."""
     return {
-        "token": Policy("token", config["RATE_LIMIT_PER_TOKEN"], 60, who="token"),
-        "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60, who="address"),
-        "client": Policy("client", config["RATE_LIMIT_PER_CLIENT"], 60),
+        "token": Policy("token", settings.rate_limit_per_token, 60, who="token"),
+        "ip": Policy("ip", settings.rate_limit_per_ip, 60, who="address"),
+        "client": Policy("client", settings.rate_limit_per_client, 60),
         "games": Policy(
             "games",
-            config["GAMES_PER_CLIENT_PER_HOUR"],
+            settings.games_per_client_per_hour,
             3600,
             "games",
             code=ProblemCode.TOO_MANY_GAMES,
         ),
         "games_ip": Policy(
             "games_ip",
-            config["GAMES_PER_ADDRESS_PER_HOUR"],
+            settings.games_per_address_per_hour,
             3600,
             "games",
             "address",
@@ -125,7 +221,7 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
         ),
         "bot_moves": Policy(
             "bot_moves",
-            config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
+            settings.bot_moves_per_client_per_minute,
             60,
             "bot moves and hints",
             code=ProblemCode.TOO_MANY_BOT_MOVES,
@@ -152,11 +248,16 @@ def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
     return checks
 
 
-def install(app: Flask, client: redis.Redis) -> None:
+#: The endpoint whose counters its append counts, on one Redis (``counted_with_the_append``).
+WITH_THE_APPEND = "games.act"
+
+
+def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
     """Check the limits before every /v1 request and label every answer with them."""
     limiter = RateLimiter(client)
-    limits = policies(app.config)
+    limits = policies(settings)
     tokens = limits["token"].quota > 0
+    with_the_append = limiter.one_call
 
     @app.before_request
     def _check_limits() -> None:
@@ -167,17 +268,14 @@ def install(app: Flask, client: redis.Redis) -> None:
             for kind, who in checks_for(current_caller(), tokens=tokens)
             if limits[kind].quota > 0
         ]
+        if checks and with_the_append and request.endpoint == WITH_THE_APPEND:
+            setattr(g, _DUE, CountedWithTheAppend(limiter, checks))
+            return
         usages = limiter.hit_all(checks) if checks else []
         g.rate_limits = usages
-        for usage in usages:
-            policy = usage.policy
-            if usage.exceeded:
-                raise Problem(
-                    f"more than {policy.quota} {policy.what} in {policy.window} s for this "
-                    f"{policy.who}; retry in {usage.reset} s",
-                    code=policy.code,
-                    headers={"Retry-After": str(max(usage.reset, 1))},
-                )
+        refused = refusal(usages)
+        if refused is not None:
+            raise refused
 
     @app.after_request
     def _label(response: Response) -> Response:

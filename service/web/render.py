@@ -22,6 +22,7 @@ from service.engine.observation import observe
 from service.engine.replays import replay_record
 from service.game.clock import ClockReading
 from service.game.commands import Current, Seated
+from service.game.pools import pool_of
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem, Unauthorized
 from service.game.rematch_service import Rematch
@@ -51,6 +52,7 @@ def game_view(
     body["rematch"] = None if rematch is None else rematch_body(rematch)
     body["rematch_of"] = current.seats.rematch_of
     body["rated"] = current.seats.rated
+    body["pool"] = pool_of(current.state.variant, current.seats.clock).name
     if clock is not None:
         body["clock"] = clock.to_dict()
     return body

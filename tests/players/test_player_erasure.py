@@ -5,7 +5,9 @@ games stay readable and replayable with its seat anonymised, opponents' ratings 
 On each back end of the database of record (SQLite in a file, a PostgreSQL database of
 its own), with a live gunicorn, a real RQ worker, the archive's sweep and a webhook
 receiver on loopback: player A plays five rated games (three against B, two against C:
-enough for the leaderboard), rated by the worker and archived; a sixth, against B, is
+enough games for the leaderboard; its deviation is then set to one no longer
+provisional, in the database of record, as a player of many more games would have
+it), rated by the worker and archived; a sixth, against B, is
 still being played when the app erases A. After the erasure that game ends, C and D
 play one more, and every read path is searched, as raw bytes, for A's name, the app's id
 for A and A's player id: the games' views, replays, event feeds and streams, a replay
@@ -28,9 +30,10 @@ import requests
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.store.archive import open_archive
+from service.store.records_db import open_records_database
 from tests.support.admin import admin
 from tests.support.http import auth
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 from tests.support.receiver import Receiver
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
@@ -41,15 +44,6 @@ BACK_ENDS = [
 ]
 #: Tricks each rated game plays before its loser resigns: both ratings move (RX7).
 TRICKS = 3
-
-
-@contextlib.contextmanager
-def database(back_end: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if back_end == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
-        yield url
 
 
 @contextlib.contextmanager
@@ -133,6 +127,22 @@ def archived(database_url: str, game_id: str) -> bool:
         archive.close()
 
 
+def settled(database_url: str, player_id: str) -> None:
+    """The player's default-pool rating no longer provisional (a deviation of 100, on the
+    board), as many more rated games would leave it: five against two opponents leave a
+    deviation far above the board's 110."""
+    db = open_records_database(database_url)
+    try:
+        with db.write() as run:
+            run(
+                "UPDATE player_ratings SET deviation = 100, on_board = 1 "
+                "WHERE player_id = ? AND pool = 'head-untimed'",
+                (player_id,),
+            )
+    finally:
+        db.close()
+
+
 def forgotten(redis_url: str, game_id: str) -> bool:
     import redis
 
@@ -174,7 +184,9 @@ def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
     back_end: str, request: pytest.FixtureRequest, tmp_path: Path
 ):
     with (
-        database(back_end, request, tmp_path) as database_url,
+        records_database(
+            back_end, lambda: request.getfixturevalue("postgres_url"), tmp_path
+        ) as database_url,
         deployment(tmp_path, database_url) as (redis_url, server),
     ):
         app = new_app(redis_url, database_url, "erasing app")
@@ -198,6 +210,7 @@ def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
             for game_id in before:
                 wait_until(lambda g=game_id: archived(database_url, g), 60, "the archiving")
             live, live_seats = started(server, a, b)
+            settled(database_url, a_id)
             board = good(call(server, "GET", "/v1/leaderboard", key))["players"]
             assert [row["player"]["player_id"] for row in board] == [a_id]
 

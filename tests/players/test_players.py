@@ -21,7 +21,8 @@ def test_an_app_registers_a_player_and_the_token_shows_who_it_is(client, redis_c
     assert body["token"].startswith("spt_")
     assert body["player"]["name"] == "Jörg Maier"
     assert body["player"]["rating"] == {
-        "rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "games": 0
+        "rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "games": 0,
+        "provisional": True,
     }  # fmt: skip
     me = client.get("/v1/players/me", headers=bearer(body["token"]))
     assert me.status_code == 200 and me.json == body["player"]

@@ -296,6 +296,7 @@ def test_rx7_a_resign_before_three_tricks_costs_the_resigner_and_gives_the_winne
         "deviation": 350.0,
         "volatility": 0.06,
         "games": 0,
+        "provisional": True,
     }
 
 

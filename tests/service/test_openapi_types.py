@@ -109,7 +109,7 @@ def test_the_answers_name_the_unions():
 
 #: What only the live view carries: the standing invite, the rematch links, and whether
 #: the game is rated (its seats record's, not its log's).
-LIVE_VIEW_FIELDS = {"invite", "rematch", "rematch_of", "rated"}
+LIVE_VIEW_FIELDS = {"invite", "rematch", "rematch_of", "rated", "pool"}
 
 
 def test_a_replay_state_is_a_view_without_the_invite_and_the_rematch_links():

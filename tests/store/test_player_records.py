@@ -36,7 +36,7 @@ from service.store.players import (
     UnknownPlayer,
 )
 from service.store.records_db import open_records_database
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 T = TypeVar("T")
 BACK_ENDS = [
@@ -49,10 +49,9 @@ RACERS = 8
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 
@@ -209,7 +208,7 @@ def test_pages_by_keyset_neither_repeat_nor_skip_at_a_page_edge(database: str):
 def test_a_pairs_games_past_its_count_in_the_window_are_marked_and_change_nothing(
     database: str,
 ):
-    rules = PairRules(games=2, window_seconds=3600, board_games=2)
+    rules = PairRules(games=2, window_seconds=3600, board_games=2, board_deviation=350.0)
     with players(database) as store:
         a, _ = store.register("app-a", "a", "A")
         b, _ = store.register("app-a", "b", "B")

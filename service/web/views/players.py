@@ -3,9 +3,6 @@ app's leaderboard (``service.store.players``; docs/api.md, "Players")."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response
@@ -14,53 +11,44 @@ from flask_smorest import Blueprint
 from schemas.players import (
     GamesQuerySchema,
     HistoryQuerySchema,
+    LeaderboardQuerySchema,
     LeaderboardSchema,
     OwnPlayerSchema,
-    PageQuerySchema,
     PlayerGamesSchema,
     PlayerViewSchema,
+    PoolListSchema,
     RatingHistorySchema,
     RegisteredPlayerSchema,
     RegisterPlayerSchema,
 )
 from service.game.log import Listed
 from service.game.players import InvalidName, Player, display_name
+from service.game.pools import (
+    Pool,
+)
 from service.game.problem_codes import ProblemCode
-from service.game.problems import GameNotFound, Problem
+from service.game.problems import Problem
 from service.store.archived_log import ArchivedLog
-from service.store.player_records import Players
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import answer_names_player, idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
+from service.web.player_answers import (
+    change_in_pool,
+    listed_rated,
+    own_view,
+    player_export,
+    player_view,
+    pool_list,
+)
 from service.web.player_erasure import PlayerErasure
-from service.web.services import games, services
+from service.web.services import services
 from service.web.views.webhooks import delivery_view
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players and ratings")
 
 _NOT_FOUND = V1 + (404,)
-
-
-def player_view(player: Player) -> dict[str, Any]:
-    """What any caller of the player's app may see of a player."""
-    rated = player.rated
-    return {
-        "player_id": player.id,
-        "name": player.name,
-        "rating": {
-            "rating": round(rated.rating, 2),
-            "deviation": round(rated.deviation, 2),
-            "volatility": round(rated.volatility, 6),
-            "games": rated.games,
-        },
-    }
-
-
-def own_view(player: Player) -> dict[str, Any]:
-    """What the player and its app see: the app's own id for it too."""
-    return {**player_view(player), "app_player_id": player.app_player_id, "created": player.created}
 
 
 def _player(app: str, player_id: str) -> Player:
@@ -150,19 +138,22 @@ def _after(query: dict[str, Any], older: str) -> Listed | None:
 @operation(blp, "getRatingHistory", security=PLAYER_OR_APP, problems=_NOT_FOUND + (400, 422))
 def rating_history(query: dict[str, Any], player_id: str):
     """A player's rating changes, newest first, a page at a time: follow `next_cursor`
-    until it is null (with a database every change is kept; without one, the last 200)."""
+    until it is null (with a database every change is kept; without one, the last 200).
+    Every pool's, or with `pool` that pool's alone; each change names its pool."""
     app, _player_self = player_or_client("reading a player's ratings")
     after = _after(query, "offset")
     player = _player(app, player_id)
     limit, store = query["limit"], services().players
+    pool = Pool.parse(query["pool"]) if "pool" in query else None
     if query["offset"]:
-        changes = store.history(app, player.id, query["offset"] + limit + 1)[query["offset"] :]
+        changes = store.history(app, player.id, query["offset"] + limit + 1, pool)
+        changes = changes[query["offset"] :]
     else:
-        changes = store.history_page(app, player.id, after, limit + 1)
+        changes = store.history_page(app, player.id, after, limit + 1, pool)
     more, changes = len(changes) > limit, changes[:limit]
     last = changes[-1] if more and changes else None
     cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]
-    return {"changes": changes, "next_cursor": cursor}
+    return {"changes": [change_in_pool(change) for change in changes], "next_cursor": cursor}
 
 
 @blp.route("/players/me/games", methods=["GET"])
@@ -183,7 +174,7 @@ def own_games(query: dict[str, Any]):
         page = store.games_page(player.app, player.id, after, limit + 1)
     more, page = len(page) > limit, page[:limit]
     games = [
-        {"game_id": game.game_id, "started": game.created_ms, "rated": _rated(game.game_id)}
+        {"game_id": game.game_id, "started": game.created_ms, **listed_rated(game.game_id)}
         for game in page
     ]
     last = page[-1] if more and page else None
@@ -194,29 +185,33 @@ def own_games(query: dict[str, Any]):
     }
 
 
-def _rated(game_id: str) -> bool | None:
-    """Whether a listed game is rated, read from the game as the app's listing reads it
-    (from Redis or the archive); None when it can no longer be read."""
-    try:
-        return games().current(game_id).seats.rated
-    except GameNotFound:
-        return None
-
-
 @blp.route("/leaderboard", methods=["GET"])
-@blp.arguments(PageQuerySchema, location="query")
+@blp.arguments(LeaderboardQuerySchema, location="query")
 @blp.response(200, LeaderboardSchema, example=examples.LEADERBOARD)
 @operation(blp, "getLeaderboard", security=PLAYER_OR_APP, problems=V1 + (422,))
 def leaderboard(query: dict[str, Any]):
-    """The caller's app's rated players by rating, best first: those with at least five
-    rated games (docs/rules.md, RX8)."""
+    """The leaderboard of one rating pool of the caller's app (`pool`, default
+    `head-untimed`): its players by their rating there, best first, those with at least
+    five rated games in it whose rating is not provisional (deviation at most 110)."""
     app, _player_self = player_or_client("reading the leaderboard")
-    rows = services().players.leaderboard(app, query["offset"], query["limit"])
-    return {"players": [{"rank": rank, "player": player_view(p)} for rank, p in rows]}
+    pool = Pool.parse(query["pool"])
+    rows = services().players.leaderboard(app, query["offset"], query["limit"], pool)
+    return {
+        "pool": pool.name,
+        "players": [{"rank": rank, "player": player_view(p, pool)} for rank, p in rows],
+    }
 
 
-#: Rating changes and games read per page while an export streams.
-EXPORT_PAGE = 200
+@blp.route("/pools", methods=["GET"])
+@blp.response(200, PoolListSchema, example=examples.POOLS)
+@operation(blp, "listPools", security=PLAYER_OR_APP, problems=V1)
+def list_pools():
+    """The rating pools: a player has a rating in each, a variant at a speed read from the
+    game's clock; a rated game moves its pool's ratings alone."""
+    player_or_client("reading the rating pools")
+    return pool_list()
+
+
 _EXPORT_CONTENT = {
     "application/json": {
         "schema": {"$ref": "#/components/schemas/PlayerExport"},
@@ -244,47 +239,13 @@ def export_player(player_id: str):
     store = services().players
     deliveries = [delivery_view(d) for d in services().webhooks.naming(app.id, player.id)]
     return Response(
-        _export(store, player, deliveries),
+        player_export(store, player, deliveries),
         mimetype="application/json",
         headers={
             "Cache-Control": "no-store",
             "Content-Disposition": f'attachment; filename="{player.id}.json"',
         },
     )
-
-
-def _export(store: Players, player: Player, deliveries: list[dict[str, Any]]) -> Iterator[str]:
-    """The export's JSON text, a page of history or games at a time."""
-    yield '{"player":' + _json(own_view(player)) + ',"ratings":['
-    after: Listed | None = None
-    first = True
-    while True:
-        changes = store.history_page(player.app, player.id, after, EXPORT_PAGE)
-        for change in changes:
-            yield ("" if first else ",") + _json(change)
-            first = False
-        if len(changes) < EXPORT_PAGE:
-            break
-        last = changes[-1]
-        after = Listed(str(last["game_id"]), int(last["at"]))  # type: ignore[call-overload]
-    yield '],"games":['
-    after, first = None, True
-    while True:
-        page = store.games_page(player.app, player.id, after, EXPORT_PAGE)
-        for game in page:
-            yield ("" if first else ",") + _json(
-                {"game_id": game.game_id, "started": game.created_ms}
-            )
-            first = False
-        if len(page) < EXPORT_PAGE:
-            break
-        after = page[-1]
-    yield '],"webhook_deliveries":' + _json(deliveries)
-    yield ',"exported":' + _json(round(time.time(), 3)) + "}"
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 @blp.route("/players/<player_id>", methods=["DELETE"])

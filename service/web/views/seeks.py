@@ -12,6 +12,7 @@ from schemas.players import SeekRequestSchema, SeekSchema, SeekWaitQuerySchema
 from service.engine import Variant
 from service.game.clock import TimeControl
 from service.game.players import Player
+from service.game.pools import pool_of
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.store.seeks import SeekExists, SeeksFull, SeekState, SeekStatus, UnknownSeek
@@ -105,16 +106,14 @@ def create_seek(body: dict[str, Any]):
     low, high = body.get("min_rating"), body.get("max_rating")
     if low is not None and high is not None and low > high:
         raise Problem("min_rating is above max_rating", code=ProblemCode.INVALID_REQUEST)
+    variant, clock = body.get("variant", "head"), time_control(body.get("clock"))
+    pool = pool_of(Variant(variant), clock)
     try:
         state = services().seeks.create(
             player.app,
             player.id,
-            player.rated.rating,
-            _kind(
-                body.get("variant", "head"),
-                body.get("rated", False),
-                time_control(body.get("clock")),
-            ),
+            player.rating_in(pool).rating,
+            _kind(variant, body.get("rated", False), clock),
             low,
             high,
         )
