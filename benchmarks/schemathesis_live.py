@@ -25,6 +25,7 @@ seed found a failure or a warning.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -53,6 +54,45 @@ CONFIG = """
 expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "414", "415",
                      "422", "428", "429"]
 """
+
+
+def mostly_refused(output: str) -> list[str]:
+    """The operations schemathesis listed under its schema validation mismatch."""
+    listed = re.search(r"Schema validation mismatch: .*?\n((?:\s*\n|\s+- .*\n)+)", output)
+    return re.findall(r"- (\S+ \S+)", listed.group(1)) if listed else []
+
+
+def answers(report: Path, labels: list[str]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per operation of ``labels`` and per phase, how schemathesis' schema-valid (positive)
+    requests were answered: accepted, or refused with which status and problem code."""
+    found: dict[str, dict[str, dict[str, int]]] = {}
+    if not labels or not report.exists():
+        return found
+    with report.open() as lines:
+        for line in lines:
+            event = json.loads(line).get("ScenarioFinished")
+            recorder = event.get("recorder", {}) if event else {}
+            if recorder.get("label") not in labels:
+                continue
+            counts = found.setdefault(recorder["label"], {}).setdefault(event["phase"], {})
+            for case_id, node in recorder.get("cases", {}).items():
+                meta = node["value"].get("meta") or {}
+                if (meta.get("generation") or {}).get("mode") != "positive":
+                    continue
+                response = (recorder.get("interactions", {}).get(case_id) or {}).get("response")
+                if response is None:
+                    continue
+                status = response["status_code"]
+                key = "accepted" if status < 400 else f"{status} {_code(response)}"
+                counts[key] = counts.get(key, 0) + 1
+    return found
+
+
+def _code(response: dict) -> str:
+    try:
+        return json.loads(base64.b64decode(response["content"]["$base64"]))["code"]
+    except (KeyError, TypeError, ValueError):
+        return "?"
 
 
 def run_seed(url: str, key: str, seed: int, max_examples: int, report: Path) -> dict:
@@ -88,6 +128,7 @@ def run_seed(url: str, key: str, seed: int, max_examples: int, report: Path) -> 
         "looser": int(looser.group(1)) if looser else 0,
         "failures": int(failures.group(1)) if failures else 0,
         "warnings": int(warnings.group(1)) if warnings else 0,
+        "answers": answers(report, mostly_refused(output)),
         "output": output,
     }
 
@@ -96,9 +137,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[9, 1, 2, 3, 4])
     parser.add_argument("--max-examples", type=int, default=50)
+    parser.add_argument("--reports", type=Path, help="keep each seed's NDJSON report here")
     args = parser.parse_args()
     results = []
-    with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as reports:
+    with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as scratch:
+        reports = args.reports or Path(scratch)
+        reports.mkdir(parents=True, exist_ok=True)
         log = open(Path(data_dir) / "serve.log", "w")  # noqa: SIM115 (closed with the dir)
         os.environ["SCHNAPSEN_SSE_MAX_SECONDS"] = SSE_SECONDS
         service = Service(Path(data_dir), log)
@@ -111,6 +155,8 @@ def main() -> int:
                 print(f"seed {seed}: {result['operations']} operations, {result['cases']} cases, "
                       f"{result['failures']} failures, {result['warnings']} warnings, "
                       f"{result['looser']} operations mostly refused", flush=True)  # fmt: skip
+                for label, phases in result["answers"].items():
+                    print(f"  mostly refused: {label}: {json.dumps(phases)}", flush=True)
                 results.append(result)
         finally:
             service.stop()

@@ -25,6 +25,7 @@ from schemas.components import (
     TrueOrFalse,
     WholeNumber,
 )
+from schemas.cursor_pattern import CURSOR_PATTERN
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
     DEFAULT_BOT_LEVEL,
@@ -307,7 +308,10 @@ class ListGamesQuerySchema(Schema):
     )
     cursor = fields.String(
         validate=validate.Length(min=1, max=200),
-        metadata=_doc("The `next_cursor` of the previous page"),
+        metadata={
+            **_doc("The `next_cursor` of the previous page, as it came"),
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
@@ -628,7 +632,11 @@ class GameSummarySchema(Schema):
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), metadata=_doc("Newest first"))
     next_cursor = fields.String(
-        allow_none=True, metadata=_doc("Pass as `cursor` for the next page; null on the last")
+        allow_none=True,
+        metadata={
+            **_doc("Pass as `cursor` for the next page; null on the last"),
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 

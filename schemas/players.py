@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField, SeatField, TrueOrFalse
+from schemas.cursor_pattern import CURSOR_PATTERN
 from schemas.games import ClockSchema, answer
 from schemas.name_characters import NAME_PATTERN
 from schemas.webhooks import DeliverySchema
@@ -106,8 +107,11 @@ class LeaderboardQuerySchema(PageQuerySchema):
 def _cursor(older: str) -> fields.String:
     return fields.String(
         validate=validate.Length(min=1, max=200),
-        metadata=_doc(f"`next_cursor` of the page before: the next page starts after its last; "
-                      f"not with `{older}` (422 `conflicting_parameters`)"),
+        metadata={
+            **_doc(f"`next_cursor` of the page before, as it came: the next page starts "
+                   f"after its last; not with `{older}` (422 `conflicting_parameters`)"),
+            "pattern": CURSOR_PATTERN,
+        },
     )  # fmt: skip
 
 
@@ -202,7 +206,11 @@ class RatingChangeSchema(Schema):
 class RatingHistorySchema(Schema):
     changes = fields.List(fields.Nested(RatingChangeSchema), metadata=_doc("Newest first"))
     next_cursor = fields.String(
-        allow_none=True, metadata=_doc("Where the next page starts; null: this is the last")
+        allow_none=True,
+        metadata={
+            **_doc("Where the next page starts; null: this is the last"),
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
@@ -227,7 +235,11 @@ class PlayerGamesSchema(Schema):
     games = fields.List(fields.Nested(PlayerGameSchema), metadata=_doc("Newest first"))
     next_before = fields.Integer(allow_none=True)
     next_cursor = fields.String(
-        allow_none=True, metadata=_doc("Where the next page starts; null: this is the last")
+        allow_none=True,
+        metadata={
+            **_doc("Where the next page starts; null: this is the last"),
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
