@@ -17,7 +17,7 @@ from service.engine.observation import observe
 from service.store.events import EventStore
 
 #: Fields the API adds to the engine's observation of a game.
-API_FIELDS = ("game_id", "version", "players", "invite", "rematch", "rematch_of", "rated")
+API_FIELDS = ("game_id", "version", "players", "invite", "rematch", "rematch_of", "rated", "pool")
 
 
 def log_events(redis_client: redis.Redis, game_id: str) -> list[Any]:
