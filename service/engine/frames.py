@@ -110,6 +110,7 @@ def _trick_frame(
     sizes = [0, 0]
     draws = []
     for seat in (trick.winner, 1 - trick.winner):
+        shown: list[str | None]
         held, hand = old.visible_hands[seat], new.visible_hands[seat]
         if held is not None and hand is not None:
             drawn = [card for card in hand if card not in held]
