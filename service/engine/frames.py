@@ -16,7 +16,6 @@ game stands (``now``), and the end of the game (``game``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from .actions import ActionType
@@ -125,8 +124,7 @@ def _trick_frame(
         sizes[seat] = new.hand_sizes[seat] - len(shown)
         draws += [{"seat": seat, "card": card} for card in shown]
     # The stock as it lay before the draw, the tricks and marriages as they are after.
-    stock = replace(
-        old,
+    stock = old._replace(
         visible_hands=(hands[0], hands[1]),
         hand_sizes=(sizes[0], sizes[1]),
         tricks=new.tricks,

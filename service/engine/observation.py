@@ -83,7 +83,7 @@ def _render_deal(seen: Observation, deal: DealObservation) -> dict[str, Any]:
         "hand": _own_hand(seen, deal),
         "opponent_hand_size": deal.hand_sizes[opponent],
         "hand_sizes": list(deal.hand_sizes),
-        "revealed_cards": [format_cards(cards) for cards in deal.revealed_cards],
+        "revealed_cards": [format_cards(deal.revealed_cards(seat)) for seat in (0, 1)],
         "current_trick": (
             [] if deal.lead_card is None else [{"seat": deal.leader, "card": deal.lead_card.value}]
         ),

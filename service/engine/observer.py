@@ -16,10 +16,10 @@ only as its size; the deck only when revealed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .actions import Action
-from .cards import Card, Suit
+from .cards import Card, Suit, sort_cards
 from .game import legal_actions
 from .state import (
     Dealing,
@@ -36,9 +36,12 @@ from .state import (
 Viewer = int | None
 
 
-@dataclass(frozen=True, slots=True)
-class DealObservation:
-    """The running (or just finished) deal as one viewer may know it."""
+class DealObservation(NamedTuple):
+    """The running (or just finished) deal as one viewer may know it.
+
+    Immutable; a NamedTuple, as ``DealState`` is, because the event feed and
+    the replay frames build one per event.
+    """
 
     number: int
     dealer: int
@@ -63,10 +66,8 @@ class DealObservation:
     hand_sizes: tuple[int, int]
     #: Each seat's hand where the viewer may see it, else None.
     visible_hands: tuple[tuple[Card, ...] | None, tuple[Card, ...] | None]
-    #: The cards of each hand that both seats have seen (R11a, R11b).
-    revealed_cards: tuple[tuple[Card, ...], tuple[Card, ...]]
-    #: Each seat's card points where they are shown (R7d, R7e), else None.
-    card_points: tuple[int, int] | None
+    #: Whether the seats' card points are shown (R7d, R7e).
+    points_shown: bool
     #: The deck the deal was dealt from, once it may be shown (R11d), else None.
     visible_deck: tuple[Card, ...] | None
     #: The viewer's legal actions when the viewer is to move, else empty.
@@ -80,9 +81,42 @@ class DealObservation:
     def tricks_won(self, seat: int) -> int:
         return sum(1 for trick in self.tricks if trick.winner == seat)
 
+    def revealed_cards(self, seat: int) -> list[Card]:
+        """The cards of ``seat``'s hand that both seats have seen (R11a, R11b): shown
+        marriage cards, the card taken by the exchange, the drawn turn-up, not yet played."""
+        shown: set[Card] = set()
+        for marriage in self.marriages:
+            if marriage.seat == seat:
+                shown.update(marriage.cards)
+        if self.exchanged_by == seat and self.exchanged_card is not None:
+            shown.add(self.exchanged_card)
+        if self.turn_up_drawn_by == seat:
+            shown.add(self.turn_up)
+        if not shown:
+            return []
+        shown.difference_update(
+            card for trick in self.tricks for card in (trick.lead, trick.follow)
+        )
+        if self.lead_card is not None:
+            shown.discard(self.lead_card)
+        return sort_cards(shown)
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+    @property
+    def card_points(self) -> tuple[int, int] | None:
+        """Each seat's card points (tricks, and its marriages once it won a trick: R7a,
+        R6d) where they are shown, else None."""
+        if not self.points_shown:
+            return None
+        points = [0, 0]
+        for trick in self.tricks:
+            points[trick.winner] += trick.points
+        for seat in (0, 1):
+            if self.marriages and self.tricks_won(seat):
+                points[seat] += sum(m.points for m in self.marriages if m.seat == seat)
+        return (points[0], points[1])
+
+
+class Observation(NamedTuple):
     """A state as one viewer may know it: the only input of every view."""
 
     viewer: Viewer
@@ -108,11 +142,11 @@ def observe(state: GameState, viewer: Viewer, *, revealed: bool = False) -> Obse
     a finished game passes it, since ``state`` alone cannot tell.
     """
     deal = state.deal
+    to_move = state.to_move
     seen = None
     if deal is not None:
         over = deal.result is not None
         hands = deal.hands
-        to_move = state.to_move
         seen = DealObservation(
             number=deal.number,
             dealer=deal.dealer,
@@ -135,15 +169,7 @@ def observe(state: GameState, viewer: Viewer, *, revealed: bool = False) -> Obse
                 hands[0] if revealed or viewer == 0 else None,
                 hands[1] if revealed or viewer == 1 else None,
             ),
-            revealed_cards=(
-                tuple(deal.public_cards_in_hand(0)),
-                tuple(deal.public_cards_in_hand(1)),
-            ),
-            card_points=(
-                (deal.card_points(0), deal.card_points(1))
-                if over or state.variant is Variant.TRACKED  # R7d, R7e
-                else None
-            ),
+            points_shown=over or state.variant is Variant.TRACKED,  # R7d, R7e
             visible_deck=deal.deck if revealed else None,
             legal_actions=(
                 tuple(legal_actions(state)) if viewer is not None and viewer == to_move else ()
@@ -157,7 +183,7 @@ def observe(state: GameState, viewer: Viewer, *, revealed: bool = False) -> Obse
         dealing=state.dealing,
         game_points=state.game_points,
         winner=state.winner,
-        to_move=state.to_move,
+        to_move=to_move,
         over=state.over,
         ending=state.ending,
         results=state.results,

@@ -191,7 +191,7 @@ def test_observe_event_is_render_event_of_the_two_observations():
 
 
 #: Reading a hidden part of a state: the hands, the talon (its order), the deck.
-HIDDEN = re.compile(r"\.(hands|talon|deck)\b|public_cards_in_hand\(")
+HIDDEN = re.compile(r"\.(hands|talon|deck)\b|public_cards_in_hand\(|\.card_points\(")
 #: Deciding for a viewer: the word the observer and every renderer use for who looks.
 FOR_A_VIEWER = re.compile(r"\b[Vv]iewer\b")
 #: The modules that render a view from an observation (and the service's callers of them).
