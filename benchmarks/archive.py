@@ -147,12 +147,12 @@ def timed_replays(session: requests.Session, url: str, games: list[str]) -> tupl
     return latencies, bodies
 
 
-def wait_for(condition, what: str) -> float:
-    """Seconds until ``condition()`` holds; raises after ``HANG_SECONDS``."""
+def wait_for(condition, what: str, hang_seconds: float = HANG_SECONDS) -> float:
+    """Seconds until ``condition()`` holds; raises after ``hang_seconds``."""
     started = time.monotonic()
     while not condition():
-        if time.monotonic() - started > HANG_SECONDS:
-            raise RuntimeError(f"{what}: not after {HANG_SECONDS} s")
+        if time.monotonic() - started > hang_seconds:
+            raise RuntimeError(f"{what}: not after {hang_seconds} s")
         time.sleep(0.25)
     return time.monotonic() - started
 

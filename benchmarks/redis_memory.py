@@ -60,7 +60,7 @@ import requests
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from archive import client_key  # noqa: E402  (beside this script)
+from archive import client_key, wait_for  # noqa: E402  (beside this script)
 from bot_latency import NO_RATE_LIMITS, Service  # noqa: E402
 
 #: Nothing the benchmark waits for takes longer, unless it hangs (or games pile up).
@@ -80,16 +80,6 @@ PARTS = (
 )
 #: A hash tag or a key segment that names one thing (a game, a player, a job): ``*``.
 _ID = re.compile(r"^(?=.*\d)[A-Za-z0-9_.\-]{8,}$")
-
-
-def wait_for(condition, what: str) -> float:
-    """Seconds until ``condition()`` holds; raises after ``HANG_SECONDS``."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > HANG_SECONDS:
-            raise RuntimeError(f"{what}: not after {HANG_SECONDS} s")
-        time.sleep(0.5)
-    return time.monotonic() - started
 
 
 def pattern_of(key: str) -> str:
@@ -309,9 +299,11 @@ def main() -> int:
         played = time.time() - started
 
         archive = data_dir / "archive.sqlite3"
-        archiving = wait_for(lambda: archived_rows(archive) >= len(finished), "every game archived")
+        archiving = wait_for(
+            lambda: archived_rows(archive) >= len(finished), "every game archived", HANG_SECONDS
+        )
         leaving = wait_for(
-            lambda: live_games(store) == 0, "every game past its grace and forgotten"
+            lambda: live_games(store) == 0, "every game past its grace and forgotten", HANG_SECONDS
         )
         time.sleep(args.settle)
         after_info = store.info("memory") | store.info("clients")

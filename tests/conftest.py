@@ -45,6 +45,9 @@ for _limit in (
 ):
     os.environ[f"SCHNAPSEN_{_limit}"] = "0"
 
+#: A failure is reported as one even when its traceback has a frame without a line.
+pytest_plugins = ("tests.support.failure_reports",)
+
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -111,9 +111,7 @@ def test_only_the_challenged_player_accepts_and_nobody_else_sees_it(live_server,
     assert still.json()["status"] == "offered"
 
 
-def test_a_players_challenge_records_are_bounded_however_many_it_cancels(
-    live_server, redis_client
-):
+def test_a_players_challenge_records_are_bounded_however_many_it_cancels(live_server, redis_client):
     """Each challenge's record is kept a day; a player makes at most
     SCHNAPSEN_CHALLENGE_RECORDS_PER_PLAYER (100) of them within that day, open or closed,
     so cancelling as fast as it may does not grow Redis past that bound."""

@@ -47,7 +47,7 @@ from service.store.records_db import open_records_database
 from tests.support.http import auth
 from tests.support.paths import SECRET
 from tests.support.players import new_app, register_over_http
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
 
@@ -63,15 +63,6 @@ OVER_HTTP = 5
 WORKERS = 2
 #: The largest page either list gives.
 PAGE = 200
-
-
-@contextlib.contextmanager
-def database_url(back_end: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if back_end == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
-        yield url
 
 
 @contextlib.contextmanager
@@ -190,7 +181,9 @@ def test_a_player_with_2000_rated_games_lists_every_game_and_every_rating_change
 ):
     assert GAMES >= 4 * GAMES_CAP and GAMES >= 10 * HISTORY_CAP
     with (
-        database_url(back_end, request, tmp_path) as url,
+        records_database(
+            back_end, lambda: request.getfixturevalue("postgres_url"), tmp_path
+        ) as url,
         own_redis(tmp_path / "redis") as (log_url, log),
         own_redis(tmp_path / "queue") as (_queue_url, queue),
     ):

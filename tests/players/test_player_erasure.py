@@ -30,7 +30,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.store.archive import open_archive
 from tests.support.admin import admin
 from tests.support.http import auth
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 from tests.support.receiver import Receiver
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
@@ -41,15 +41,6 @@ BACK_ENDS = [
 ]
 #: Tricks each rated game plays before its loser resigns: both ratings move (RX7).
 TRICKS = 3
-
-
-@contextlib.contextmanager
-def database(back_end: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if back_end == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
-        yield url
 
 
 @contextlib.contextmanager
@@ -174,7 +165,9 @@ def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
     back_end: str, request: pytest.FixtureRequest, tmp_path: Path
 ):
     with (
-        database(back_end, request, tmp_path) as database_url,
+        records_database(
+            back_end, lambda: request.getfixturevalue("postgres_url"), tmp_path
+        ) as database_url,
         deployment(tmp_path, database_url) as (redis_url, server),
     ):
         app = new_app(redis_url, database_url, "erasing app")

@@ -9,7 +9,7 @@ import pytest
 
 from service.store.analysis_records import AnalysisRecords
 from service.store.records_db import open_records_database
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -19,10 +19,9 @@ BACK_ENDS = [
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 

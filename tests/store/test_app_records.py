@@ -19,7 +19,7 @@ import redis
 
 from service.store.app_records import AppRecords, open_app_records
 from service.store.clients import ClientRegistry, UnknownClient
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -29,10 +29,9 @@ BACK_ENDS = [
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 

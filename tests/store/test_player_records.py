@@ -36,7 +36,7 @@ from service.store.players import (
     UnknownPlayer,
 )
 from service.store.records_db import open_records_database
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 T = TypeVar("T")
 BACK_ENDS = [
@@ -49,10 +49,9 @@ RACERS = 8
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 

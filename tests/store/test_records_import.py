@@ -24,7 +24,7 @@ from service.store.records_db import open_records_database
 from service.store.webhook_records import WebhookRecords
 from service.store.webhooks import WebhookStore
 from tests.support.admin import admin
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -34,10 +34,9 @@ BACK_ENDS = [
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 

@@ -27,7 +27,7 @@ from service.store.webhooks import (
     UnknownDelivery,
     UnknownEndpoint,
 )
-from tests.support.postgres import fresh_database
+from tests.support.postgres import records_database
 
 BACK_ENDS = [
     pytest.param("sqlite", id="sqlite"),
@@ -39,10 +39,9 @@ CAP = 3
 
 @pytest.fixture(params=BACK_ENDS)
 def database(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'records.sqlite3'}"
-        return
-    with fresh_database(request.getfixturevalue("postgres_url")) as url:
+    with records_database(
+        request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path
+    ) as url:
         yield url
 
 

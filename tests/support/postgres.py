@@ -26,7 +26,7 @@ import signal
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -215,3 +215,18 @@ def fresh_database(url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def records_database(back_end: str, postgres_url: Callable[[], str], folder: Path) -> Iterator[str]:
+    """The URL of an empty records database on ``back_end``, for one test.
+
+    ``"sqlite"`` is a file in ``folder``; ``"postgresql"`` a fresh database on the
+    server ``postgres_url()`` gives (called only then, so a SQLite test never starts
+    a PostgreSQL server), dropped after the test.
+    """
+    if back_end == "sqlite":
+        yield f"sqlite:///{folder / 'records.sqlite3'}"
+        return
+    with fresh_database(postgres_url()) as url:
+        yield url

@@ -263,8 +263,7 @@ def redeliver(webhook_id: str, delivery_id: str):
         )
     if asked is Asked.OUTBOX_FULL:
         raise Problem(
-            "your app has as many deliveries waiting as it may: ask again once they are "
-            "through",
+            "your app has as many deliveries waiting as it may: ask again once they are through",
             code=ProblemCode.TOO_MANY_REDELIVERIES,
         )
     return delivery_view(replace(delivery, state="pending")), 202
