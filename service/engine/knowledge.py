@@ -1,8 +1,9 @@
 """What one seat knows about the running deal: the only input a bot gets.
 
-``seat_view(state, seat)`` keeps what R11 lets the seat see (its hand, the
-turn-up, the talon's size, every card played and who won each trick,
-marriages, the exchange) and drops the rest. A bot that needs a whole deal to
+``seat_view(state, seat)`` is the seat's observation (``observer.observe``:
+its hand, the turn-up, the talon's size, every card played and who won each
+trick, marriages, the exchange) in the form a bot plays from
+(``seat_view_of``); nothing else of the state reaches a bot. A bot that needs a whole deal to
 search samples one with ``SeatView.deal_with``: it fills the unseen places
 (the opponent's unknown cards and the talon) with cards the bot chooses, so
 whatever it decides depends on the view alone (seat-blind by construction).
@@ -16,6 +17,7 @@ from typing import Any
 
 from .actions import Action
 from .cards import DECK, Card, Suit, sort_cards
+from .observer import DealObservation, Observation, observe
 from .rules import deal_legal_actions
 from .state import DealState, GameState, Marriage, Trick, Variant
 
@@ -134,16 +136,25 @@ class SeatView:
 
 
 def seat_view(state: GameState, seat: int) -> SeatView:
-    """What ``seat`` knows of the running deal of ``state`` (R11)."""
-    deal = state.deal
+    """What ``seat`` knows of the running deal of ``state`` (R11): its observation."""
+    return seat_view_of(observe(state, seat))
+
+
+def seat_view_of(seen: Observation) -> SeatView:
+    """A seat's observation of a running deal, as a bot plays from it."""
+    deal, seat = seen.deal, seen.viewer
     if deal is None:
         raise ValueError("no deal has been dealt")
+    if seat is None:
+        raise ValueError("a spectator holds no seat to play from")
+    hand = deal.visible_hands[seat]
+    assert hand is not None  # a seat always sees its own hand
     return SeatView(
-        variant=state.variant,
+        variant=seen.variant,
         seat=seat,
-        hand=deal.hands[seat],
-        talon_size=len(deal.talon),
-        game_points=state.game_points,
+        hand=hand,
+        talon_size=deal.talon_size,
+        game_points=seen.game_points,
         **_public_facts(deal),
     )
 
@@ -168,6 +179,6 @@ PUBLIC_FACTS = (
 )
 
 
-def _public_facts(deal: DealState | SeatView) -> dict[str, Any]:
-    """The public facts of a deal or a view, by name (``PUBLIC_FACTS``)."""
+def _public_facts(deal: DealObservation | SeatView) -> dict[str, Any]:
+    """The public facts of an observed deal or a view, by name (``PUBLIC_FACTS``)."""
     return {name: getattr(deal, name) for name in PUBLIC_FACTS}

@@ -1,10 +1,12 @@
-"""What each viewer may see (docs/rules.md, R11): the only door out of the truth.
+"""The HTTP view and the event filter, rendered from the observer's result (R11).
 
-Every read path of the service (the view, the event feed, SSE, replays,
-exports, and what a bot is given) is built from these functions. They take
-the whole state and a viewer (seat 0, seat 1, or ``None`` for a spectator)
-and return plain JSON-ready data. Deny by default: a field appears only if
-R11a makes it public or it belongs to the viewer.
+``observer.observe`` decides what a viewer (seat 0, seat 1, or ``None`` for a
+spectator) may know of a state; the functions here only turn that
+``Observation`` into the contract's JSON: ``render_view`` the game view (also
+the body of webhook notices), ``render_event`` one event of the log as the
+viewer may see it. They read nothing else of a state, so nothing the observer
+withheld can appear. ``observe`` and ``observe_event`` are the two steps in one
+call, for callers that hold states.
 """
 
 from __future__ import annotations
@@ -21,46 +23,53 @@ from .events import (
     SeatTaken,
     TimeoutClaimed,
 )
-from .game import legal_actions
+from .observer import DealObservation, Observation, Viewer
+from .observer import observe as see
 from .points import marriage_points
-from .state import DealResult, DealState, GameState, Trick, Variant
-
-Viewer = int | None
+from .state import DealResult, GameState, Trick
 
 
 def observe(state: GameState, viewer: Viewer) -> dict[str, Any]:
     """The game as ``viewer`` sees it now: the body of the contract's view."""
-    deal = state.deal
+    return render_view(see(state, viewer))
+
+
+def render_view(seen: Observation) -> dict[str, Any]:
+    """The contract's view of what one viewer knows."""
+    deal = seen.deal
     return {
-        "status": state.status.value,
-        "variant": state.variant.value,
-        "dealing": state.dealing.value,
-        "seat": viewer,
-        "game_points": list(state.game_points),
-        "winner": state.winner,
-        "to_move": state.to_move,
-        "ending": ending_to_dict(state),
-        "deal": None if deal is None else observe_deal(state, deal, viewer),
-        "deals": [result_to_dict(result) for result in state.results],
+        "status": seen.status.value,
+        "variant": seen.variant.value,
+        "dealing": seen.dealing.value,
+        "seat": seen.viewer,
+        "game_points": list(seen.game_points),
+        "winner": seen.winner,
+        "to_move": seen.to_move,
+        "ending": ending_to_dict(seen),
+        "deal": None if deal is None else _render_deal(seen, deal),
+        "deals": [result_to_dict(result) for result in seen.results],
     }
 
 
-def ending_to_dict(state: GameState) -> dict[str, Any] | None:
+def ending_to_dict(seen: GameState | Observation) -> dict[str, Any] | None:
     """How the game ended (public): by play, or by a seat (RX1-RX3); None while it runs."""
-    if state.ending is not None:
-        return {"reason": state.ending.reason.value, "seat": state.ending.seat}
-    if state.over:
+    if seen.ending is not None:
+        return {"reason": seen.ending.reason.value, "seat": seen.ending.seat}
+    if seen.over:
         return {"reason": "played", "seat": None}
     return None
 
 
-def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str, Any]:
-    """The current deal as ``viewer`` sees it (R11a-c)."""
-    over = deal.result is not None
-    shows_points = over or state.variant is Variant.TRACKED  # R7d, R7e
-    opponent = 1 if viewer is None else 1 - viewer
-    to_move = state.to_move
-    legal = legal_actions(state) if viewer is not None and viewer == to_move else []
+def _own_hand(seen: Observation, deal: DealObservation) -> list[str]:
+    """The viewer's own hand as codes; a spectator has none."""
+    if seen.viewer is None:
+        return []
+    return format_cards(deal.visible_hands[seen.viewer] or ())
+
+
+def _render_deal(seen: Observation, deal: DealObservation) -> dict[str, Any]:
+    """The current deal as the viewer knows it (R11a-c)."""
+    opponent = 1 if seen.viewer is None else 1 - seen.viewer
     return {
         "number": deal.number,
         "dealer": deal.dealer,
@@ -69,12 +78,12 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
         # The face-up card, public all deal long (R11a, R11b: once drawn, everyone saw
         # who took it); after an exchange the trump jack. A bot Position needs it.
         "turn_up": deal.turn_up.value,
-        "talon_size": len(deal.talon),
+        "talon_size": deal.talon_size,
         "closed_by": deal.closed_by,
-        "hand": [] if viewer is None else format_cards(deal.hands[viewer]),
-        "opponent_hand_size": len(deal.hands[opponent]),
-        "hand_sizes": [len(deal.hands[0]), len(deal.hands[1])],
-        "revealed_cards": [format_cards(deal.public_cards_in_hand(seat)) for seat in (0, 1)],
+        "hand": _own_hand(seen, deal),
+        "opponent_hand_size": deal.hand_sizes[opponent],
+        "hand_sizes": list(deal.hand_sizes),
+        "revealed_cards": [format_cards(deal.revealed_cards(seat)) for seat in (0, 1)],
         "current_trick": (
             [] if deal.lead_card is None else [{"seat": deal.leader, "card": deal.lead_card.value}]
         ),
@@ -92,9 +101,9 @@ def observe_deal(state: GameState, deal: DealState, viewer: Viewer) -> dict[str,
             if deal.exchanged_by is None
             else {"seat": deal.exchanged_by, "took": _code(deal.exchanged_card)}
         ),
-        "card_points": [deal.card_points(0), deal.card_points(1)] if shows_points else None,
-        "to_move": to_move,
-        "legal_actions": [action.to_dict() for action in legal],
+        "card_points": None if deal.card_points is None else list(deal.card_points),
+        "to_move": seen.to_move,
+        "legal_actions": [action.to_dict() for action in deal.legal_actions],
         "result": None if deal.result is None else result_to_dict(deal.result),
     }
 
@@ -125,16 +134,6 @@ def result_to_dict(result: DealResult) -> dict[str, Any]:
     }
 
 
-def deck_revealed(latest: GameState, deal_number: int, viewer: Viewer) -> bool:
-    """Whether a deal's deck (and its fairness nonce) may be shown: once the game is over.
-
-    R11d allows showing a finished deal's record to both players at once;
-    the service waits for the end of the game, for everyone, because its
-    fair-deal promise is that no deck leaves the server before then.
-    """
-    return latest.over
-
-
 def observe_event(
     event: Event,
     before: GameState | None,
@@ -143,13 +142,23 @@ def observe_event(
     *,
     reveal_deck: bool = False,
 ) -> dict[str, Any]:
-    """One event of the log as ``viewer`` may see it, with the public facts it caused.
+    """One event of the log as ``viewer`` may see it: ``render_event`` of the observations
+    of the states around it; ``reveal_deck`` when the game is over (``observer.deck_revealed``)."""
+    return render_event(
+        event,
+        None if before is None else see(before, viewer, revealed=reveal_deck),
+        see(after, viewer, revealed=reveal_deck),
+    )
 
-    ``before`` and ``after`` are the states around the event. A dealt deck is
-    shown only when ``reveal_deck`` (see ``deck_revealed``); otherwise the
-    viewer gets the trump card and their own hand. An action that completes
-    a trick adds the trick, and the viewer's own drawn card; one that ends a
-    deal adds its result.
+
+def render_event(event: Event, before: Observation | None, after: Observation) -> dict[str, Any]:
+    """One event of the log as the viewer may see it, with the public facts it caused.
+
+    ``before`` and ``after`` are the viewer's observations of the states around
+    the event. A dealt deck (and its nonce) is shown only when the observation
+    holds it (once the game is over); otherwise the viewer gets the trump card
+    and their own hand. An action that completes a trick adds the trick, and
+    the viewer's own drawn card; one that ends a deal adds its result.
     """
     if isinstance(event, GameCreated):
         return {
@@ -171,18 +180,18 @@ def observe_event(
             "number": event.number,
             "dealer": event.dealer,
             "trump_card": deal.turn_up.value,
-            "hand": [] if viewer is None else format_cards(deal.hands[viewer]),
+            "hand": _own_hand(after, deal),
         }
         if event.nonce is not None:
             data["commitment"] = event.commitment
-        if reveal_deck:
-            data["deck"] = format_cards(event.deck)
+        if deal.visible_deck is not None:
+            data["deck"] = format_cards(deal.visible_deck)
             if event.nonce is not None:
                 data["nonce"] = event.nonce
         return data
     if isinstance(event, ActionTaken):
         assert before is not None
-        return _observe_action(event, before, after, viewer)
+        return _render_action(event, before, after)
     # A seat ended the game (RX1-RX3): public, like every fact of how a game ends.
     data = {"type": event.type, "seat": event.seat, "game_winner": after.winner}
     if isinstance(event, TimeoutClaimed):
@@ -190,9 +199,7 @@ def observe_event(
     return data
 
 
-def _observe_action(
-    event: ActionTaken, before: GameState, after: GameState, viewer: Viewer
-) -> dict[str, Any]:
+def _render_action(event: ActionTaken, before: Observation, after: Observation) -> dict[str, Any]:
     data: dict[str, Any] = {
         "type": event.type,
         "seat": event.seat,
@@ -211,9 +218,13 @@ def _observe_action(
         if new.turn_up_drawn_by is not None and old.turn_up_drawn_by is None:
             # R11b: the last trump card drawn is public.
             data["turn_up_drawn"] = {"seat": new.turn_up_drawn_by, "card": new.turn_up.value}
-        if viewer is not None:
-            drawn = set(new.hands[viewer]) - set(old.hands[viewer])
-            data["drew"] = format_cards(card for card in new.hands[viewer] if card in drawn)
+        if after.viewer is not None:
+            hand, held = (
+                new.visible_hands[after.viewer] or (),
+                old.visible_hands[after.viewer] or (),
+            )
+            drawn = set(hand) - set(held)
+            data["drew"] = format_cards(card for card in hand if card in drawn)
     if new.result is not None and old.result is None:
         data["deal_result"] = result_to_dict(new.result)
         if after.winner is not None:

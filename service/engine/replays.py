@@ -1,8 +1,8 @@
 """Replays: a game's events folded into what a viewer may see, at any version.
 
 Version ``v`` is the state after the first ``v`` events of the log (the log
-numbers its events 1, 2, 3...). Every function here is pure and goes through
-``observation`` for what the viewer may see.
+numbers its events 1, 2, 3...). Every function here is pure and renders what
+the viewer may see from the observer's result (``observer.observe``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Any
 
 from .events import Event, apply_event, replay
 from .frames import replay_frames
-from .observation import Viewer, deck_revealed, observe, observe_event, result_to_dict
+from .observation import render_event, render_view, result_to_dict
+from .observer import Viewer, deck_revealed
+from .observer import observe as see
 from .state import GameState
 
 
@@ -46,14 +48,14 @@ def visible_events(
     if latest is None:
         latest = replay(tail, before) if tail else before
     assert latest is not None
+    revealed = deck_revealed(latest)
+    seen = None if before is None else see(before, viewer, revealed=revealed)
     for offset, event in enumerate(tail, start=1):
-        state = apply_event(before, event)
-        reveal = False
-        if state.deal is not None and getattr(event, "deck", None) is not None:
-            reveal = deck_revealed(latest, state.deal.number, viewer)
-        data = observe_event(event, before, state, viewer, reveal_deck=reveal)
-        yield {"version": after + offset, **data, "to_move": state.to_move}
-        before = state
+        before = apply_event(before, event)
+        now = see(before, viewer, revealed=revealed)
+        data = render_event(event, seen, now)
+        yield {"version": after + offset, **data, "to_move": now.to_move}
+        seen = now
 
 
 def replay_record(
@@ -68,6 +70,7 @@ def replay_record(
     version = len(events) if at is None else at
     shown = events[:version]
     latest = replay(shown)
+    final = see(latest, viewer)
     feed = list(visible_events(shown, viewer, latest=latest))
     deals = []
     for item in feed:
@@ -83,14 +86,14 @@ def replay_record(
             )
     for deal in deals:
         number = deal["number"]
-        finished = number <= len(latest.results)
-        deal["result"] = result_to_dict(latest.results[number - 1]) if finished else None
+        finished = number <= len(final.results)
+        deal["result"] = result_to_dict(final.results[number - 1]) if finished else None
     return {
         "version": version,
-        "dealing": latest.dealing.value,
-        "complete": latest.over,
+        "dealing": final.dealing.value,
+        "complete": final.over,
         "events": feed,
         "deals": deals,
         "steps": replay_frames(shown, viewer, latest),
-        "state": observe(latest, viewer),
+        "state": render_view(final),
     }
