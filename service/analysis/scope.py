@@ -47,6 +47,11 @@ def scope(
 ) -> Scope:
     """The parts the caller asked for (``seat``, ``deals``; None: all it may read), or a problem.
     ``rated``: the game is rated, so nothing of it is analysed while it runs (RX5)."""
+    if caller is None and not state.over:  # who asks is known before what it asks for
+        raise Unauthorized(
+            "during a game only a seat reads its own analysis: send its token",
+            code=ProblemCode.TOKEN_REQUIRED,
+        )
     count = dealt(state)
     for number in deals or ():
         if not 1 <= number <= count:
@@ -58,11 +63,7 @@ def scope(
         seats = (0, 1) if seat is None else (seat,)
         numbers = tuple(range(1, count + 1)) if deals is None else tuple(sorted(set(deals)))
         return _scope(seats, numbers, finished=True)
-    if caller is None:
-        raise Unauthorized(
-            "during a game only a seat reads its own analysis: send its token",
-            code=ProblemCode.TOKEN_REQUIRED,
-        )
+    assert caller is not None  # refused above
     if rated:
         raise Forbidden(
             "a rated game is analysed once it is over: the service's bots give no help "

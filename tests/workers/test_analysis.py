@@ -195,6 +195,8 @@ def test_r11_a_running_games_analysis_is_the_seats_own_finished_deals(http, redi
     # Refused: the spectator, the opponent's decisions, the current deal, an unknown deal.
     refused(client.post(url, json={}), 401, "token_required")
     refused(client.get(url), 401, "token_required")
+    # Who asks is known before what it asks for: a deal never dealt is not told to a spectator.
+    refused(client.post(url, json={"deals": [9]}), 401, "token_required")
     refused(
         client.post(url, json={"seat": 1}, headers=auth(tokens[0])), 403, "analysis_not_allowed"
     )
