@@ -26,6 +26,7 @@ from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.jobs.ratings import RateWhenEnded
+from service.jobs.tournaments import CountWhenEnded
 from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
 from service.store.analyses import Analyses, AnalysisStore
@@ -154,6 +155,7 @@ def build_services(
         clocks,
         stats,
         RateWhenEnded(queue_client),
+        CountWhenEnded(queue_client),
         webhook_events,
     )
     store: EventStore | ArchivedLog = live

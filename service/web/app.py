@@ -50,6 +50,7 @@ from service.store.redis_clients import (
     is_cluster,
 )
 from service.store.seeks import SeekPool, SeekRules
+from service.store.tournament_records import TournamentRecords
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
 from service.web.callers import check_declared
@@ -73,6 +74,7 @@ from service.web.views import (
     problem_pages,
     rematch,
     seeks,
+    tournaments,
     webhooks,
 )
 from service.web.waiting import WaitingAdmission
@@ -211,6 +213,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(players.blp)
     api.register_blueprint(seeks.blp)
     api.register_blueprint(challenges.blp)
+    api.register_blueprint(tournaments.blp)
     api.register_blueprint(webhooks.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)
@@ -267,6 +270,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 services.stats,
                 multiproc_dir=app.config["METRICS_MULTIPROC_DIR"],
             ),
+            tournaments=None if records is None else TournamentRecords(records),
         ),
     )
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.store.player_records import Players
     from service.store.redis_clients import AnyRedis
     from service.store.seeks import SeekPool
+    from service.store.tournament_records import TournamentRecords
     from service.store.webhooks import WebhookStore
     from service.web.waiting import WaitingAdmission
 
@@ -90,6 +91,8 @@ class Services:
     queue_probe: Redis
     #: The scrape-time gauges read from Redis (``service.ops.metrics``).
     metrics_registry: CollectorRegistry
+    #: Tournaments, in the database of record (None: the server has none).
+    tournaments: TournamentRecords | None = None
 
 
 def init_app(app: Flask, wired: Services) -> None:

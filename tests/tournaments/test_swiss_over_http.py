@@ -1,0 +1,186 @@
+"""A Swiss tournament over HTTP against a live gunicorn and real RQ workers: created by
+an app, joined by its players, each round paired by a worker once every game of the
+round before has ended (the games played out by resigning), to its end; its stored
+standings equal the recomputation from its games, no pair meets twice, and a ``kill -9``
+of a worker between rounds (a second worker racing it) loses and doubles no pairing."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import requests
+
+from service.competition import Bye, Result, swiss_standings
+from tests.support.http import auth
+from tests.support.players import new_app, register_over_http
+from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.waiting import wait_until
+
+#: Bounds a hang of one round's pairing or the whole tournament's end, never a speed.
+ROUND_TIMEOUT = 120
+
+
+@dataclass
+class Swiss:
+    url: str
+    redis_url: str
+    database: str
+
+
+@pytest.fixture(scope="module")
+def swiss(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swiss]:
+    """A live server whose records live in a SQLite database (workers are the tests')."""
+    database = f"sqlite:///{tmp_path_factory.mktemp('records') / 'records.sqlite3'}"
+    server = LiveServer(redis_url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database})
+    try:
+        yield Swiss(server.url, redis_url, database)
+    finally:
+        server.stop()
+
+
+def worker(swiss: Swiss) -> WorkerProcess:
+    return WorkerProcess(swiss.redis_url, SCHNAPSEN_ARCHIVE_URL=swiss.database)
+
+
+def entered_tournament(swiss: Swiss, redis_client, players: int, rounds: int):
+    """A Swiss of ``players`` new players of a new app, starting now: (app, id, tokens)."""
+    app = new_app(redis_client)
+    answer = requests.post(
+        f"{swiss.url}/v1/tournaments",
+        json={"name": "Friday Swiss", "rounds": rounds, "starts_at": time.time() + 3},
+        headers=app.headers,
+        timeout=30,
+    )
+    assert answer.status_code == 201, answer.text
+    tournament = answer.json()
+    assert (tournament["status"], tournament["round"], tournament["players"]) == ("created", 0, 0)
+    tokens: dict[str, str] = {}
+    for index in range(players):
+        player = register_over_http(swiss.url, app.headers, f"Player {index}")
+        tokens[player["player"]["player_id"]] = player["token"]
+        joined = requests.post(
+            f"{swiss.url}/v1/tournaments/{tournament['tournament_id']}/entries",
+            headers=auth(player["token"]),
+            timeout=30,
+        )
+        assert joined.status_code == 201, joined.text
+    return app, tournament["tournament_id"], tokens
+
+
+def play_round(swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng) -> dict:
+    """Wait for round ``number``'s games, then end each by a resignation: the boards read."""
+
+    def paired() -> dict | None:
+        any_token = next(iter(tokens.values()))
+        answer = requests.get(
+            f"{swiss.url}/v1/tournaments/{tid}/boards", headers=auth(any_token), timeout=30
+        )
+        assert answer.status_code == 200, answer.text
+        boards = answer.json()
+        return boards if boards["round"] == number else None
+
+    boards = wait_until(paired, ROUND_TIMEOUT, f"round {number} paired")
+    for board in boards["boards"]:
+        loser = rng.choice([board["dealer"], board["forehand"]])
+
+        def own_board() -> dict | None:
+            answer = requests.get(
+                f"{swiss.url}/v1/tournaments/{tid}/boards", headers=auth(tokens[loser]), timeout=30
+            )
+            mine = [b for b in answer.json()["boards"] if b["game_id"] == board["game_id"]]
+            return mine[0] if mine and "token" in mine[0] else None
+
+        seat = wait_until(own_board, ROUND_TIMEOUT, f"game {board['game_id']} made")
+        assert seat["seat"] == (0 if loser == board["dealer"] else 1)
+        resigned = requests.post(
+            f"{swiss.url}/v1/games/{board['game_id']}/resign",
+            headers=auth(seat["token"]),
+            timeout=30,
+        )
+        assert resigned.status_code == 200, resigned.text
+        board["winner"] = board["forehand"] if loser == board["dealer"] else board["dealer"]
+    return boards
+
+
+def finished(swiss: Swiss, tid: str, token: str) -> dict:
+    def over() -> dict | None:
+        answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}", headers=auth(token), timeout=30)
+        return answer.json() if answer.json()["status"] == "finished" else None
+
+    return wait_until(over, ROUND_TIMEOUT, "the tournament's end")
+
+
+def check_played(swiss: Swiss, tid: str, token: str, rounds: list[dict], players: set[str]):
+    """Every round paired every player once (a board or the bye), no pair met twice, and
+    the stored standings, read page by page, equal the recomputation from the games."""
+    met: set[frozenset[str]] = set()
+    results, byes = [], []
+    for number, played in enumerate(rounds, start=1):
+        seen = [p for b in played["boards"] for p in (b["dealer"], b["forehand"])]
+        if played["bye"] is not None:
+            seen.append(played["bye"])
+            byes.append(Bye(number, played["bye"]))
+        assert sorted(seen) == sorted(players), f"round {number} pairs each player once"
+        for b in played["boards"]:
+            pair = frozenset((b["dealer"], b["forehand"]))
+            assert pair not in met, f"{sorted(pair)} met twice"
+            met.add(pair)
+            results.append(Result(number, b["dealer"], b["forehand"], b["winner"]))
+    expected = swiss_standings(results, byes, players)
+    stored: list[dict] = []
+    while True:
+        answer = requests.get(
+            f"{swiss.url}/v1/tournaments/{tid}/standings",
+            params={"offset": len(stored), "limit": 4},
+            headers=auth(token),
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        page = answer.json()
+        assert page["total"] == len(players)
+        stored += page["standings"]
+        if not page["standings"]:
+            break
+    assert [
+        (s["rank"], s["player_id"], s["points"], s["buchholz"], s["sonneborn_berger"])
+        for s in stored
+    ] == [(s.rank, s.player, s.points, s.buchholz, s.sonneborn_berger) for s in expected]
+
+
+def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_client):
+    rng = random.Random(6)
+    processes = worker(swiss)
+    try:
+        _app, tid, tokens = entered_tournament(swiss, redis_client, players=6, rounds=3)
+        rounds = [play_round(swiss, tid, number, tokens, rng) for number in (1, 2, 3)]
+        token = next(iter(tokens.values()))
+        assert finished(swiss, tid, token)["round"] == 3
+        check_played(swiss, tid, token, rounds, set(tokens))
+        mine = requests.get(f"{swiss.url}/v1/players/me/tournaments", headers=auth(token),
+                            timeout=30).json()  # fmt: skip
+        assert [t["tournament_id"] for t in mine["tournaments"]] == [tid]
+    finally:
+        processes.stop()
+
+
+def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redis_client):
+    rng = random.Random(7)
+    first, second = worker(swiss), worker(swiss)
+    try:
+        _app, tid, tokens = entered_tournament(swiss, redis_client, players=7, rounds=3)
+        rounds = [play_round(swiss, tid, 1, tokens, rng)]
+        first.kill()
+        rounds.append(play_round(swiss, tid, 2, tokens, rng))
+        second.kill()
+        first = worker(swiss)
+        rounds.append(play_round(swiss, tid, 3, tokens, rng))
+        token = next(iter(tokens.values()))
+        finished(swiss, tid, token)
+        check_played(swiss, tid, token, rounds, set(tokens))
+    finally:
+        first.stop()
+        second.stop()
