@@ -87,11 +87,11 @@ def play_round(swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng)
     for board in boards["boards"]:
         loser = rng.choice([board["dealer"], board["forehand"]])
 
-        def own_board() -> dict | None:
+        def own_board(loser: str = loser, game_id: str = board["game_id"]) -> dict | None:
             answer = requests.get(
                 f"{swiss.url}/v1/tournaments/{tid}/boards", headers=auth(tokens[loser]), timeout=30
             )
-            mine = [b for b in answer.json()["boards"] if b["game_id"] == board["game_id"]]
+            mine = [b for b in answer.json()["boards"] if b["game_id"] == game_id]
             return mine[0] if mine and "token" in mine[0] else None
 
         seat = wait_until(own_board, ROUND_TIMEOUT, f"game {board['game_id']} made")
