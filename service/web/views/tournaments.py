@@ -35,6 +35,7 @@ from service.store.tournament_records import (
     TournamentRecords,
     TournamentStatus,
 )
+from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
 from service.web.idempotency import idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
@@ -95,8 +96,8 @@ def _open(tournament: Tournament) -> None:
 
 
 @blp.route("/tournaments", methods=["POST"])
-@blp.arguments(CreateTournamentSchema)
-@blp.response(201, TournamentSchema)
+@blp.arguments(CreateTournamentSchema, example=examples.TOURNAMENT_REQUEST)
+@blp.response(201, TournamentSchema, example=examples.TOURNAMENT)
 @operation(blp, "createTournament", security=CLIENT_KEY, problems=BODY)
 @idempotent
 def create_tournament(body: dict[str, Any]):
@@ -133,7 +134,7 @@ def create_tournament(body: dict[str, Any]):
 
 
 @blp.route("/tournaments/<tournament_id>", methods=["GET"])
-@blp.response(200, TournamentSchema)
+@blp.response(200, TournamentSchema, example=examples.TOURNAMENT)
 @operation(blp, "getTournament", security=PLAYER_OR_APP, problems=_TOURNAMENT)
 def get_tournament(tournament_id: str):
     """A tournament of the caller's app (by a player's token or the app's key)."""
@@ -142,7 +143,7 @@ def get_tournament(tournament_id: str):
 
 
 @blp.route("/tournaments/<tournament_id>/entries", methods=["POST"])
-@blp.response(201, EntrySchema)
+@blp.response(201, EntrySchema, example=examples.ENTRY)
 @operation(blp, "joinTournament", security=PLAYER, problems=_TOURNAMENT + (409,))
 def join_tournament(tournament_id: str):
     """Enter a tournament of your app (again, after a withdrawal): you are paired from
@@ -155,7 +156,7 @@ def join_tournament(tournament_id: str):
 
 
 @blp.route("/tournaments/<tournament_id>/entries/me", methods=["DELETE"])
-@blp.response(200, EntrySchema)
+@blp.response(200, EntrySchema, example={**examples.ENTRY, "status": "withdrawn"})
 @operation(blp, "withdrawFromTournament", security=PLAYER, problems=_TOURNAMENT + (409,))
 def withdraw_from_tournament(tournament_id: str):
     """Withdraw: you are paired in no later round; your results stay in the standings.
@@ -176,7 +177,7 @@ def _entry(tournament: Tournament, player: Player, status: str) -> dict[str, Any
 
 @blp.route("/tournaments/<tournament_id>/standings", methods=["GET"])
 @blp.arguments(StandingsQuerySchema, location="query")
-@blp.response(200, StandingsSchema)
+@blp.response(200, StandingsSchema, example=examples.STANDINGS)
 @operation(blp, "getTournamentStandings", security=PLAYER_OR_APP, problems=_TOURNAMENT + (422,))
 def get_tournament_standings(query: dict[str, Any], tournament_id: str):
     """The standings, best first, a page at a time (`offset`, `limit`): points, then
@@ -204,7 +205,7 @@ def get_tournament_standings(query: dict[str, Any], tournament_id: str):
 
 
 @blp.route("/tournaments/<tournament_id>/boards", methods=["GET"])
-@blp.response(200, BoardsSchema)
+@blp.response(200, BoardsSchema, example=examples.BOARDS)
 @operation(blp, "getTournamentBoards", security=PLAYER_OR_APP, problems=_TOURNAMENT)
 def get_tournament_boards(tournament_id: str):
     """The boards of the latest round paired: each an ordinary game to read or watch.
@@ -237,7 +238,7 @@ def get_tournament_boards(tournament_id: str):
 
 
 @blp.route("/players/me/tournaments", methods=["GET"])
-@blp.response(200, TournamentListSchema)
+@blp.response(200, TournamentListSchema, example=examples.TOURNAMENT_LIST)
 @operation(blp, "listOwnTournaments", security=PLAYER, problems=V1)
 def list_own_tournaments():
     """The tournaments you entered, the latest first (at most 50)."""
