@@ -125,3 +125,30 @@ class BoardsSchema(Schema):
     round = fields.Integer(metadata=_doc("The round shown: the latest paired; 0 before the first"))
     bye = fields.String(allow_none=True, metadata=_doc("Who sits the round out (odd field)"))
     boards = fields.List(fields.Nested(BoardSchema))
+
+
+@answer()
+class NoticeBoardSchema(Schema):
+    board = fields.Integer(metadata=_doc("1 the top board"))
+    game_id = fields.String()
+    dealer = fields.String(
+        allow_none=True, metadata=_doc("The player at seat 0, who deals first; null once erased")
+    )
+    forehand = fields.String(
+        allow_none=True, metadata=_doc("The player at seat 1, who leads first; null once erased")
+    )
+
+
+@answer()
+class TournamentNoticeDataSchema(Schema):
+    """What a tournament's notice is about: the tournament at a round; players by their ids
+    only, games by theirs (no token, no card)."""
+
+    tournament_id = fields.String()
+    round = fields.Integer(metadata=_doc("The round paired; the last round when finished"))
+    status = fields.String(validate=validate.OneOf(["started", "finished"]))
+    bye = fields.String(allow_none=True, metadata=_doc("Who sits the round out; null: nobody"))
+    boards = fields.List(
+        fields.Nested(NoticeBoardSchema),
+        metadata=_doc("The round's games (empty in tournament.finished)"),
+    )

@@ -29,7 +29,14 @@ from service.competition import Bye, Entrant, Result, pair_round, swiss_standing
 from service.engine import Variant
 from service.game.clock import TimeControl
 from service.game.problems import GameNotFound
+from service.game.tournament_notices import (
+    NoticeBoard,
+    TournamentNotice,
+    finished_notice,
+    round_notices,
+)
 from service.jobs.tournaments import VIA, schedule_round
+from service.jobs.webhooks import WebhookEvents
 from service.ops.composition import records_from
 from service.ops.settings import from_env
 from service.store.tournament_records import (
@@ -40,6 +47,7 @@ from service.store.tournament_records import (
     TournamentRecords,
     TournamentStatus,
 )
+from service.store.webhooks import Delivery
 from workers.runtime import runtime
 
 
@@ -50,6 +58,17 @@ def tournament_records() -> TournamentRecords:
     if records is None:
         raise RuntimeError("tournaments need the database of record (SCHNAPSEN_ARCHIVE_URL)")
     return TournamentRecords(records)
+
+
+def _tell(app: str, found: list[TournamentNotice]) -> None:
+    """Deliver ``found`` to the app's webhooks; told again by a job run again, the same
+    notices (their ids are the tournament's, the kind's and the round's) are kept once."""
+    rt = runtime()
+    events = WebhookEvents(
+        rt.webhook_outboxes, rt.webhooks, Delivery.of, retry_seconds=rt.webhook_retry_seconds
+    )
+    for notice in found:
+        events.tell_app(app, notice)
 
 
 def _queues() -> Redis:
@@ -88,6 +107,9 @@ def pair_tournament_round(tournament_id: str, number: int) -> dict[str, Any]:
         assert paired is not None  # claimed now, by this job or another
     _make_games(tournament, paired)
     save_standings(records, tournament_id)
+    _tell(tournament.app, round_notices(tournament_id, number, paired.bye, [
+        NoticeBoard(b.board, b.game_id, b.dealer, b.forehand) for b in paired.boards
+    ]))  # fmt: skip
     if paired.over:  # nobody to play (a lone player's bye): on to the next round
         schedule_round(_queues(), tournament_id, number + 1, datetime.now(UTC))
     return {"tournament_id": tournament_id, "round": number, "paired": True}
@@ -200,6 +222,7 @@ def tournament_game_ended(game_id: str) -> dict[str, Any]:
 def _finish(records: TournamentRecords, tournament: Tournament) -> dict[str, Any]:
     save_standings(records, tournament.id)
     records.finish(tournament.id)
+    _tell(tournament.app, [finished_notice(tournament.id, tournament.rounds)])
     return {"tournament_id": tournament.id, "finished": True}
 
 

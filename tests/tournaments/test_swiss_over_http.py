@@ -6,6 +6,7 @@ of a worker between rounds (a second worker racing it) loses and doubles no pair
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -15,7 +16,10 @@ import pytest
 import requests
 
 from service.competition import Bye, Result, swiss_standings
+from service.engine import replay
+from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import auth
+from tests.support.log import log_events
 from tests.support.players import new_app, register_over_http
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
@@ -184,3 +188,71 @@ def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redi
     finally:
         first.stop()
         second.stop()
+
+
+def test_tournament_reads_and_notices_show_no_hidden_card(swiss, redis_client):
+    """While round 1's games run: each seat's view hides what R11 hides, a spectator sees
+    no hand, the tournament's reads (by the app, by a player) and its webhook notices
+    hold no card at all, and only a player's own board carries a seat token."""
+    processes = worker(swiss)
+    try:
+        app, tid, tokens = entered_tournament(swiss, redis_client, players=4, rounds=1)
+        hook = requests.post(f"{swiss.url}/v1/webhooks", json={"url": "https://93.184.216.34/h"},
+                             headers=app.headers, timeout=30)  # fmt: skip
+        assert hook.status_code == 201, hook.text
+
+        def made() -> dict | None:
+            boards = requests.get(f"{swiss.url}/v1/tournaments/{tid}/boards",
+                                  headers=app.headers, timeout=30).json()  # fmt: skip
+            ids = [b["game_id"] for b in boards["boards"]]
+            live = all(requests.get(f"{swiss.url}/v1/games/{g}", timeout=30).ok for g in ids)
+            return boards if boards["round"] == 1 and live else None
+
+        boards = wait_until(made, ROUND_TIMEOUT, "round 1's games made")
+        assert all("token" not in b and "seat" not in b for b in boards["boards"])
+        for board in boards["boards"]:
+            state = replay(log_events(redis_client, board["game_id"]))
+            everything = hidden_cards(state, None)
+            assert everything, "a deal runs: cards are hidden"
+            spectator = requests.get(f"{swiss.url}/v1/games/{board['game_id']}", timeout=30)
+            assert_hides(spectator.json(), everything, "a spectator's view")
+            assert all(hand == [] for hand in hands_in(spectator.json()))
+            for seat, player in enumerate((board["dealer"], board["forehand"])):
+                own = requests.get(f"{swiss.url}/v1/tournaments/{tid}/boards",
+                                   headers=auth(tokens[player]), timeout=30).json()  # fmt: skip
+                mine = [b for b in own["boards"] if "token" in b]
+                assert [(b["game_id"], b["seat"]) for b in mine] == [(board["game_id"], seat)]
+                view = requests.get(f"{swiss.url}/v1/games/{board['game_id']}",
+                                    headers=auth(mine[0]["token"]), timeout=30).json()  # fmt: skip
+                assert view["seat"] == seat
+                assert_hides(view, hidden_cards(state, seat), f"seat {seat}'s view")
+            for read in ("", "/standings", "/boards"):
+                for headers in (app.headers, auth(tokens[board["dealer"]])):
+                    answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}{read}",
+                                          headers=headers, timeout=30).json()  # fmt: skip
+                    assert cards_in(answer) == set(), f"{read or 'the tournament'} shows cards"
+
+        def told() -> list[dict] | None:
+            log = requests.get(f"{swiss.url}/v1/webhooks/{hook.json()['webhook_id']}/deliveries",
+                               headers=app.headers, timeout=30).json()["deliveries"]  # fmt: skip
+            kinds = sorted(d["kind"] for d in log if d["kind"].startswith("tournament."))
+            return log if kinds == ["tournament.round_paired", "tournament.started"] else None
+
+        log = wait_until(told, ROUND_TIMEOUT, "the tournament's start and pairing told")
+        for delivery in [d for d in log if d["kind"].startswith("tournament.")]:
+            assert cards_in(json.loads(delivery["body"])) == set(), delivery["kind"]
+            assert "token" not in delivery["body"]
+        paired = next(d for d in log if d["kind"] == "tournament.round_paired")
+        told_boards = json.loads(paired["body"])["data"]["boards"]
+        assert [b["game_id"] for b in told_boards] == [b["game_id"] for b in boards["boards"]]
+
+        play_round(swiss, tid, 1, tokens, random.Random(1))  # its one round, resigned
+
+        def ended() -> bool:
+            log = requests.get(f"{swiss.url}/v1/webhooks/{hook.json()['webhook_id']}/deliveries",
+                               headers=app.headers, timeout=30).json()["deliveries"]  # fmt: skip
+            return [d["kind"] for d in log].count("tournament.finished") == 1
+
+        wait_until(ended, ROUND_TIMEOUT, "the tournament's end told")
+    finally:
+        processes.stop()
