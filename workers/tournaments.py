@@ -157,6 +157,10 @@ def _make_games(tournament: Tournament, paired: PairedRound) -> None:
             nonces=nonces,
             first_dealer=0,
         )
+        # Each player's list of games holds it, as a seek's or a challenge's game.
+        runtime().ratings.players.played(
+            tournament.app, (board.dealer, board.forehand), board.game_id, int(time.time() * 1000)
+        )
 
 
 def history(records: TournamentRecords, tournament_id: str) -> tuple[list[Result], list[Bye]]:

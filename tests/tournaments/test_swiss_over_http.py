@@ -167,6 +167,11 @@ def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_cl
         mine = requests.get(f"{swiss.url}/v1/players/me/tournaments", headers=auth(token),
                             timeout=30).json()  # fmt: skip
         assert [t["tournament_id"] for t in mine["tournaments"]] == [tid]
+        listed = requests.get(f"{swiss.url}/v1/players/me/games", headers=auth(token),
+                              timeout=30).json()["games"]  # fmt: skip
+        played = {b["game_id"] for r in rounds for b in r["boards"]
+                  if token == tokens[b["dealer"]] or token == tokens[b["forehand"]]}  # fmt: skip
+        assert {g["game_id"] for g in listed} == played
     finally:
         processes.stop()
 
