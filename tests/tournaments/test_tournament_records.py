@@ -3,7 +3,9 @@ claimed once, a result is kept once, the standings are replaced whole."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -126,3 +128,32 @@ def test_a_tournament_is_due_from_its_start_and_finishes_once(records):
     assert not reader.finish("early")
     assert reader.get("early").status is TournamentStatus.FINISHED
     assert [t.id for t in reader.due(10_000)] == ["late"]
+
+
+def test_of_many_claims_of_one_round_at_once_exactly_one_is_kept(database):
+    first = open_records_database(database)
+    try:
+        TournamentRecords(first).create(swiss())
+    finally:
+        first.close()
+    start = threading.Barrier(6)
+
+    def claim(index: int) -> bool:
+        db = open_records_database(database)
+        try:
+            boards = [Board(1, 1, f"g{index}", "p1", "p2")]
+            start.wait()
+            return TournamentRecords(db).claim_round("t1", 1, f"seed-{index}", 6_000, boards, None)
+        finally:
+            db.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        claimed = list(pool.map(claim, range(6)))
+    assert claimed.count(True) == 1
+    db = open_records_database(database)
+    try:
+        kept = TournamentRecords(db).paired_round("t1", 1)
+        winner = claimed.index(True)
+        assert (kept.seed, [b.game_id for b in kept.boards]) == (f"seed-{winner}", [f"g{winner}"])
+    finally:
+        db.close()
