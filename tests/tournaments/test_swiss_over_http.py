@@ -75,7 +75,9 @@ def entered_tournament(swiss: Swiss, redis_client, players: int, rounds: int):
     return app, tournament["tournament_id"], tokens
 
 
-def play_round(swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng) -> dict:
+def play_round(
+    swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng, timeout=ROUND_TIMEOUT
+) -> dict:
     """Wait for round ``number``'s games, then end each by a resignation: the boards read."""
 
     def paired() -> dict | None:
@@ -87,7 +89,7 @@ def play_round(swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng)
         boards = answer.json()
         return boards if boards["round"] == number else None
 
-    boards = wait_until(paired, ROUND_TIMEOUT, f"round {number} paired")
+    boards = wait_until(paired, timeout, f"round {number} paired")
     for board in boards["boards"]:
         loser = rng.choice([board["dealer"], board["forehand"]])
 
@@ -98,7 +100,7 @@ def play_round(swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng)
             mine = [b for b in answer.json()["boards"] if b["game_id"] == game_id]
             return mine[0] if mine and "token" in mine[0] else None
 
-        seat = wait_until(own_board, ROUND_TIMEOUT, f"game {board['game_id']} made")
+        seat = wait_until(own_board, timeout, f"game {board['game_id']} made")
         assert seat["seat"] == (0 if loser == board["dealer"] else 1)
         resigned = requests.post(
             f"{swiss.url}/v1/games/{board['game_id']}/resign",
@@ -261,3 +263,43 @@ def test_tournament_reads_and_notices_show_no_hidden_card(swiss, redis_client):
         wait_until(ended, ROUND_TIMEOUT, "the tournament's end told")
     finally:
         processes.stop()
+
+
+def test_a_worker_killed_as_it_pairs_a_round_leaves_the_same_pairing_to_the_next(
+    swiss, redis_client
+):
+    """The worker is killed the moment round 1's claim is seen (its games being made, or
+    not yet): the next worker makes the claimed round's games, the same boards, once."""
+    rng = random.Random(8)
+    first = worker(swiss)
+    second = None
+    try:
+        app, tid, tokens = entered_tournament(swiss, redis_client, players=6, rounds=2)
+
+        def claimed() -> dict | None:
+            answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}/boards",
+                                  headers=app.headers, timeout=30).json()  # fmt: skip
+            return answer if answer["round"] == 1 else None
+
+        seen = wait_until(claimed, ROUND_TIMEOUT, "round 1 claimed")
+        first.kill()
+        second = worker(swiss)
+        rounds = [play_round(swiss, tid, 1, tokens, rng, timeout=4 * ROUND_TIMEOUT)]
+
+        def fixed(boards: list[dict]) -> list[tuple]:
+            return [(b["board"], b["game_id"], b["dealer"], b["forehand"]) for b in boards]
+
+        assert fixed(rounds[0]["boards"]) == fixed(seen["boards"])
+        rounds.append(play_round(swiss, tid, 2, tokens, rng))
+        token = next(iter(tokens.values()))
+        finished(swiss, tid, token)
+        check_played(swiss, tid, token, rounds, set(tokens))
+        games = requests.get(f"{swiss.url}/v1/games", params={"client": "me", "limit": 50},
+                             headers=app.headers, timeout=30)  # fmt: skip
+        assert games.status_code == 200, games.text
+        listed = [g["game_id"] for g in games.json()["games"]]
+        assert sorted(listed) == sorted(b["game_id"] for r in rounds for b in r["boards"])
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
