@@ -25,13 +25,14 @@ STORE = {"redis", "rq"}
 #: jobs} <- ops <- {web, workers, serve}. ``competition`` (tournament pairing and
 #: standings, pure functions) stands beside game: it may use the rules' words, and
 #: everything from ops up may use it. The terminal client (``client``) is an HTTP
-#: client: it imports no server code, and its words are shared by the text export.
+#: client: it imports no server code but the engine, whose vocabulary (the words a game
+#: is told in) it shares with the text export; the game never imports the client.
 #: ``devtools`` (embedded Redis) serves the run command and the tests.
 ALLOWED: dict[str, set[str]] = {
     "engine": set(),
     "bots": {"engine"},
-    "client": set(),
-    "game": {"engine", "bots", "client"},
+    "client": {"engine"},
+    "game": {"engine", "bots"},
     "store": {"engine", "game"},
     "live": {"engine", "game"},
     "analysis": {"engine", "bots", "game"},
@@ -98,6 +99,20 @@ def test_a_wrong_import_fails_the_table(tmp_path):
     try:
         assert wrong_imports([wrong]) == [
             "service.engine.wrong imports service.store.events (engine may not import store)"
+        ]
+    finally:
+        REPO = here
+
+
+def test_the_game_importing_the_terminal_client_fails_the_table(tmp_path):
+    wrong = tmp_path / "service" / "game" / "told.py"
+    wrong.parent.mkdir(parents=True)
+    wrong.write_text("from service.client.words import action_phrase\n")
+    global REPO
+    here, REPO = REPO, tmp_path
+    try:
+        assert wrong_imports([wrong]) == [
+            "service.game.told imports service.client.words (game may not import client)"
         ]
     finally:
         REPO = here

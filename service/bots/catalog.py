@@ -5,88 +5,23 @@ measured by ``benchmarks/ladder.py`` (a round robin of every level in
 duplicate games to 7 game points; the figures of docs/performance.md):
 its Elo (``random`` at 0) and its games against the next weaker level. A
 level without a measured figure says so instead of showing a number nobody
-measured.
+measured. Each level's row is the bots' table's (``service.bots.registry``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from service.bots import LEVELS
-from service.bots.expert import DEFAULT_BUDGET_MS
+from service.bots.registry import BOTS, BotEntry, Strength
 
 #: How the figures were measured (docs/performance.md, the ladder).
 MEASURED_BY = "benchmarks/ladder.py --games 800 --far-games 80 --seed 2024 (docs/performance.md)"
 
+#: What a client is told of a level: its row of the bots' table.
+LevelInfo = BotEntry
 
-@dataclass(frozen=True, slots=True)
-class Strength:
-    """A level's place on the ladder: its Elo, and its games against the next weaker level."""
-
-    #: Elo rating, ``random`` at 0, and its 95% interval.
-    elo: float
-    elo_interval_95: tuple[float, float]
-    opponent: str
-    games: int
-    games_won: int
-    #: 95% interval of the share of games won.
-    interval_95: tuple[float, float]
-
-
-@dataclass(frozen=True, slots=True)
-class LevelInfo:
-    name: str
-    description: str
-    #: Think time per move when none is given; None: the level does not search.
-    default_budget_ms: int | None
-    searches: bool
-    strength: Strength | None
-    strength_note: str | None = None
-
-
-CATALOG: tuple[LevelInfo, ...] = (
-    LevelInfo(
-        "random",
-        "Plays a uniformly random legal action: the ladder's anchor (Elo 0).",
-        None,
-        False,
-        None,
-        "the anchor of the ladder (Elo 0); not measured against a weaker level",
-    ),
-    LevelInfo(
-        "beginner",
-        "The heuristic's play, but a random legal action on half of its moves.",
-        None,
-        False,
-        Strength(232.0, (205.0, 260.0), "random", 800, 629, (0.757, 0.813)),
-    ),
-    LevelInfo(
-        "novice",
-        "The heuristic's play, but a random legal action on 15% of its moves.",
-        None,
-        False,
-        Strength(584.0, (547.0, 621.0), "beginner", 800, 701, (0.852, 0.897)),
-    ),
-    LevelInfo(
-        "heuristic",
-        "Rule-based club play (exact counting, exchanges, closes, marriages), with the "
-        "last trick before the talon runs out and a closed talon searched exactly.",
-        None,
-        False,
-        Strength(796.0, (755.0, 837.0), "novice", 800, 627, (0.754, 0.811)),
-    ),
-    LevelInfo(
-        "expert",
-        "Searches sampled deals consistent with what its seat knows, solving endgames "
-        "exactly, within a think-time budget.",
-        DEFAULT_BUDGET_MS,
-        True,
-        Strength(931.0, (888.0, 975.0), "heuristic", 800, 560, (0.667, 0.731)),
-    ),
-)
-
-assert tuple(info.name for info in CATALOG) == LEVELS, "every level is described, in order"
+#: The levels the service offers, weakest first (``service.bots.registry.BOTS``).
+CATALOG: tuple[LevelInfo, ...] = tuple(bot for bot in BOTS if bot.offered)
 
 
 def describe_levels(max_budget_ms: int, default_level: str) -> dict[str, Any]:
@@ -116,3 +51,6 @@ def describe_levels(max_budget_ms: int, default_level: str) -> dict[str, Any]:
             }
         )
     return {"levels": levels, "default_level": default_level}
+
+
+__all__ = ["CATALOG", "MEASURED_BY", "LevelInfo", "Strength", "describe_levels"]

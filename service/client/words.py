@@ -1,9 +1,9 @@
-"""The words a game is told in, shared by the text export and the terminal client.
+"""The words the terminal client writes, in the languages it speaks.
 
-Tricks numbered within their deal, a trick's cards after their seats'
-names, and what each action is called in a sentence. How seats and cards
-are written is the caller's choice (``seat 0`` and ``KH`` in the export,
-``You`` and ``K♥`` on a terminal).
+The words a game is told in (tricks numbered within their deal, a trick's
+cards after their seats' names, what each action is called) are the
+engine's (``service.engine.vocabulary``), which the text export shares; the
+client re-exports them with its own words around them.
 
 The terminal speaks English or German (Austria): a ``Vocabulary`` per
 language holds every word and sentence it writes, the API's codes
@@ -13,12 +13,22 @@ is English (``ENGLISH``, the default everywhere here).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-Words = Callable[[str], str]
+from service.engine.vocabulary import (
+    ACTION_EVENTS,
+    ENGLISH_ACTIONS,
+    GERMAN_ACTIONS,
+    ActionWords,
+    Words,
+    as_is,
+    numbered_tricks,
+    trick_cards,
+)
+from service.engine.vocabulary import action_phrase as told
 
 
 class Language(StrEnum):
@@ -39,9 +49,8 @@ class Vocabulary:
     language: Language
     #: The viewer's own name at the table.
     you: str
-    #: Per action type: its verb (third person, second person, imperative) and its object,
-    #: a template of ``{card}`` and ``{suit}`` ("the marriage in {suit}").
-    actions: Mapping[str, tuple[str, str, str, str]]
+    #: Per action type: its verb and its object (``service.engine.vocabulary``).
+    actions: ActionWords
     #: Verbs after a seat's name: (third person, second person).
     verbs: Mapping[str, tuple[str, str]]
     #: Counted nouns: (one, more).
@@ -74,19 +83,10 @@ class Vocabulary:
         return self.levels.get(code or "", code or "")
 
 
-_ENGLISH_ACTIONS = {
-    "play": ("plays", "play", "play", "{card}"),
-    "exchange_trump_jack": ("exchanges", "exchange", "exchange", "the trump jack"),
-    "close_talon": ("closes", "close", "close", "the talon"),
-    "declare_marriage": ("declares", "declare", "declare", "the marriage in {suit}"),
-    "claim": ("claims", "claim", "claim", "66"),
-    "accept_last_trick": ("accepts", "accept", "accept", "the last trick"),
-}
-
 ENGLISH = Vocabulary(
     language=Language.ENGLISH,
     you="You",
-    actions=_ENGLISH_ACTIONS,
+    actions=ENGLISH_ACTIONS,
     verbs={
         "deal": ("deals", "deal"),
         "lead": ("leads", "lead"),
@@ -196,14 +196,7 @@ ENGLISH = Vocabulary(
 GERMAN = Vocabulary(
     language=Language.GERMAN,
     you="Du",
-    actions={
-        "play": ("spielt", "spielst", "spiel", "{card}"),
-        "exchange_trump_jack": ("tauscht", "tauschst", "tausch", "den Trumpf-Unter"),
-        "close_talon": ("dreht", "drehst", "dreh", "zu"),
-        "declare_marriage": ("sagt", "sagst", "sag", "das Paar in {suit} an"),
-        "claim": ("sagt", "sagst", "sag", "66 an"),
-        "accept_last_trick": ("nimmt", "nimmst", "nimm", "den letzten Stich"),
-    },
+    actions=GERMAN_ACTIONS,
     verbs={
         "deal": ("gibt", "gibst"),
         "lead": ("spielt aus:", "spielst aus:"),
@@ -331,42 +324,6 @@ VOCABULARIES: Mapping[Language, Vocabulary] = {ENGLISH.language: ENGLISH, GERMAN
 ACTION_WORDS = ENGLISH.actions
 
 
-def language(asked: str) -> Language:
-    """The language a setting names: ``de``, ``de-AT`` and ``de_AT.UTF-8`` are German."""
-    primary = asked.strip().lower().replace("_", "-").split(".")[0].split("-")[0]
-    try:
-        return Language(primary)
-    except ValueError:
-        known = ", ".join(code.value for code in Language)
-        raise UnknownLanguage(f"{asked!r} is no language of the client ({known})") from None
-
-
-def as_is(code: str) -> str:
-    return code
-
-
-#: The event types of a seat's action: its own, and one a bot played on its clock.
-ACTION_EVENTS = frozenset({"action_taken", "clock_moved"})
-
-
-def numbered_tricks(events: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], int]]:
-    """Each event of a replay record with the number in its deal of the trick it ends (0: none)."""
-    trick_number = 0
-    for event in events:
-        if event["type"] == "deal_started":
-            trick_number = 0
-        elif event["type"] in ACTION_EVENTS and "trick" in event:
-            trick_number += 1
-            yield event, trick_number
-            continue
-        yield event, 0
-
-
-def trick_cards(trick: dict[str, Any], name: Callable[[int], str], card: Words = as_is) -> str:
-    """A trick's cards in the order played, each after the name of its seat."""
-    return ", ".join(f"{name(c['seat'])} {card(c['card'])}" for c in trick["cards"])
-
-
 def action_phrase(
     action: dict[str, Any],
     *,
@@ -376,20 +333,20 @@ def action_phrase(
     suit: Words = as_is,
     words: Vocabulary = ENGLISH,
 ) -> str:
-    """What a seat does, as a verb and its object: "closes the talon", "play K♥".
+    """What a seat does, in ``words``' language (``service.engine.vocabulary.action_phrase``):
+    "closes the talon", "play K♥"; ``you``: said of the viewer ("Du spielst"); ``command``:
+    a move to choose ("spiel")."""
+    return told(action, you=you, command=command, card=card, suit=suit, actions=words.actions)
 
-    ``you``: said of the viewer ("Du spielst"); ``command``: a move to choose ("spiel").
-    """
-    kind = action["type"]
-    if kind not in words.actions:
-        return kind
-    third, second, imperative, thing = words.actions[kind]
-    values = {
-        "card": card(action["card"]) if "card" in action else "",
-        "suit": suit(action["suit"]) if "suit" in action else "",
-    }
-    verb = imperative if command else second if you else third
-    return f"{verb} {thing.format(**values)}"
+
+def language(asked: str) -> Language:
+    """The language a setting names: ``de``, ``de-AT`` and ``de_AT.UTF-8`` are German."""
+    primary = asked.strip().lower().replace("_", "-").split(".")[0].split("-")[0]
+    try:
+        return Language(primary)
+    except ValueError:
+        known = ", ".join(code.value for code in Language)
+        raise UnknownLanguage(f"{asked!r} is no language of the client ({known})") from None
 
 
 __all__ = [

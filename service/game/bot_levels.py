@@ -1,10 +1,11 @@
-"""The names of the bot levels, weakest first: names only, no bot code.
+"""The names of the bot levels, weakest first, for the game and the layers above it.
 
-The request schemas, the API and the workers name levels without loading a
-bot's search; ``service.bots`` maps each name to its bot (a test keeps the
-two the same).
+Read from the one table of bots (``service.bots.registry.BOTS``): the request
+schemas, the API and the workers name levels from here.
 """
 
 from __future__ import annotations
 
-LEVELS: tuple[str, ...] = ("random", "beginner", "novice", "heuristic", "expert")
+from service.bots.registry import LEVELS
+
+__all__ = ["LEVELS"]

@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.client.words import ACTION_EVENTS, action_phrase, numbered_tricks, trick_cards
 from service.engine import fairness
 from service.engine.actions import Action
 from service.engine.cards import Card, parse_cards
@@ -35,6 +34,7 @@ from service.engine.events import (
 from service.engine.observation import Viewer, result_to_dict
 from service.engine.replays import replay_record
 from service.engine.state import Dealing, Variant
+from service.engine.vocabulary import ACTION_EVENTS, action_phrase, numbered_tricks, trick_cards
 
 FORMAT = "schnapsen-replay"
 SCHEMA = 1

@@ -14,21 +14,12 @@ of the database opens no app's account.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from service.store.clients import ClientApp
+from service.store.client_apps import ClientApp, StoredApp
 from service.store.records_db import RecordsDatabase, open_records_database
 
 _COLUMNS = "client_id, name, key_sha256, created, revoked_at"
-
-
-@dataclass(frozen=True, slots=True)
-class StoredApp:
-    """An app as the database keeps it: the app, and the SHA-256 of its key."""
-
-    app: ClientApp
-    fingerprint: str
 
 
 class AppRecords:

@@ -27,7 +27,7 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from service.store.archive import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
+from service.store.archive_interface import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
 from service.store.archive_keys import (
     STATUS_CODES,
     VARIANT_CODES,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.store import archive_codec
-from service.store.archive import ArchiveRecord
+from service.store.archive_interface import ArchiveRecord
 from service.store.archive_keys import (
     client_id_of,
     client_key,

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from service.store.archive import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
+from service.store.archive_interface import ArchiveConflict, ArchiveKey, ArchiveQuery, ArchiveRecord
 from service.store.archive_keys import (
     STATUS_CODES,
     VARIANT_CODES,

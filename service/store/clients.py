@@ -32,15 +32,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import redis
 
+from service.store.client_apps import ClientApp, StoredApp
 from service.store.scripts import Script, lua_script
 
 if TYPE_CHECKING:
-    from service.store.app_records import AppRecords, StoredApp
+    from service.store.app_records import AppRecords
 
 #: Every key starts so, so a leaked one is easy to recognise (and to search for).
 KEY_PREFIX = "sck_"
@@ -49,19 +49,6 @@ _IDS = f"{_TAG}:ids"
 #: Seconds a record read from the database stays cached in Redis. A revocation is
 #: written to the cache at once, so this bounds only the memory of apps not in use.
 CACHE_SECONDS = 3600
-
-
-@dataclass(frozen=True, slots=True)
-class ClientApp:
-    """A registered client app; never holds its key."""
-
-    id: str
-    name: str
-    created: float
-    revoked: bool = False
-
-    def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "name": self.name, "created": self.created, "revoked": self.revoked}
 
 
 class UnknownClient(LookupError):
@@ -94,8 +81,6 @@ class ClientRegistry:
         app = ClientApp(id="cl_" + secrets.token_hex(6), name=name, created=round(time.time(), 3))
         fingerprint = _fingerprint(key)
         if self.records is not None:
-            from service.store.app_records import StoredApp
-
             # Committed before the key is shown: the first request finds it, in the
             # cache or, on a miss, in the database.
             self.records.add(StoredApp(app, fingerprint))

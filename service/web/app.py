@@ -67,7 +67,7 @@ from service.web.views import (
     challenges,
     docs,
     exports,
-    games,
+    game_feed,
     meta,
     pages,
     players,
@@ -205,7 +205,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_components(api.spec)
     for name, scheme in SCHEME_DOCS.items():
         api.spec.components.security_scheme(name, scheme)
-    api.register_blueprint(games.blp)
+    # The games' blueprint, with its feed's routes after its own (game_feed imports games).
+    api.register_blueprint(game_feed.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)

@@ -41,6 +41,7 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import Unauthorized
 from service.store.clients import ClientApp
 from service.store.players import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
+from service.web.caller import Caller
 from service.web.schemes import NOTHING, Accepted, accepted_by
 from service.web.services import services
 
@@ -49,25 +50,6 @@ _CLIENT_KEY_HEADER = "X-Client-Key"
 _API_PREFIX = "/v1/"
 #: How the refusals say a key is sent.
 _HOW_TO_SEND_A_KEY = "as 'X-Client-Key: <key>' or 'Authorization: Bearer <key>'"
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """A request's caller: a client app (itself, or one of its players), or an anonymous
-    client address."""
-
-    address: str
-    client: ClientApp | None = None
-    #: The app's player whose token the request carries (``service.store.players``).
-    player: Player | None = None
-
-    @property
-    def scope(self) -> str:
-        """The caller's name for idempotency records and limits (a player's own, within
-        its app: two players' same key are two requests)."""
-        if self.player is not None:
-            return f"player:{self.player.app}:{self.player.id}"
-        return f"client:{self.client.id}" if self.client else f"address:{self.address}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ from redis.cluster import RedisCluster
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.store.scripts import Script
-from service.web.callers import Caller, current_caller, takes_client_key, token_print
+from service.web.caller import Caller
+from service.web.callers import current_caller, takes_client_key, token_print
 
 _HIT = """
 local counted = {}

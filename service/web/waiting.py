@@ -26,7 +26,7 @@ from service.game.problems import Problem
 from service.live.shares import Shares
 from service.live.watcher import WaitingSlots
 from service.ops.metrics import WAITING_REQUESTS
-from service.web.callers import Caller
+from service.web.caller import Caller
 
 #: Seconds a caller past its share is asked to wait: its own waits must end first.
 CALLER_RETRY_SECONDS = 5

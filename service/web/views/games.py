@@ -1,51 +1,42 @@
-"""The games resource: create, join, view, act, events (long-poll and SSE), replay."""
+"""The games resource: create, list, join, view and act; ``blp``, the games' blueprint.
+
+The games' feed (events, long-poll and SSE, and the replay) adds its routes to
+``blp`` in ``service.web.views.game_feed``, after these: the application
+registers the blueprint from there.
+"""
 
 from __future__ import annotations
 
-import json
-import re
-import socket
 import time
-from collections.abc import Callable, Generator, Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import redis
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
 from schemas.games import (
-    MAX_VERSION,
     ActionSchema,
     CreateGameSchema,
-    EventsQuerySchema,
-    EventsSchema,
     GameListSchema,
     GameViewSchema,
     JoinSchema,
     ListGamesQuerySchema,
-    ReplayQuerySchema,
-    ReplaySchema,
     SeatedSchema,
-    StreamQuerySchema,
 )
-from service.engine import Action, GameState, Variant
+from service.engine import Action, Variant
 from service.engine.cards import parse_cards
-from service.engine.observation import ending_to_dict
-from service.engine.replays import visible_events
-from service.game.commands import Acted, Current, GameService, NewGame, Opponent, Seated
+from service.game.commands import Acted, NewGame, Opponent
 from service.game.problem_codes import ProblemCode
-from service.game.problems import InvalidRequest, Problem, Unauthorized, VersionConflict
-from service.game.rematch_service import Rematch
-from service.live.feed import FeedReads
-from service.live.memory import GameMemory
-from service.live.outage import StoreOutage
-from service.live.stream_end import StreamEnding, log_stream_end
-from service.live.watcher import END_EVENT, Waited, client_gone
+from service.game.problems import InvalidRequest, Problem, VersionConflict
 from service.store.client_games import Listed
-from service.store.events import announced_events
 from service.web import examples
 from service.web.callers import client_app, current_caller, current_player, seat_token
+from service.web.game_answers import (
+    listed_game,
+    rematch_shown,
+    seat_view,
+    seated_answer,
+    view_with,
+)
 from service.web.idempotency import (
     IDEMPOTENCY_HEADER,
     caller_key,
@@ -66,12 +57,8 @@ from service.web.operations import (
 from service.web.plain_query import FeedParser
 from service.web.render import (
     etag,
-    game_view,
     if_match,
     not_modified,
-    replay_body,
-    seated_body,
-    utc_time,
     view_answer,
 )
 from service.web.services import games, services
@@ -98,48 +85,12 @@ _IF_MATCH_HEADER = {
 }
 #: A version no game is at (versions start at 1): asked for, it fails after the seat is known.
 _NO_VERSION = -1
-_ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
-#: What an SSE stream carries: in a 3.1 document a stream's `schema` is the schema of one
-#: message (OpenAPI 3.2 names it `itemSchema`; 3.1 validators reject that field, and
-#: schema tools read a 3.1 stream's `schema` per message), whose `data` is a StreamData.
-_SSE_CONTENT = {"schema": {"$ref": "#/components/schemas/StreamMessage"}}
 
 
 def settings() -> dict[str, Any]:
     return current_app.config
-
-
-def _view(current: Current, seat: int | None) -> dict[str, Any]:
-    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see,
-    a finished game's rematch offer and a clocked game's clock."""
-    return _view_with(current, seat, _rematch(current, seat))
-
-
-def _view_with(current: Current, seat: int | None, rematch: Rematch | None) -> dict[str, Any]:
-    service = games()
-    return game_view(
-        current,
-        seat,
-        invite=service.invite_for(current, seat),
-        rematch=rematch,
-        clock=service.clock_reading(current),
-    )
-
-
-def _rematch(current: Current, seat: int | None) -> Rematch | None:
-    """A finished game's rematch offer (a game being played has none: nothing is read)."""
-    return services().rematches.shown(current, seat) if current.state.over else None
-
-
-def _seated(seated: Seated) -> dict[str, Any]:
-    service = games()
-    return seated_body(
-        seated,
-        invite=service.invite_for(seated.current, seated.seat),
-        clock=service.clock_reading(seated.current),
-    )
 
 
 @blp.route("", methods=["POST"])
@@ -182,7 +133,7 @@ def create_game(body: dict[str, Any]):
     }
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return _seated(seated), 201, headers
+    return seated_answer(seated), 201, headers
 
 
 @blp.route("", methods=["GET"])
@@ -211,27 +162,8 @@ def list_games(query: dict[str, Any]):
         client.id, status=query.get("status"), after=after, limit=query["limit"]
     )
     return {
-        "games": [_summary(listed.created_ms, current) for listed, current in page.games],
+        "games": [listed_game(listed.created_ms, current) for listed, current in page.games],
         "next_cursor": None if page.next_cursor is None else page.next_cursor.encode(),
-    }
-
-
-def _summary(created_ms: int, current: Current) -> dict[str, Any]:
-    """A game in a listing: public facts only (no token, no invite, no card)."""
-    state = current.state
-    return {
-        "game_id": current.game_id,
-        "created_at": utc_time(created_ms),
-        "version": current.version,
-        "status": state.status.value,
-        "variant": state.variant.value,
-        "dealing": state.dealing.value,
-        "rated": current.seats.rated,
-        "game_points": list(state.game_points),
-        "winner": state.winner,
-        "to_move": state.to_move,
-        "players": current.players,
-        "ending": ending_to_dict(state),
     }
 
 
@@ -246,10 +178,10 @@ def get_game(game_id: str):
     seat = service.seat_for(current, seat_token())
     services().seen(current)
     # A rematch offer changes no version: a view that shows one is never "not modified".
-    rematch = _rematch(current, seat)
+    rematch = rematch_shown(current, seat)
     if rematch is None and not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
-    return view_answer(_view_with(current, seat, rematch)), 200, {"ETag": etag(current.version)}
+    return view_answer(view_with(current, seat, rematch)), 200, {"ETag": etag(current.version)}
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
@@ -276,7 +208,7 @@ def join_game(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(seated.current.version)}
     if seated.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return _seated(seated), 201, headers
+    return seated_answer(seated), 201, headers
 
 
 @blp.route("/<game_id>/actions", methods=["POST"])
@@ -328,14 +260,14 @@ def act(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return view_answer(_view(acted.current, acted.seat)), 200, headers
+    return view_answer(seat_view(acted.current, acted.seat)), 200, headers
 
 
 def _ended(acted: Acted):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return view_answer(_view(acted.current, acted.seat)), 200, headers
+    return view_answer(seat_view(acted.current, acted.seat)), 200, headers
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
@@ -387,346 +319,3 @@ def claim_timeout(game_id: str):
         idempotency_key=idempotency_key(),
     )
     return _ended(acted)
-
-
-@blp.route("/<game_id>/events", methods=["GET"])
-@blp.arguments(EventsQuerySchema(), location="query")  # one instance: the hot path
-@blp.response(200, EventsSchema, example=examples.EVENTS)
-@operation(blp, "listEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (422,))
-def events(query: dict[str, Any], game_id: str):
-    """The events after version `after`, as the caller may see them (R11).
-
-    With `wait`, an empty answer waits (long-poll) up to that many seconds
-    for the next event; a finished game answers at once. Each event carries
-    `to_move` after it; with `include=view` the answer carries the caller's
-    view at its version, so a client can act without another request.
-    A waiting long-poll takes one of the server's waiting slots: a caller past
-    its share gets 429 `too_many_waiting_from_caller`, a game past its share
-    503 `too_many_waiting_on_game` (both with `Retry-After`).
-    """
-    service = games()
-    token = seat_token()
-    after = query["after"]
-    wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
-    known = _game_at(service, game_id, after)
-    seat = _seat(service, known, token)
-    if wait > 0 and known.version == after and known.state.status != "finished":
-        with _waiting_slot(game_id):
-            waited = _wait_for_append(service, game_id, after, wait)
-    else:
-        waited = Waited.UNKNOWN
-    if waited is Waited.UNCHANGED:
-        body, latest = {"version": after, "events": []}, known  # nothing to read
-    else:
-        shared = waited is Waited.APPENDED
-        body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
-    if query.get("include") == "view":
-        body["view"] = _view(latest, seat)
-    # The hottest answer of all (every delivery to a long-poll): sent as it is, since
-    # EventsSchema's dump is the identity on it (tests/service/test_feed_schema.py).
-    text = json.dumps({"game_id": game_id, **body}, separators=(",", ":"))
-    return current_app.response_class(text, mimetype="application/json")
-
-
-@blp.route("/<game_id>/stream", methods=["GET"])
-@blp.arguments(StreamQuerySchema(), location="query")
-@blp.response(200, content_type="text/event-stream", description="Server-Sent Events")
-@blp.alt_response(204, description="The game is over and the caller has every event")
-@operation(blp, "streamEvents", security=SEAT_OR_SPECTATOR, problems=GAME + (400, 422))
-@blp.doc(responses={200: {"content": {"text/event-stream": _SSE_CONTENT}}})
-def stream(query: dict[str, Any], game_id: str):
-    """The event feed as Server-Sent Events; each event's `id` is its version.
-
-    Reconnect with `Last-Event-ID` (or `?after=`) to resume exactly. After the
-    event that finishes the game the stream sends a final `end` event and
-    closes; opened again on a finished game with nothing new it answers 204,
-    which tells an EventSource to stop reconnecting. Otherwise the stream ends
-    after a bounded time and the client reconnects. A store that does not
-    answer (a failover, a restart) is waited out for up to 30 s, and the
-    stream goes on from where it was. With `include=view`, the
-    last event of each burst carries the caller's `view` at that version.
-    A stream holds one of the server's waiting slots, within its caller's and
-    its game's shares, as a long-poll does.
-    """
-    service = games()
-    token = seat_token(query_token=query.get("access_token"))
-    after = _last_event_id(query.get("after", 0))
-    current = _game_at(service, game_id, after)
-    seat = _seat(service, current, token)
-    if current.state.status == "finished" and after == current.version:
-        return Response(status=204)
-    include_view = query.get("include") == "view"
-    limit = settings()["SSE_MAX_SECONDS"]
-    heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
-    release = _take_waiting_slot(game_id)
-    client = _client_socket()
-
-    def events() -> Generator[str, None, tuple[StreamEnding, str]]:
-        """The stream's lines; returns why it ended (``StreamEnding``) and a detail."""
-        nonlocal after
-        yield "retry: 1000\n\n"
-        deadline = time.monotonic() + limit
-        known: Current | None = current
-        waited = Waited.UNKNOWN  # the first read asks Redis: the stream may start behind
-        outage = StoreOutage()
-        while True:
-            try:
-                if waited is not Waited.UNCHANGED:  # else nothing new: nothing to read
-                    shared = waited is Waited.APPENDED
-                    burst, after, known, finished = _sse_burst(
-                        service, game_id, seat, after, known, shared=shared, view=include_view
-                    )
-                    if burst:
-                        yield burst  # one write for the burst
-                    if finished:
-                        return StreamEnding.GAME_OVER, f"at version {after}"
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return StreamEnding.DEADLINE, f"{limit:g} s, at version {after}"
-                waited = _wait_for_append(service, game_id, after, min(heartbeat, remaining))
-                outage.over()
-            except redis.exceptions.RedisError as error:
-                # A failover or a restart: wait it out, then read again from ``after``
-                # (nothing is missed). A store away for longer ends the stream; the
-                # client resumes exactly with Last-Event-ID once it answers again.
-                if time.monotonic() >= deadline:
-                    return StreamEnding.DEADLINE, f"the store failed at it ({error})"
-                if not outage.wait():
-                    return StreamEnding.STORE_AWAY, str(error)
-                waited = Waited.UNKNOWN
-            if waited is not Waited.APPENDED:
-                if client is not None and client_gone(client):
-                    # The client left: give its slot back now.
-                    return StreamEnding.CLIENT_LEFT, f"at version {after}"
-                yield ": keep-alive\n\n"
-
-    def generate() -> Iterator[str]:
-        """``events``, and one log line with the reason it ended, however it ended."""
-        reason, detail = StreamEnding.CONNECTION_CLOSED, ""
-        try:
-            reason, detail = yield from events()
-        except GeneratorExit:
-            raise  # the server closed the answer: CONNECTION_CLOSED
-        except Exception as error:
-            reason, detail = StreamEnding.FAILED, repr(error)
-            raise
-        finally:
-            log_stream_end(game_id, reason, detail)
-
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    response = Response(
-        stream_with_context(generate()), mimetype="text/event-stream", headers=headers
-    )
-    # Released when the server closes the response, even if the stream never started.
-    response.call_on_close(release)
-    return response
-
-
-@blp.route("/<game_id>/replay", methods=["GET"])
-@blp.arguments(ReplayQuerySchema, location="query")
-@blp.response(200, ReplaySchema, example=examples.REPLAY)
-@operation(blp, "getReplay", security=SEAT_OR_SPECTATOR, problems=GAME + (422,))
-def replay(query: dict[str, Any], game_id: str):
-    """The whole game as the caller may see it; with `at`, as it was at that version.
-
-    While a deal runs, hands and talon stay hidden by R11; once the game is
-    over the replay holds every deal's deck.
-    """
-    service = games()
-    current = service.current(game_id)
-    seat = service.seat_for(current, seat_token())
-    log = service.store.events(game_id)
-    at = query.get("at")
-    if at is not None and at > len(log):
-        raise Problem(
-            f"version {at} does not exist yet; the game is at version {len(log)}",
-            code=ProblemCode.VERSION_OUT_OF_RANGE,
-        )
-    return replay_body(game_id, log, current.players, seat, at=at)
-
-
-def _take_waiting_slot(game_id: str) -> Callable[[], None]:
-    """Take a waiting slot for this request's wait on ``game_id`` (its caller's share, the
-    game's, this process's: ``service.web.waiting``), or answer 429/503; returns its release.
-
-    A waiting request costs little (a greenlet under gevent, no Redis
-    connection), but not nothing: SCHNAPSEN_MAX_WAITING bounds them per process,
-    and the shares keep one caller or one game from holding them all.
-    """
-    return services().waiting.admit(current_caller(), game_id)
-
-
-@contextmanager
-def _waiting_slot(game_id: str) -> Iterator[None]:
-    release = _take_waiting_slot(game_id)
-    try:
-        yield
-    finally:
-        release()
-
-
-def _wait_for_append(service: GameService, game_id: str, after: int, seconds: float) -> Waited:
-    """Wait until the log passes ``after``, at most ``seconds`` or until the client leaves.
-
-    The waiter registers before it reads the head, so an append that lands
-    in between wakes it rather than being missed (service.live.watcher). A wait that
-    ends unwoken says whether the subscription proves the log still at
-    ``after`` (``Waited.UNCHANGED``: nothing to read).
-    """
-    watcher = services().watcher
-    deadline = time.monotonic() + seconds
-    with watcher.watch(game_id, after, client=_client_socket()) as waiter:
-        if watcher.head(game_id, lambda: service.store.head(game_id)) > after:
-            return Waited.APPENDED
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not waiter.wait(remaining):
-                unchanged = not waiter.gone and watcher.unchanged(game_id, after)
-                return Waited.UNCHANGED if unchanged else Waited.UNKNOWN
-            if waiter.announced > after:
-                return Waited.APPENDED
-            waiter.woken.clear()  # woken without news (a resubscription): look again
-            if service.store.head(game_id) > after:
-                return Waited.APPENDED
-
-
-def _memory() -> GameMemory:
-    return services().memory
-
-
-def _game_at(service: GameService, game_id: str, version: int) -> Current:
-    """The game at ``version``: from this process's memory when another reader put it
-    there (a game at a version never changes), else loaded; 422 past the head.
-
-    Readers ask for the game at the version they have seen, so a waiter that
-    re-polls after a delivery finds it here and costs no Redis call; version 0
-    (nothing seen yet) is the newest game, and the feed reads from the start.
-    """
-    if version > 0:
-        known = _memory().game_at(game_id, version)
-        if known is not None:
-            return known
-    current = service.current(game_id, version or None)
-    _existing_version(version, current.version)
-    _memory().remember_game(current)
-    return current
-
-
-def _seat(service: GameService, known: Current, token: str | None) -> int | None:
-    """The caller's seat; a game remembered from before seat 1 joined is asked again."""
-    try:
-        return service.seat_for(known, token)
-    except Unauthorized:
-        if known.seats[1].joined:
-            raise
-        return service.seat_for(service.current(known.game_id), token)
-
-
-def _events_since(
-    service: GameService, known: Current, *, shared: bool
-) -> tuple[list[Any], Current]:
-    """``service.events_since``, through this process's feed reads (``service.live.feed``):
-    ``shared``, a waiter that was woken, may take what memory or its announcement holds."""
-
-    def read(news: bytes | None) -> tuple[list[Any], Current]:
-        return service.events_since(known, None if news is None else announced_events(news))
-
-    reads = FeedReads(services().watcher, _memory(), services().one_read)
-    return reads.since(known, read, shared=shared)
-
-
-def _client_socket() -> socket.socket | None:
-    """The request's socket under gunicorn (to notice a client that left); None elsewhere."""
-    return request.environ.get("gunicorn.socket")
-
-
-def _sse_burst(
-    service: GameService,
-    game_id: str,
-    seat: int | None,
-    after: int,
-    known: Current | None,
-    *,
-    shared: bool,
-    view: bool,
-) -> tuple[str, int, Current, bool]:
-    """The events after ``after`` as one SSE write, closed by ``end`` once the game is over:
-    (the text, the last version sent, the game it leads to, whether the game is over)."""
-    body, latest = _feed(service, game_id, seat, after, known=known, shared=shared)
-    shown = body["events"]
-    if view and shown:
-        shown[-1] = {**shown[-1], "view": _view(latest, seat)}
-    burst = [_sse(event["type"], event, event_id=event["version"]) for event in shown]
-    finished = latest.state.status == "finished"
-    if finished:
-        burst.append(_sse(END_EVENT, _end_of(latest)))  # no id: Last-Event-ID stays
-    last = shown[-1]["version"] if shown else after
-    return "".join(burst), last, latest, finished
-
-
-def _sse(kind: str, data: dict[str, Any], *, event_id: int | None = None) -> str:
-    head = "" if event_id is None else f"id: {event_id}\n"
-    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def _end_of(latest: Current) -> dict[str, Any]:
-    """The data of the final ``end`` event: how the game ended."""
-    state = latest.state
-    return {
-        "version": latest.version,
-        "status": state.status.value,
-        "winner": state.winner,
-        "game_points": list(state.game_points),
-    }
-
-
-def _feed(
-    service: GameService,
-    game_id: str,
-    seat: int | None,
-    after: int,
-    known: Current | None = None,
-    *,
-    shared: bool = False,
-) -> tuple[dict[str, Any], Current]:
-    """The events after ``after`` as ``seat`` sees them, and the game they lead to.
-
-    ``known``, the game at ``after`` when the caller has it (a waiter), saves
-    loading it again: only the new events are read.
-    """
-    if known is not None and known.version == after:
-        start: GameState | None = known.state
-        log, latest = _events_since(service, known, shared=shared)
-    else:
-        start, log, latest = service.events_after(game_id, after)
-        _memory().remember_game(latest)
-    shown = (
-        list(visible_events(log, seat, after=after, start=start, latest=latest.state))
-        if log
-        else []
-    )
-    return {"version": latest.version, "events": shown}, latest
-
-
-def _existing_version(version: int, head: int) -> int:
-    """``version`` when the log has reached it, else 422 as /stream and /replay?at= answer."""
-    if version > head:
-        raise Problem(
-            f"version {version} does not exist yet; the game is at version {head}",
-            code=ProblemCode.VERSION_OUT_OF_RANGE,
-        )
-    return version
-
-
-def _last_event_id(after: int) -> int:
-    header = request.headers.get("Last-Event-ID")
-    if header is None:
-        return after
-    value = header.strip()
-    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a 500).
-    if not _ASCII_VERSION.fullmatch(value) or int(value) > MAX_VERSION:
-        raise Problem(
-            "Last-Event-ID must be the version of an event",
-            code=ProblemCode.INVALID_LAST_EVENT_ID,
-        )
-    return int(value)

@@ -1,0 +1,70 @@
+"""What the games' views answer that the services add to: a seat's (or a spectator's)
+view with the invite seat 0 may see, a finished game's rematch offer and a clocked
+game's clock; a seat just taken; a game in a listing.
+
+Shared by the games' views and their feed's (``include=view``), which render the
+same view (``service.web.render.game_view``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine.observation import ending_to_dict
+from service.game.commands import Current, Seated
+from service.game.rematch_service import Rematch
+from service.web.render import game_view, seated_body, utc_time
+from service.web.services import games, services
+
+
+def seat_view(current: Current, seat: int | None) -> dict[str, Any]:
+    """``seat``'s view of the game (``render.game_view``), with the invite seat 0 may see,
+    a finished game's rematch offer and a clocked game's clock."""
+    return view_with(current, seat, rematch_shown(current, seat))
+
+
+def view_with(current: Current, seat: int | None, rematch: Rematch | None) -> dict[str, Any]:
+    service = games()
+    return game_view(
+        current,
+        seat,
+        invite=service.invite_for(current, seat),
+        rematch=rematch,
+        clock=service.clock_reading(current),
+    )
+
+
+def rematch_shown(current: Current, seat: int | None) -> Rematch | None:
+    """A finished game's rematch offer (a game being played has none: nothing is read)."""
+    return services().rematches.shown(current, seat) if current.state.over else None
+
+
+def seated_answer(seated: Seated) -> dict[str, Any]:
+    service = games()
+    return seated_body(
+        seated,
+        invite=service.invite_for(seated.current, seated.seat),
+        clock=service.clock_reading(seated.current),
+    )
+
+
+def listed_game(created_ms: int, current: Current) -> dict[str, Any]:
+    """A game in a listing: public facts only (no token, no invite, no card)."""
+    state = current.state
+    return {
+        "game_id": current.game_id,
+        "created_at": utc_time(created_ms),
+        "version": current.version,
+        "status": state.status.value,
+        "variant": state.variant.value,
+        "dealing": state.dealing.value,
+        "rated": current.seats.rated,
+        "game_points": list(state.game_points),
+        "winner": state.winner,
+        "to_move": state.to_move,
+        "players": current.players,
+        "ending": ending_to_dict(state),
+    }
+
+
+__all__ = ["listed_game", "rematch_shown", "seat_view", "seated_answer", "view_with"]
