@@ -17,11 +17,11 @@ from typing import Any
 from service.jobs.outbound import InvalidWebhookUrl, RefusedAddress, post
 from service.jobs.webhook_outbox import Head
 from service.jobs.webhook_signing import signed_headers
+from service.ops.composition import Services
 from service.store.webhooks import Delivery, UnknownDelivery, UnknownEndpoint
-from workers.runtime import Runtime
 
 
-def attempt(rt: Runtime, app: str, head: Head) -> dict[str, Any]:
+def attempt(rt: Services, app: str, head: Head) -> dict[str, Any]:
     """Send ``head``'s delivery once, record how it went, and schedule its retry."""
     store = rt.webhooks
     try:
@@ -54,7 +54,7 @@ def attempt(rt: Runtime, app: str, head: Head) -> dict[str, Any]:
             payload,
             headers,
             allowances=rt.webhook_allowances,
-            timeout=rt.webhook_timeout,
+            timeout=rt.settings.webhook_timeout_seconds,
         )
         status, latency, error = sent.status, sent.latency_ms, sent.error
     except (RefusedAddress, InvalidWebhookUrl) as refused:
@@ -77,18 +77,18 @@ def attempt(rt: Runtime, app: str, head: Head) -> dict[str, Any]:
             state="pending",
             retries=delivery.retries + 1,
         )
-        rt.webhook_outboxes.schedule_retry(
+        rt.webhook_events.outboxes.schedule_retry(
             app, delivery.id, delivery.round, delivery.retries, pauses[delivery.retries]
         )
     else:
         store.record_attempt(
             app, delivery, status=status, latency_ms=latency, error=error, state="failed"
         )
-        store.failed_for_good(app, endpoint.id, rt.webhook_disable_after)
+        store.failed_for_good(app, endpoint.id, rt.settings.webhook_disable_after)
     return {"delivery": delivery.id, "sent": True, "status": status, "error": error}
 
 
-def _not_sent(rt: Runtime, app: str, delivery: Delivery, why: str) -> dict[str, Any]:
+def _not_sent(rt: Services, app: str, delivery: Delivery, why: str) -> dict[str, Any]:
     rt.webhooks.record_attempt(
         app, delivery, status=None, latency_ms=0.0, error=why, state="failed"
     )

@@ -70,9 +70,11 @@ def bot_move(game_id: str, version: int) -> dict[str, Any]:
         if chosen:  # tried again at the same version: the same view, the same move
             return chosen[0]
         decision = get_bot(level).choose(
-            view, seed=bot_seed(game_id, version, rt.games.secret), budget_ms=rt.bot_budget_ms
+            view,
+            seed=bot_seed(game_id, version, rt.games.secret),
+            budget_ms=rt.settings.bot_budget_ms or None,
         )
-        remaining = rt.bot_delay_ms / 1000 - (time.monotonic() - started)
+        remaining = rt.settings.bot_delay_ms / 1000 - (time.monotonic() - started)
         if remaining > 0:
             time.sleep(remaining)
         chosen.append(decision.action)
@@ -109,7 +111,9 @@ def clock_ran_out(game_id: str, version: int) -> dict[str, Any]:
     def choose(view: SeatView, level: str) -> Action:
         if not chosen:  # tried again at the same version: the same view, the same move
             decision = get_bot(level).choose(
-                view, seed=bot_seed(game_id, version, rt.games.secret), budget_ms=rt.bot_budget_ms
+                view,
+                seed=bot_seed(game_id, version, rt.games.secret),
+                budget_ms=rt.settings.bot_budget_ms or None,
             )
             chosen.append(decision.action)
         return chosen[0]
@@ -229,7 +233,7 @@ def webhook_turn(app: str) -> dict[str, Any]:
     instead (for up to ``TURN_SECONDS``). A copy of a turn that is no longer the app's (a
     killed worker's job run again after a new turn was queued) sends nothing."""
     rt = runtime()
-    outboxes = rt.webhook_outboxes
+    outboxes = rt.webhook_events.outboxes
     job = get_current_job()
     turn_id = job.id if job is not None else ""
     started = time.monotonic()
@@ -246,7 +250,7 @@ def webhook_turn(app: str) -> dict[str, Any]:
         elapsed = time.monotonic() - started
         go_on = (
             elapsed < TURN_SECONDS
-            and elapsed + rt.webhook_timeout + 5 < TURN_TIMEOUT
+            and elapsed + rt.settings.webhook_timeout_seconds + 5 < TURN_TIMEOUT
             and not outboxes.others_waiting()
         )
         if not outboxes.done(app, turn_id, head.delivery_id, go_on=go_on) or not go_on:
@@ -263,7 +267,7 @@ def webhook_due(app: str, delivery_id: str, round_: int) -> dict[str, Any]:
         return {"delivery": delivery_id, "queued": False, "reason": "forgotten"}
     if delivery.state != "pending" or delivery.round != round_:
         return {"delivery": delivery_id, "queued": False, "reason": "not due any more"}
-    asked = rt.webhook_outboxes.add(app, delivery_id)
+    asked = rt.webhook_events.outboxes.add(app, delivery_id)
     if asked is Asked.OUTBOX_FULL:
         rt.webhooks.record_attempt(
             app,
@@ -278,7 +282,7 @@ def webhook_due(app: str, delivery_id: str, round_: int) -> dict[str, Any]:
 
 def deliver_webhook(app: str, delivery_id: str) -> dict[str, Any]:
     """A delivery job queued before apps took turns: its delivery joins its app's outbox."""
-    asked = runtime().webhook_outboxes.add(app, delivery_id)
+    asked = runtime().webhook_events.outboxes.add(app, delivery_id)
     return {"delivery": delivery_id, "queued": asked.value}
 
 
@@ -359,13 +363,13 @@ def sweep() -> dict[str, Any]:
     report: dict[str, Any] = {"released": swept.released, "archived": swept.archived}
     if full:
         report["full"] = True
-    if _scan_due(archiver.redis, max(int(rt.stray_scan_seconds), 1), full=full):
+    if _scan_due(archiver.redis, max(int(rt.settings.stray_scan_seconds), 1), full=full):
         found = abandoned = 0
         for game_id in archiver.strays():
             try:
                 if rt.games.current(game_id).state.over:
                     found += archiver.archive_game(game_id) is not None
-                elif rt.games.abandon(game_id, idle_seconds=rt.abandoned_after_seconds):
+                elif rt.games.abandon(game_id, idle_seconds=rt.settings.abandoned_after_seconds):
                     abandoned += 1  # its ending's append asks for its archiving
             except GameNotFound:  # forgotten meanwhile
                 continue

@@ -13,7 +13,6 @@ job, a recovered ``kill -9`` and two workers racing amount to:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -21,9 +20,6 @@ import secrets
 import time
 from datetime import UTC, datetime
 from typing import Any
-
-from redis import Redis
-from rq import get_current_job
 
 from service.competition import Bye, Entrant, Result, pair_round, swiss_standings
 from service.engine import Variant
@@ -36,9 +32,6 @@ from service.game.tournament_notices import (
     round_notices,
 )
 from service.jobs.tournaments import VIA, schedule_round
-from service.jobs.webhooks import WebhookEvents
-from service.ops.composition import records_from
-from service.ops.settings import from_env
 from service.store.tournament_records import (
     Board,
     PairedRound,
@@ -47,36 +40,22 @@ from service.store.tournament_records import (
     TournamentRecords,
     TournamentStatus,
 )
-from service.store.webhooks import Delivery
 from workers.runtime import runtime
 
 
-@functools.cache
 def tournament_records() -> TournamentRecords:
     """The tournaments of this worker's database of record."""
-    records = records_from(from_env())
+    records = runtime().tournaments
     if records is None:
         raise RuntimeError("tournaments need the database of record (SCHNAPSEN_ARCHIVE_URL)")
-    return TournamentRecords(records)
+    return records
 
 
 def _tell(app: str, found: list[TournamentNotice]) -> None:
     """Deliver ``found`` to the app's webhooks; told again by a job run again, the same
     notices (their ids are the tournament's, the kind's and the round's) are kept once."""
-    rt = runtime()
-    events = WebhookEvents(
-        rt.webhook_outboxes, rt.webhooks, Delivery.of, retry_seconds=rt.webhook_retry_seconds
-    )
     for notice in found:
-        events.tell_app(app, notice)
-
-
-def _queues() -> Redis:
-    """The queues' Redis: the one this job came from."""
-    job = get_current_job()
-    if job is None:
-        raise RuntimeError("a tournament's job runs in a worker")
-    return job.connection
+        runtime().webhook_events.tell_app(app, notice)
 
 
 def _derived(seed: str, what: str) -> str:
@@ -111,7 +90,7 @@ def pair_tournament_round(tournament_id: str, number: int) -> dict[str, Any]:
         NoticeBoard(b.board, b.game_id, b.dealer, b.forehand) for b in paired.boards
     ]))  # fmt: skip
     if paired.over:  # nobody to play (a lone player's bye): on to the next round
-        schedule_round(_queues(), tournament_id, number + 1, datetime.now(UTC))
+        schedule_round(runtime().queues, tournament_id, number + 1, datetime.now(UTC))
     return {"tournament_id": tournament_id, "round": number, "paired": True}
 
 
@@ -158,7 +137,7 @@ def _make_games(tournament: Tournament, paired: PairedRound) -> None:
             first_dealer=0,
         )
         # Each player's list of games holds it, as a seek's or a challenge's game.
-        runtime().ratings.players.played(
+        runtime().players.played(
             tournament.app, (board.dealer, board.forehand), board.game_id, int(time.time() * 1000)
         )
 
@@ -219,7 +198,7 @@ def tournament_game_ended(game_id: str) -> dict[str, Any]:
         if board.round >= tournament.rounds:
             _finish(records, tournament)
         else:
-            schedule_round(_queues(), tournament_id, board.round + 1, datetime.now(UTC))
+            schedule_round(runtime().queues, tournament_id, board.round + 1, datetime.now(UTC))
     return {"game_id": game_id, "counted": True}
 
 

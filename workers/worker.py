@@ -74,7 +74,7 @@ from service.jobs.queues import PUBLIC_KINDS, enqueue_sweep, job_kind, queue
 from service.jobs.watch import announce_ended
 from service.jobs.webhook_outbox import AppOutboxes
 from service.ops.logs import configure_logging
-from service.ops.settings import from_env, queue_redis_url
+from service.ops.settings import SettingError, from_env, queue_redis_url
 from service.store.redis_clients import QueuesNotConfigured
 from workers.room import RoomKeeping
 
@@ -294,11 +294,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=None)
     parser.add_argument("--monitoring-interval", type=int, default=MONITORING_INTERVAL)
     parser.add_argument("--maintenance-interval", type=int, default=MAINTENANCE_INTERVAL)
-    settings = from_env()  # the one read of the environment
-    parser.add_argument("--log-level", default=settings["LOG_LEVEL"])
+    try:
+        settings = from_env()  # the one read of the environment
+    except SettingError as error:
+        print(error, file=sys.stderr)
+        return 2
+    parser.add_argument("--log-level", default=settings.log_level)
     args = parser.parse_args(argv)
 
-    if not settings["REDIS_URL"] and not settings["QUEUE_REDIS_URL"]:
+    if not settings.redis_url and not settings.queue_redis_url:
         print("set REDIS_URL (and QUEUE_REDIS_URL if the queues live elsewhere)", file=sys.stderr)
         return 2
     url = queue_redis_url(settings)
@@ -319,8 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         job_monitoring_interval=args.monitoring_interval,
         maintenance_interval=args.maintenance_interval,
     )
-    if settings["ARCHIVE_URL"]:
-        worker.sweep_seconds = settings["SWEEP_SECONDS"]
+    if settings.archive_url:
+        worker.sweep_seconds = settings.sweep_seconds
         if ARCHIVE in worker.queue_names():  # the archive queue's jobs are what frees memory
             worker.make_room = workers.jobs.sweep
     worker.work(with_scheduler=True, burst=args.burst, logging_level=args.log_level.upper())

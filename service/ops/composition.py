@@ -1,18 +1,19 @@
 """The one composition root: the game service as the API and the workers both run it.
 
-``create_app`` and the workers' runtime each bring their own Redis clients
-(the API's give up within a request's budget, a worker's wait) and get the
-same store, counters, bot dispatcher and command service, with the same
-append listeners, from ``build_services``.
+``build(settings, clients)`` wires every store, queue, listener and the command
+service once, from the process's ``Settings``. ``create_app`` and the workers'
+runtime each bring their own Redis clients (the API's give up within a
+request's budget, a worker's wait) and get the same ``Services``; the web app
+adds only what a web process holds (its waiters, its subscriptions,
+``service.web.services``). A new store is built here, as a field of ``Services``.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import redis
 from redis import Redis
@@ -25,16 +26,22 @@ from service.game.transaction import KnownGames
 from service.jobs.archiving import ArchiveWhenEnded
 from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
+from service.jobs.outbound import IPNetwork, parse_allowances
 from service.jobs.ratings import RateWhenEnded
 from service.jobs.tournaments import CountWhenEnded
 from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
+from service.ops.settings import Settings
 from service.store.analyses import Analyses, AnalysisStore
 from service.store.analysis_records import AnalysisRecords
+from service.store.answers import StoredAnswers
+from service.store.app_records import AppRecords
 from service.store.archive import Archive, open_archive
 from service.store.archived_log import ArchivedLog
 from service.store.archiving import GameArchiver
+from service.store.challenges import Challenges
 from service.store.client_games import ClientGames, ClientGamesWithArchive
+from service.store.clients import ClientRegistry
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.full import refused_for_memory
@@ -44,7 +51,9 @@ from service.store.ratings import RatedGames
 from service.store.records_db import RecordsDatabase, open_records_database
 from service.store.redis_clients import AnyRedis
 from service.store.rematches import RematchOffers
+from service.store.seeks import SeekPool, SeekRules
 from service.store.stats import GameStats
+from service.store.tournament_records import TournamentRecords
 from service.store.webhook_records import WebhookRecords
 from service.store.webhooks import Delivery, WebhookStore
 
@@ -55,6 +64,13 @@ log = logging.getLogger(__name__)
 class Services:
     """What serving games needs, wired once."""
 
+    #: The settings the services were built from, read by attribute (``settings.max_waiting``).
+    settings: Settings
+    #: The log's Redis, and the queues' (RQ): the log's own unless ``QUEUE_REDIS_URL``
+    #: names another.
+    redis: AnyRedis
+    queues: Redis
+    #: The command service: create, join, act, read (``service.game.commands``).
     games: GameService
     #: The games' logs: Redis, and the archive behind it when there is one.
     store: EventStore | ArchivedLog
@@ -65,17 +81,30 @@ class Services:
     rematches: RematchService
     #: Games' analyses: rows of the database of record when there is one, else Redis.
     analyses: Analyses
-    #: Schedules a clocked game's deadlines (None in services built before clocks).
+    #: The players of client apps, and the ratings their rated games write.
+    players: Players
+    ratings: RatedGames
+    #: Client apps: their keys, and their records when there is a database of record.
+    clients: ClientRegistry
+    #: Matchmaking: seeks waiting for an opponent, and challenges of one player to another.
+    seeks: SeekPool
+    challenges: Challenges
+    #: First answers of keyed requests that start a job (``service.web.idempotency``).
+    answers: StoredAnswers
+    #: Client apps' webhook endpoints and deliveries, the listener that makes deliveries
+    #: (told of notices that are no append: a rematch offer), the pauses before each
+    #: retry, and the addresses a delivery may reach although they are not public.
+    webhooks: WebhookStore
+    webhook_events: WebhookEvents
+    webhook_retry_seconds: tuple[int, ...]
+    webhook_allowances: tuple[IPNetwork, ...]
+    #: Schedules a clocked game's deadlines.
     clocks: ClockKeeper | None = None
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
-    #: The players of client apps, and the ratings their rated games write.
-    players: Players | None = None
-    ratings: RatedGames | None = None
-    #: Client apps' webhook endpoints and deliveries, and the listener that makes them.
-    webhooks: WebhookStore | None = None
-    webhook_events: WebhookEvents | None = None
+    #: Tournaments, in the database of record (None: the process has none).
+    tournaments: TournamentRecords | None = None
 
     def seen(self, current: Current) -> None:
         """A read path saw the game: ask again for a due bot move, and count a finish.
@@ -96,33 +125,52 @@ class Services:
             self.stats.observe(current)
 
 
-def build_services(
-    log_client: AnyRedis,
-    queue_client: Redis,
-    secret: bytes,
+@dataclass(frozen=True, slots=True)
+class RedisClients:
+    """The Redis clients a process builds its services on: its budget is the process's
+    (a request's for the API, a job's for a worker)."""
+
+    #: The games' logs (one Redis, or a cluster).
+    log: AnyRedis
+    #: The queues (RQ): a plain Redis.
+    queues: Redis
+
+
+def build(
+    settings: Settings,
+    clients: RedisClients,
     *,
     also: Sequence[AppendListener] = (),
     known: KnownGames | None = None,
-    replica_acks: int = 0,
-    replica_ack_timeout_ms: int = 500,
     archive: Archive | None = None,
-    archive_grace_seconds: float = 3600.0,
-    players_per_client: int = 1_000_000,
     records: RecordsDatabase | None = None,
-    webhook_retry_seconds: Sequence[int] = RETRY_SECONDS,
-    webhooks_per_client: int = 10,
-    webhook_redeliveries_per_app: int = 50,
+    warn_without_secret: bool = True,
 ) -> Services:
-    """The service on the log's Redis (one, or a cluster), enqueueing on the queues' Redis.
+    """The services of ``settings`` on the log's Redis, enqueueing on the queues' Redis.
 
     ``also``: more append listeners, told first (the API's memory of games,
     ``service.live.memory``: it keeps the new events before anything else of the
     request waits for I/O, so the waiters the append wakes in this process find
-    them there). With ``replica_acks``, an append is acknowledged once that many
-    replicas have it. With an ``archive``, a game that ends is moved there
+    them there). With ``REPLICA_ACKS``, an append is acknowledged once that many
+    replicas have it. With an archive (the one ``ARCHIVE_URL`` names, unless
+    ``archive`` is given), a game that ends is moved there
     (``service.store.archiving``) and its reads come from there once Redis has
-    forgotten it, ``archive_grace_seconds`` after its end.
+    forgotten it, ``ARCHIVE_GRACE_SECONDS`` after its end. ``warn_without_secret``:
+    whether a missing ``SECRET_KEY`` is worth a warning (the API's tokens die with it;
+    a worker issues none).
     """
+    if archive is None:
+        archive = archive_from(settings)
+    if records is None:
+        records = records_from(settings)
+    secret = secret_key(settings, warn=warn_without_secret)
+    log_client, queue_client = clients.log, clients.queues
+    replica_acks = settings.replica_acks
+    replica_ack_timeout_ms = settings.replica_ack_timeout_ms
+    archive_grace_seconds = settings.archive_grace_seconds
+    players_per_client = settings.players_per_client
+    webhooks_per_client = settings.webhooks_per_client
+    webhook_retry_seconds = retry_seconds(settings)
     live = EventStore(
         log_client,
         replica_acks=replica_acks,
@@ -144,7 +192,7 @@ def build_services(
         else WebhookRecords(log_client, records, endpoints_per_client=webhooks_per_client)
     )
     webhook_events = WebhookEvents(
-        AppOutboxes(queue_client, redeliveries_per_app=webhook_redeliveries_per_app),
+        AppOutboxes(queue_client, redeliveries_per_app=settings.webhook_redeliveries_per_app),
         webhooks,
         Delivery.of,
         retry_seconds=webhook_retry_seconds,
@@ -186,27 +234,52 @@ def build_services(
     # An offer lives about as long as its game stays in Redis (the archive's grace).
     offers = RematchOffers(log_client, ttl_seconds=archive_grace_seconds)
     return Services(
-        games,
-        store,
-        ExportStore(log_client),
-        stats,
-        dispatcher,
-        RematchService(games, offers),
+        settings=settings,
+        redis=log_client,
+        queues=queue_client,
+        games=games,
+        store=store,
+        exports=ExportStore(log_client),
+        stats=stats,
+        dispatcher=dispatcher,
+        rematches=RematchService(games, offers),
+        # Made once, read for as long as the game: Redis holds what is live.
+        analyses=AnalysisStore(log_client) if records is None else AnalysisRecords(records),
+        players=players,
+        ratings=RatedGames(players, bot_ratings()),
+        clients=ClientRegistry(log_client, None if records is None else AppRecords(records)),
+        seeks=SeekPool(
+            log_client,
+            SeekRules(
+                alive_seconds=settings.seek_alive_seconds,
+                window_start=settings.seek_window_start,
+                window_widening=settings.seek_window_widening,
+                window_widest=settings.seek_window_widest,
+                pool_cap=settings.seeks_per_client,
+                record_seconds=settings.seek_record_seconds,
+            ),
+        ),
+        challenges=Challenges(
+            log_client,
+            open_seconds=settings.challenge_seconds,
+            record_seconds=settings.challenge_record_seconds,
+            records_per_player=settings.challenge_records_per_player,
+        ),
+        answers=StoredAnswers(log_client, keep_seconds=settings.idempotency_seconds),
+        webhooks=webhooks,
+        webhook_events=webhook_events,
+        webhook_retry_seconds=webhook_events.retry_seconds,
+        webhook_allowances=parse_allowances(settings.webhook_allow_addresses),
         clocks=clocks,
         archive=archive,
         archiver=archiver,
-        players=players,
-        ratings=RatedGames(players, bot_ratings()),
-        webhooks=webhooks,
-        webhook_events=webhook_events,
-        # Made once, read for as long as the game: Redis holds what is live.
-        analyses=AnalysisStore(log_client) if records is None else AnalysisRecords(records),
+        tournaments=None if records is None else TournamentRecords(records),
     )
 
 
-def retry_seconds(settings: Mapping[str, Any]) -> tuple[int, ...]:
+def retry_seconds(settings: Settings) -> tuple[int, ...]:
     """``WEBHOOK_RETRY_SECONDS``: the pauses before each retry of a delivery."""
-    text = str(settings["WEBHOOK_RETRY_SECONDS"]).strip()
+    text = settings.webhook_retry_seconds.strip()
     if not text:
         return RETRY_SECONDS
     return tuple(int(part) for part in text.split(","))
@@ -217,26 +290,26 @@ def bot_ratings() -> dict[str, float]:
     return {info.name: info.strength.elo if info.strength else 0.0 for info in CATALOG}
 
 
-def archive_from(settings: Mapping[str, Any]) -> Archive | None:
+def archive_from(settings: Settings) -> Archive | None:
     """The archive ``ARCHIVE_URL`` names, opened; None when it names none."""
-    url = settings["ARCHIVE_URL"]
+    url = settings.archive_url
     return open_archive(url) if url else None
 
 
-def records_from(settings: Mapping[str, Any]) -> RecordsDatabase | None:
+def records_from(settings: Settings) -> RecordsDatabase | None:
     """The database of record ``ARCHIVE_URL`` names (players, ratings, their games);
     None when it names none (Redis alone then keeps them)."""
-    url = settings["ARCHIVE_URL"]
+    url = settings.archive_url
     return open_records_database(url) if url else None
 
 
-def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
+def secret_key(settings: Settings, *, warn: bool = True) -> bytes:
     """``SECRET_KEY``, else a random one that dies with the process.
 
     The API warns: its tokens die with it. A worker issues no token, and
     builds its service once per job, so it does not.
     """
-    secret = settings["SECRET_KEY"]
+    secret = settings.secret_key
     if not secret:
         if warn:
             log.warning("SCHNAPSEN_SECRET_KEY is not set; tokens of this process die with it")
@@ -245,9 +318,10 @@ def secret_key(settings: Mapping[str, Any], *, warn: bool = True) -> bytes:
 
 
 __all__ = [
+    "RedisClients",
     "Services",
     "archive_from",
+    "build",
     "records_from",
-    "build_services",
     "secret_key",
 ]

@@ -50,7 +50,7 @@ disable_created_metrics()
 
 # prometheus_client's multiprocess folder must exist before the first value is written,
 # which for a gauge without labels is below, at import: before any app is built.
-if multiprocess_metrics() and (_MULTIPROC_DIR := from_env()["METRICS_MULTIPROC_DIR"]):
+if multiprocess_metrics() and (_MULTIPROC_DIR := from_env().metrics_multiproc_dir):
     os.makedirs(_MULTIPROC_DIR, exist_ok=True)
 
 HTTP_REQUESTS = Counter(

@@ -1,20 +1,23 @@
 """Settings, read from environment variables with documented defaults.
 
 Each process reads its environment once, here, when it starts
-(``from_env()``: the app factory, a worker's command, gunicorn's worker class,
-``schnapsen-admin``), and hands the frozen ``Settings`` (or values from them)
-down; no other server module reads the environment. ``create_app(config)``
-starts from ``from_env()`` and lets ``config`` override any key, which is how
-the tests point the app at their own Redis.
+(``from_env()``: the app factory, a worker's runtime and command, gunicorn's
+worker class, the run command, ``schnapsen-admin``), into a frozen
+``Settings`` of typed attributes, and hands it (or values from it) down; no
+other server module reads the environment, and none looks a setting up by a
+string: ``settings.max_waiting``, so a misspelt name fails where it is
+written. A variable that holds no value of its setting's kind stops the
+process at start (``SettingError``, naming the variable). ``create_app(config)``
+starts from ``from_env()`` and lets ``config`` (keyed as ``DEFAULTS``)
+override any setting, which is how the tests point the app at their own Redis.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 #: Where the event logs live when ``REDIS_URL`` is not set: a Redis on this machine.
@@ -250,48 +253,140 @@ ENVIRONMENT = {
 }
 
 
+class SettingError(ValueError):
+    """A setting's variable holds no value of the setting's kind: the process refuses to
+    start, naming the variable, rather than fail on the first request that reads it."""
+
+
 @dataclass(frozen=True, slots=True)
-class Settings(Mapping[str, Any]):
-    """A process's settings, keyed as ``DEFAULTS``; read-only once read."""
+class Settings:
+    """A process's settings, one typed attribute per key of ``DEFAULTS`` (lower case).
 
-    values: Mapping[str, Any]
+    Built once when a process starts (``from_env``) and handed down; read-only.
+    """
 
-    def __getitem__(self, key: str) -> Any:
-        return self.values[key]
+    redis_url: str | None
+    queue_redis_url: str | None
+    replica_acks: int
+    replica_ack_timeout_ms: int
+    secret_key: str | None
+    max_content_length: int
+    body_timeout_seconds: float
+    connections_per_address: int
+    long_poll_max_seconds: float
+    sse_max_seconds: float
+    sse_heartbeat_seconds: float
+    max_waiting: int
+    max_waiting_per_address: int
+    max_waiting_per_client: int
+    max_waiting_per_game: int
+    bot_budget_ms: int
+    bot_delay_ms: int
+    bot_service_max_budget_ms: int
+    job_wait_max_seconds: float
+    rate_limit_per_token: int
+    rate_limit_per_ip: int
+    rate_limit_per_client: int
+    games_per_client_per_hour: int
+    games_per_address_per_hour: int
+    bot_moves_per_client_per_minute: int
+    decision_ms_per_caller: int
+    decisions_per_caller: int
+    export_jobs_per_caller_per_hour: int
+    export_queue_max_jobs: int
+    decision_queue_max_jobs: int
+    anonymous_clients: bool
+    proxy_hops: int
+    turn_timeout_seconds: float
+    redis_timeout_seconds: float
+    redis_pool_size: int
+    data_dir: str
+    redis_maxmemory: str | None
+    archive_url: str | None
+    archive_grace_seconds: float
+    abandoned_after_seconds: float
+    sweep_seconds: float
+    stray_scan_seconds: float
+    players_per_client: int
+    seek_alive_seconds: float
+    seek_window_start: float
+    seek_window_widening: float
+    seek_window_widest: float
+    seeks_per_client: int
+    seek_record_seconds: int
+    challenge_seconds: float
+    challenge_record_seconds: int
+    challenge_records_per_player: int
+    idempotency_seconds: int
+    webhooks_per_client: int
+    webhook_allow_addresses: str
+    webhook_retry_seconds: str
+    webhook_timeout_seconds: float
+    webhook_disable_after: int
+    webhook_redeliveries_per_app: int
+    log_level: str
+    cors_origins: str
+    readiness_timeout_seconds: float
+    metrics_multiproc_dir: str | None
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+    def overridden(self, values: Mapping[str, Any]) -> Settings:
+        """These settings with ``values`` (keyed as ``DEFAULTS``) in place of their own;
+        keys that name no setting are left out (``create_app`` gives them to Flask)."""
+        return replace(
+            self, **{key.lower(): value for key, value in values.items() if key in DEFAULTS}
+        )
 
-    def __len__(self) -> int:
-        return len(self.values)
+    def as_config(self) -> dict[str, Any]:
+        """Keyed as ``DEFAULTS``: the app's Flask config (Flask reads
+        ``MAX_CONTENT_LENGTH`` there)."""
+        return {key: getattr(self, key.lower()) for key in DEFAULTS}
+
+
+#: Words a yes-or-no setting may be given in.
+_YES = ("1", "true", "yes", "on")
+_NO = ("0", "false", "no", "off")
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
-    """The settings from ``environ`` (default: the process environment)."""
+    """The settings from ``environ`` (default: the process environment).
+
+    Raises ``SettingError`` naming the variable when one holds no value of its
+    setting's kind (a word for a number, a fraction for a count).
+    """
     environ = dict(os.environ if environ is None else environ)
-    settings = dict(DEFAULTS)
+    values = {key.lower(): default for key, default in DEFAULTS.items()}
     for key, variable in ENVIRONMENT.items():
         raw = environ.get(variable)
         if raw is None or raw == "":
             continue
-        default = DEFAULTS[key]
-        if isinstance(default, bool):
-            settings[key] = raw.lower() in ("1", "true", "yes", "on")
-        elif isinstance(default, int):
-            settings[key] = int(raw)
-        elif isinstance(default, float):
-            settings[key] = float(raw)
-        else:
-            settings[key] = raw
-    return Settings(MappingProxyType(settings))
+        values[key.lower()] = _parsed(variable, raw, DEFAULTS[key])
+    return Settings(**values)
 
 
-def redis_url(settings: Mapping[str, Any]) -> str:
+def _parsed(variable: str, raw: str, default: Any) -> Any:
+    """``raw`` read as a value of ``default``'s kind."""
+    if isinstance(default, bool):
+        word = raw.strip().lower()
+        if word in _YES or word in _NO:
+            return word in _YES
+        raise SettingError(f"{variable} is {raw!r}: give 1 or 0 (true or false, yes or no)")
+    try:
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+    except ValueError:
+        kind = "a whole number" if isinstance(default, int) else "a number"
+        raise SettingError(f"{variable} is {raw!r}: give {kind}") from None
+    return raw
+
+
+def redis_url(settings: Settings) -> str:
     """The event log's Redis: ``REDIS_URL``, else ``DEFAULT_REDIS_URL``."""
-    return settings["REDIS_URL"] or DEFAULT_REDIS_URL
+    return settings.redis_url or DEFAULT_REDIS_URL
 
 
-def queue_redis_url(settings: Mapping[str, Any]) -> str | None:
+def queue_redis_url(settings: Settings) -> str | None:
     """The queues' Redis: ``QUEUE_REDIS_URL``, else the event log's when that is no cluster.
 
     None: the log is on a Redis Cluster and no plain Redis is named for RQ.
@@ -300,14 +395,14 @@ def queue_redis_url(settings: Mapping[str, Any]) -> str | None:
     # the standard library, and the redis package must not be imported that early.
     from service.store.redis_clients import is_cluster
 
-    if settings["QUEUE_REDIS_URL"]:
-        return settings["QUEUE_REDIS_URL"]
+    if settings.queue_redis_url:
+        return settings.queue_redis_url
     if is_cluster(redis_url(settings)):
         return None
     return redis_url(settings)
 
 
-def redis_maxmemory(settings: Mapping[str, Any]) -> int:
+def redis_maxmemory(settings: Settings) -> int:
     """The bytes the run command's embedded Redis may hold (0: no limit).
 
     ``REDIS_MAXMEMORY`` when set ("1073741824", "512mb", "2gb"), else a quarter
@@ -316,7 +411,7 @@ def redis_maxmemory(settings: Mapping[str, Any]) -> int:
     what its append-only file had not written yet. Raises ``ValueError`` for a
     value that is no size.
     """
-    raw = settings["REDIS_MAXMEMORY"]
+    raw = settings.redis_maxmemory
     if raw is None:
         return min(machine_memory() // 4, EMBEDDED_REDIS_MAXMEMORY_CAP)
     match = re.fullmatch(r"\s*(\d+)\s*([kmg]?b)?\s*", str(raw).lower())

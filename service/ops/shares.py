@@ -11,9 +11,9 @@ warn at start.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from service.ops.settings import ENVIRONMENT, Settings
 
 #: The environment variable of the gunicorn connections per process (the run command's
 #: ``--web-connections``; gunicorn's ``--worker-connections``), not one of ``Settings``.
@@ -50,28 +50,38 @@ CONNECTION_SHARES = (
 
 
 def _variable(key: str) -> str:
-    return key if key.startswith("SCHNAPSEN_") else f"SCHNAPSEN_{key}"
+    return ENVIRONMENT.get(key, key)
 
 
-def overreaching_shares(settings: Mapping[str, Any]) -> list[str]:
+def overreaching_shares(settings: Settings) -> list[str]:
     """A warning for each share among the settings (``SHARES``) at or above its total, or
     off (0) while its total is bounded."""
-    return _overreaching(SHARES, settings)
+    return _overreaching(SHARES, settings, None)
 
 
-def overreaching_connection_shares(settings: Mapping[str, Any], connections: int) -> list[str]:
+def overreaching_connection_shares(settings: Settings, connections: int) -> list[str]:
     """The same for the shares of a gunicorn process's ``connections`` (``CONNECTION_SHARES``;
     behind proxies, ``PROXY_HOPS``, the cap per address is the proxy's, not checked)."""
     pairs = CONNECTION_SHARES
-    if int(settings["PROXY_HOPS"]):
+    if settings.proxy_hops:
         pairs = tuple(pair for pair in pairs if pair.share != "CONNECTIONS_PER_ADDRESS")
-    return _overreaching(pairs, {**settings, WEB_CONNECTIONS: connections})
+    return _overreaching(pairs, settings, connections)
 
 
-def _overreaching(pairs: tuple[Share, ...], values: Mapping[str, Any]) -> list[str]:
+def _value(settings: Settings, key: str, connections: int | None) -> int:
+    """The setting ``key`` names (``WEB_CONNECTIONS``: ``connections``)."""
+    if key == WEB_CONNECTIONS and connections is not None:
+        return connections
+    return int(getattr(settings, key.lower()))
+
+
+def _overreaching(
+    pairs: tuple[Share, ...], settings: Settings, connections: int | None
+) -> list[str]:
     warnings = []
     for pair in pairs:
-        share, total = int(values[pair.share]), int(values[pair.total])
+        share = _value(settings, pair.share, connections)
+        total = _value(settings, pair.total, connections)
         if total <= 0 or 0 < share < total or (share == 0 and not pair.zero_is_off):
             continue
         name, whole = _variable(pair.share), _variable(pair.total)

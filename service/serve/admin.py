@@ -21,11 +21,9 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from service.ops.settings import from_env
+from service.ops.settings import SettingError, Settings, from_env
 from service.serve import archive_admin
 from service.store.app_records import open_app_records
 from service.store.clients import ClientApp, ClientRegistry, UnknownClient
@@ -34,22 +32,22 @@ from service.store.records_import import import_from_redis
 from service.store.redis_clients import connect
 
 
-def redis_url(settings: Mapping[str, Any]) -> str | None:
+def redis_url(settings: Settings) -> str | None:
     """REDIS_URL, else the socket of the run command's embedded Redis if it is there."""
-    if settings["REDIS_URL"]:
-        return settings["REDIS_URL"]
-    socket = Path(settings["DATA_DIR"]) / "redis" / "redis.sock"
+    if settings.redis_url:
+        return settings.redis_url
+    socket = Path(settings.data_dir) / "redis" / "redis.sock"
     return f"unix://{socket.resolve()}" if socket.exists() else None
 
 
-def database_url(settings: Mapping[str, Any]) -> str | None:
+def database_url(settings: Settings) -> str | None:
     """ARCHIVE_URL, else the run command's SQLite file when its embedded Redis is the one
     used (the run command names that file so: ``service.serve.run``), else None."""
-    if settings["ARCHIVE_URL"]:
-        return settings["ARCHIVE_URL"]
-    if settings["REDIS_URL"]:
+    if settings.archive_url:
+        return settings.archive_url
+    if settings.redis_url:
         return None
-    archive = Path(settings["DATA_DIR"]) / "archive.sqlite3"
+    archive = Path(settings.data_dir) / "archive.sqlite3"
     return f"sqlite:///{archive.resolve()}" if archive.exists() else None
 
 
@@ -74,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     archive_admin.add_commands(groups)
     args = parser.parse_args(argv)
 
-    settings = from_env()
+    try:
+        settings = from_env()
+    except SettingError as error:
+        print(error, file=sys.stderr)
+        return 2
     if args.group in ("backup", "restore"):
         return archive_admin.run(args, settings)
     url = redis_url(settings)

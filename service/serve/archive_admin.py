@@ -18,11 +18,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from service.ops.settings import Settings
 from service.store.archive_backup import (
     BackupRefused,
     back_up_sqlite,
@@ -56,14 +56,14 @@ def add_commands(groups: Any) -> None:
     )
 
 
-def archive_url(settings: Mapping[str, Any]) -> str:
+def archive_url(settings: Settings) -> str:
     """The archive the service uses: ``ARCHIVE_URL``, else the run command's SQLite file."""
-    if settings["ARCHIVE_URL"]:
-        return str(settings["ARCHIVE_URL"])
-    return f"sqlite:///{(Path(settings['DATA_DIR']) / 'archive.sqlite3').resolve()}"
+    if settings.archive_url:
+        return settings.archive_url
+    return f"sqlite:///{(Path(settings.data_dir) / 'archive.sqlite3').resolve()}"
 
 
-def run(args: argparse.Namespace, settings: Mapping[str, Any]) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     url = archive_url(settings)
     path = sqlite_path(url)
     try:

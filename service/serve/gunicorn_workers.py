@@ -321,9 +321,9 @@ class SlowClientGuards:
     def init_process(self) -> None:
         # Read before gunicorn's init_process, which runs the worker and never returns.
         config = settings.from_env()
-        self.body_seconds = float(config["BODY_TIMEOUT_SECONDS"])
+        self.body_seconds = float(config.body_timeout_seconds)
         # Behind proxies every peer is a proxy: the cap is theirs to apply per client.
-        cap = 0 if int(config["PROXY_HOPS"]) else int(config["CONNECTIONS_PER_ADDRESS"])
+        cap = 0 if config.proxy_hops else config.connections_per_address
         self.connections = ConnectionsPerAddress(cap)
         for warning in overreaching_connection_shares(config, self.cfg.worker_connections):
             self.log.warning(warning)

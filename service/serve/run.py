@@ -25,7 +25,7 @@ from pathlib import Path
 from service.client.addresses import visit_url
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.ops.build import pure_python_warning
-from service.ops.settings import from_env, redis_maxmemory
+from service.ops.settings import SettingError, from_env, redis_maxmemory
 from service.ops.shares import overreaching_connection_shares, overreaching_shares
 from service.serve.gunicorn_workers import gunicorn_command
 from service.serve.supervisor import Supervisor
@@ -55,13 +55,19 @@ def _env_int(variable: str, default: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        # The settings, read once; the options below are the run command's own.
+        config = from_env()
+    except SettingError as error:
+        print(f"schnapsen-serve: error: {error}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="schnapsen-serve", description=__doc__)
     parser.add_argument("--host", default=os.environ.get("SCHNAPSEN_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=_env_int("SCHNAPSEN_PORT", 8000))
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=Path(os.environ.get("SCHNAPSEN_DATA_DIR", "var")),
+        default=Path(config.data_dir),
         help="where the embedded Redis keeps its data and the secret key is kept",
     )
     for option, variable, default, what in _COUNTS:
@@ -70,13 +76,12 @@ def main(argv: list[str] | None = None) -> int:
 
     args.data_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    config = from_env(env)
     shares = overreaching_shares(config)
     shares += overreaching_connection_shares(config, args.web_connections)
     for warning in shares:  # said once here; each server process logs its own as well
         print(f"warning: {warning}", file=sys.stderr, flush=True)
     embedded = None
-    if not env.get("REDIS_URL"):
+    if not config.redis_url:
         try:
             maxmemory = redis_maxmemory(config)
         except ValueError as error:
@@ -91,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     env.setdefault("SCHNAPSEN_SECRET_KEY", _secret_key(args.data_dir))
-    if not env.get("SCHNAPSEN_ARCHIVE_URL"):  # the embedded archive: no database to install
+    if not config.archive_url:  # the embedded archive: no database to install
         archive = (args.data_dir / "archive.sqlite3").resolve()
         env["SCHNAPSEN_ARCHIVE_URL"] = f"sqlite:///{archive}"
         print(f"archive of finished games in {archive} (SQLite)", flush=True)

@@ -1,7 +1,8 @@
 """The Flask application factory: ``create_app(config)``.
 
-Builds the Redis clients of a request's budget, the game service (from the
-one composition root, ``service.ops.composition``, as the workers do), and the
+Reads the settings once (``from_env``, then ``config``'s overrides), builds the
+Redis clients of a request's budget, the services (from the one composition
+root, ``service.ops.composition.build``, as the workers do) and the
 blueprints. Nothing connects to a plain Redis until the first request, so the
 app (and its OpenAPI document) can be built without a server; a Redis Cluster
 client reads the cluster's slots when it is built, so with a cluster
@@ -27,21 +28,17 @@ from service.live.cluster import ShardedLogWatcher
 from service.live.memory import GameMemory
 from service.live.watcher import LogWatcher, OneRead
 from service.ops import metrics
-from service.ops.composition import (
-    archive_from,
-    build_services,
-    records_from,
-    retry_seconds,
-    secret_key,
-)
+from service.ops.composition import RedisClients, build
 from service.ops.logs import configure_logging
 from service.ops.readiness import quick_client
-from service.ops.settings import DEFAULT_REDIS_URL, from_env, queue_redis_url, redis_url
+from service.ops.settings import (
+    DEFAULT_REDIS_URL,
+    DEFAULTS,
+    from_env,
+    queue_redis_url,
+    redis_url,
+)
 from service.ops.shares import overreaching_shares
-from service.store.answers import StoredAnswers
-from service.store.app_records import AppRecords
-from service.store.challenges import Challenges
-from service.store.clients import ClientRegistry
 from service.store.redis_clients import (
     AnyRedis,
     QueuesNotConfigured,
@@ -49,8 +46,6 @@ from service.store.redis_clients import (
     connect,
     is_cluster,
 )
-from service.store.seeks import SeekPool, SeekRules
-from service.store.tournament_records import TournamentRecords
 from service.web import bodies, limits, request_ids, response_headers
 from service.web import services as web_services
 from service.web.callers import check_declared
@@ -59,7 +54,7 @@ from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
 from service.web.links import CreateLinks
 from service.web.schemes import SCHEME_DOCS
-from service.web.services import Services
+from service.web.services import WebServices
 from service.web.spec import ContractPlugin, register_components
 from service.web.views import (
     analysis,
@@ -127,72 +122,58 @@ class SchnapsenApp(Flask):
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The app on the settings of the environment, with ``config``'s in place of any of them
+    (keyed as ``service.ops.settings.DEFAULTS``; how the tests point the app at their own
+    Redis). Raises ``SettingError`` naming the variable of a setting that is no value of
+    its kind."""
+    settings = from_env().overridden(config or {})
     app = SchnapsenApp(__name__)
     # "//" in an API path is an empty id (404 problem), not an HTML redirect to another path.
     app.url_map.merge_slashes = False
-    app.config.update(from_env())
+    # Flask reads MAX_CONTENT_LENGTH there; nothing of the service reads its settings there.
+    app.config.update(settings.as_config())
     app.config.update(API_SETTINGS)
-    app.config.update(config or {})
+    app.config.update({key: value for key, value in (config or {}).items() if key not in DEFAULTS})
     app.json.sort_keys = False
-    configure_logging(app.config["LOG_LEVEL"])
-    for warning in overreaching_shares(app.config):  # a share that keeps nobody from all
+    configure_logging(settings.log_level)
+    for warning in overreaching_shares(settings):  # a share that keeps nobody from all
         log.warning(warning)
 
-    if app.config["PROXY_HOPS"]:
+    if settings.proxy_hops:
         # Behind load balancers: the client's address is the one they report.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"])  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
     # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
     # lost Redis answers 503 at once). Waiting clients cost no connection: one watcher
     # per process listens (service.live.watcher), and one more for ended jobs (service.jobs.watch).
-    timeout = app.config["REDIS_TIMEOUT_SECONDS"]
-    pool_size = app.config["REDIS_POOL_SIZE"]
-    log_url, queue_url = redis_url(app.config), queue_redis_url(app.config)
+    timeout = settings.redis_timeout_seconds
+    pool_size = settings.redis_pool_size
+    log_url, queue_url = redis_url(settings), queue_redis_url(settings)
     client = _redis(log_url, timeout, pool_size)
     if queue_url is None:  # the log is on a Redis Cluster: RQ has no Redis (see /readyz)
         log.error(QueuesNotConfigured.MESSAGE)
         queue_client = _no_queues()
     else:
-        queue_client = (
-            _redis(queue_url, timeout, pool_size) if app.config["QUEUE_REDIS_URL"] else client
-        )
-    if not app.config["REDIS_URL"]:
+        queue_client = _redis(queue_url, timeout, pool_size) if settings.queue_redis_url else client
+    if not settings.redis_url:
         log.warning("REDIS_URL is not set; using %s", DEFAULT_REDIS_URL)
     # Games at recent versions: the feed's readers share them, and this process's
     # appends fill it, so a waiter woken by one reads nothing (service.live.memory).
     memory = GameMemory()
-    secret = secret_key(app.config)
-    # The database of record (apps, players, webhook endpoints), when there is one.
-    records = records_from(app.config)
-    services = build_services(
-        client,
-        queue_client,
-        secret,
-        also=[memory],
-        known=memory,
-        replica_acks=app.config["REPLICA_ACKS"],
-        replica_ack_timeout_ms=app.config["REPLICA_ACK_TIMEOUT_MS"],
-        archive=archive_from(app.config),
-        archive_grace_seconds=app.config["ARCHIVE_GRACE_SECONDS"],
-        players_per_client=app.config["PLAYERS_PER_CLIENT"],
-        records=records,
-        webhook_retry_seconds=retry_seconds(app.config),
-        webhooks_per_client=app.config["WEBHOOKS_PER_CLIENT"],
-        webhook_redeliveries_per_app=app.config["WEBHOOK_REDELIVERIES_PER_APP"],
-    )
+    built = build(settings, RedisClients(client, queue_client), also=[memory], known=memory)
     # Readiness and scrape-time gauges use clients that give up within a second.
-    ready_timeout = app.config["READINESS_TIMEOUT_SECONDS"]
+    ready_timeout = settings.readiness_timeout_seconds
     quick_log = quick_client(log_url, ready_timeout)
     if queue_url is None:
         quick_queues = _no_queues()
-    elif app.config["QUEUE_REDIS_URL"]:
+    elif settings.queue_redis_url:
         quick_queues = quick_client(queue_url, ready_timeout)
     else:
         quick_queues = quick_log
     # Request ids, JSON request logs and request metrics: before every other hook.
     request_ids.init_app(app)
-    init_cors(app)
+    init_cors(app, settings.cors_origins)
     response_headers.install(app)  # nosniff everywhere; the pages may not be framed
-    limits.install(app, client)
+    limits.install(app, client, settings)
 
     api = ProblemApi(
         app,
@@ -224,41 +205,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     web_services.init_app(
         app,
-        Services(
-            games=services.games,
-            rematches=services.rematches,
-            store=services.store,
-            answers=StoredAnswers(client, keep_seconds=app.config["IDEMPOTENCY_SECONDS"]),
-            redis=client,
-            queues=queue_client,
+        WebServices.of(
+            built,
             job_watcher=_job_watcher(queue_url, timeout),
-            seen=services.seen,
-            exports=services.exports,
-            analyses=services.analyses,
-            archive=services.archive,
-            clients=ClientRegistry(client, None if records is None else AppRecords(records)),
-            players=services.players,
-            webhooks=services.webhooks,
-            webhook_events=services.webhook_events,
-            webhook_retry_seconds=retry_seconds(app.config),
-            challenges=Challenges(
-                client,
-                open_seconds=app.config["CHALLENGE_SECONDS"],
-                record_seconds=app.config["CHALLENGE_RECORD_SECONDS"],
-                records_per_player=app.config["CHALLENGE_RECORDS_PER_PLAYER"],
-            ),
-            seeks=SeekPool(
-                client,
-                SeekRules(
-                    alive_seconds=app.config["SEEK_ALIVE_SECONDS"],
-                    window_start=app.config["SEEK_WINDOW_START"],
-                    window_widening=app.config["SEEK_WINDOW_WIDENING"],
-                    window_widest=app.config["SEEK_WINDOW_WIDEST"],
-                    pool_cap=app.config["SEEKS_PER_CLIENT"],
-                    record_seconds=app.config["SEEK_RECORD_SECONDS"],
-                ),
-            ),
-            waiting=WaitingAdmission.from_settings(app.config),
+            waiting=WaitingAdmission.from_settings(settings),
             watcher=_watcher(log_url, timeout),
             memory=memory,
             one_read=OneRead(),
@@ -268,10 +218,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             metrics_registry=metrics.scrape_registry(
                 quick_log,
                 quick_queues,
-                services.stats,
-                multiproc_dir=app.config["METRICS_MULTIPROC_DIR"],
+                built.stats,
+                multiproc_dir=settings.metrics_multiproc_dir,
             ),
-            tournaments=None if records is None else TournamentRecords(records),
         ),
     )
 

@@ -224,11 +224,11 @@ def _identify() -> Caller:
             app = _client_of(token)
             if app is not None:
                 return Caller(address, app)
-            if not current_app.config["ANONYMOUS_CLIENTS"]:
+            if not services().settings.anonymous_clients:
                 raise Unauthorized(
                     "this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY
                 )
-    if accepts.key_as_bearer and accepts.anonymous and not current_app.config["ANONYMOUS_CLIENTS"]:
+    if accepts.key_as_bearer and accepts.anonymous and not services().settings.anonymous_clients:
         raise Unauthorized(
             "this server serves registered client apps only: send your client key "
             + _HOW_TO_SEND_A_KEY,

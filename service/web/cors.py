@@ -38,9 +38,9 @@ def cors_origins(setting: str | None) -> list[str] | str | None:
     return origins
 
 
-def init_cors(app: Flask) -> None:
-    """CORS headers for the origins of ``CORS_ORIGINS``; none when it is empty."""
-    origins = cors_origins(app.config.get("CORS_ORIGINS"))
+def init_cors(app: Flask, setting: str) -> None:
+    """CORS headers for the origins of ``CORS_ORIGINS`` (``setting``); none when it is empty."""
+    origins = cors_origins(setting)
     if origins is None:
         return
     from flask_cors import CORS

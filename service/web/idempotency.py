@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 import redis
 from apispec import BasePlugin
-from flask import Response, after_this_request, current_app, g, request
+from flask import Response, after_this_request, g, request
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import IdempotencyKeyReused, Problem
@@ -236,7 +236,7 @@ def _claim(
     refused or fails, the key is free again and the retry runs itself. A
     claim lives as long as a request may run, so a dead process frees it.
     """
-    pending = int(current_app.config["JOB_WAIT_MAX_SECONDS"]) + _CLAIM_MARGIN_SECONDS
+    pending = int(services().settings.job_wait_max_seconds) + _CLAIM_MARGIN_SECONDS
     deadline = time.monotonic() + pending
     pause = 0.02
     while True:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from flask import current_app
 from redis import Redis
 
 from service.game.problem_codes import ProblemCode
@@ -53,11 +52,11 @@ return 1
 
 def export_admission() -> Admit:
     """The admission of a new export or analysis job for this request's caller."""
-    config = current_app.config
-    most = config["EXPORT_QUEUE_MAX_JOBS"]
+    settings = services().settings
+    most = settings.export_queue_max_jobs
     policy = Policy(
         "export_jobs",
-        config["EXPORT_JOBS_PER_CALLER_PER_HOUR"],
+        settings.export_jobs_per_caller_per_hour,
         3600,
         "export and analysis jobs",
         code=ProblemCode.TOO_MANY_JOBS,
@@ -108,14 +107,14 @@ def _place_in_queue(client: Redis, queue_name: str, job_id: str, most: int) -> I
 
 def decision_admission(level: str, budget_ms: int | None, also: Sequence[str] = ()) -> Admit:
     """The admission of a new decision: the caller's share (and ``also``'s, a hint's seat)."""
-    config = current_app.config
+    settings = services().settings
     shares = DecisionShares(
-        queues(), config["DECISION_MS_PER_CALLER"], config["DECISIONS_PER_CALLER"]
+        queues(), settings.decision_ms_per_caller, settings.decisions_per_caller
     )
     callers = [current_caller().scope, *also]
     cost = cost_ms(level, budget_ms)
 
-    most = config["DECISION_QUEUE_MAX_JOBS"]
+    most = settings.decision_queue_max_jobs
 
     @contextmanager
     def admit(queue_name: str, job_id: str) -> Iterator[None]:

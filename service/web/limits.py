@@ -17,9 +17,8 @@ A limit of 0 turns that limit off.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import redis
 from flask import Flask, Response, g, request
@@ -27,6 +26,7 @@ from redis.cluster import RedisCluster
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
+from service.ops.settings import Settings
 from service.store.scripts import Script
 from service.web.caller import Caller
 from service.web.callers import current_caller, takes_client_key, token_print
@@ -103,22 +103,22 @@ class RateLimiter:
         ]
 
 
-def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
+def policies(settings: Settings) -> dict[str, Policy]:
     """Every limit, from the settings (a quota of 0 turns a limit off)."""
     return {
-        "token": Policy("token", config["RATE_LIMIT_PER_TOKEN"], 60, who="token"),
-        "ip": Policy("ip", config["RATE_LIMIT_PER_IP"], 60, who="address"),
-        "client": Policy("client", config["RATE_LIMIT_PER_CLIENT"], 60),
+        "token": Policy("token", settings.rate_limit_per_token, 60, who="token"),
+        "ip": Policy("ip", settings.rate_limit_per_ip, 60, who="address"),
+        "client": Policy("client", settings.rate_limit_per_client, 60),
         "games": Policy(
             "games",
-            config["GAMES_PER_CLIENT_PER_HOUR"],
+            settings.games_per_client_per_hour,
             3600,
             "games",
             code=ProblemCode.TOO_MANY_GAMES,
         ),
         "games_ip": Policy(
             "games_ip",
-            config["GAMES_PER_ADDRESS_PER_HOUR"],
+            settings.games_per_address_per_hour,
             3600,
             "games",
             "address",
@@ -126,7 +126,7 @@ def policies(config: Mapping[str, Any]) -> dict[str, Policy]:
         ),
         "bot_moves": Policy(
             "bot_moves",
-            config["BOT_MOVES_PER_CLIENT_PER_MINUTE"],
+            settings.bot_moves_per_client_per_minute,
             60,
             "bot moves and hints",
             code=ProblemCode.TOO_MANY_BOT_MOVES,
@@ -153,10 +153,10 @@ def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
     return checks
 
 
-def install(app: Flask, client: redis.Redis) -> None:
+def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
     """Check the limits before every /v1 request and label every answer with them."""
     limiter = RateLimiter(client)
-    limits = policies(app.config)
+    limits = policies(settings)
     tokens = limits["token"].quota > 0
 
     @app.before_request

@@ -17,15 +17,15 @@ refusal. The counts are per server process (``service.live.shares`` says why).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.live.shares import Shares
 from service.live.watcher import WaitingSlots
 from service.ops.metrics import WAITING_REQUESTS
+from service.ops.settings import Settings
 from service.web.caller import Caller
 
 #: Seconds a caller past its share is asked to wait: its own waits must end first.
@@ -44,12 +44,12 @@ class WaitingAdmission:
     per_game: Shares
 
     @classmethod
-    def from_settings(cls, config: Mapping[str, Any]) -> WaitingAdmission:
+    def from_settings(cls, settings: Settings) -> WaitingAdmission:
         return cls(
-            WaitingSlots(config["MAX_WAITING"]),
-            Shares(config["MAX_WAITING_PER_ADDRESS"]),
-            Shares(config["MAX_WAITING_PER_CLIENT"]),
-            Shares(config["MAX_WAITING_PER_GAME"]),
+            WaitingSlots(settings.max_waiting),
+            Shares(settings.max_waiting_per_address),
+            Shares(settings.max_waiting_per_client),
+            Shares(settings.max_waiting_per_game),
         )
 
     def admit(self, caller: Caller, game_id: str) -> Callable[[], None]:

@@ -41,7 +41,7 @@ def words(header: str | None) -> set[str]:
 
 
 def test_the_setting_is_parsed():
-    assert from_env({"SCHNAPSEN_CORS_ORIGINS": "https://a.example"})["CORS_ORIGINS"]
+    assert from_env({"SCHNAPSEN_CORS_ORIGINS": "https://a.example"}).cors_origins
     assert cors_origins("") is None
     assert cors_origins(" , ") is None
     assert cors_origins("https://a.example/, https://b.example") == [

@@ -143,8 +143,8 @@ def test_the_log_level_comes_from_the_settings(redis_url):
     from service.web.app import create_app
     from tests.support.paths import SECRET
 
-    assert from_env({"SCHNAPSEN_LOG_LEVEL": "warning"})["LOG_LEVEL"] == "warning"
-    assert from_env({})["LOG_LEVEL"] == "INFO"
+    assert from_env({"SCHNAPSEN_LOG_LEVEL": "warning"}).log_level == "warning"
+    assert from_env({}).log_level == "INFO"
     root = logging.getLogger()
     before = root.level
     try:

@@ -3,6 +3,8 @@ one is read."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import re
 
 import pytest
@@ -78,15 +80,15 @@ def test_the_new_settings_are_parsed_from_the_environment():
             "PROMETHEUS_MULTIPROC_DIR": "/tmp/metrics",
         }
     )
-    assert parsed["LOG_LEVEL"] == "DEBUG"
-    assert parsed["CORS_ORIGINS"] == "https://a.example"
-    assert parsed["READINESS_TIMEOUT_SECONDS"] == 0.25
-    assert parsed["METRICS_MULTIPROC_DIR"] == "/tmp/metrics"
+    assert parsed.log_level == "DEBUG"
+    assert parsed.cors_origins == "https://a.example"
+    assert parsed.readiness_timeout_seconds == 0.25
+    assert parsed.metrics_multiproc_dir == "/tmp/metrics"
     defaults = settings.from_env({})
-    assert defaults["LOG_LEVEL"] == "INFO"
-    assert defaults["CORS_ORIGINS"] == ""
-    assert defaults["READINESS_TIMEOUT_SECONDS"] == 1.0
-    assert defaults["METRICS_MULTIPROC_DIR"] is None
+    assert defaults.log_level == "INFO"
+    assert defaults.cors_origins == ""
+    assert defaults.readiness_timeout_seconds == 1.0
+    assert defaults.metrics_multiproc_dir is None
 
 
 def test_the_embedded_redis_memory_limit_is_read_in_bytes_or_with_a_unit():
@@ -108,3 +110,51 @@ def test_the_embedded_redis_takes_a_quarter_of_the_machine_at_most_a_gib_by_defa
     quarter = settings.machine_memory() // 4
     assert default == min(quarter, settings.EMBEDDED_REDIS_MAXMEMORY_CAP) > 0
     assert default <= 1024**3
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw"),
+    [
+        ("SCHNAPSEN_MAX_WAITING", "lots"),
+        ("SCHNAPSEN_LONG_POLL_MAX_SECONDS", "half a minute"),
+        ("SCHNAPSEN_ANONYMOUS_CLIENTS", "maybe"),
+        ("SCHNAPSEN_REDIS_POOL_SIZE", "6.5"),
+    ],
+)
+def test_a_setting_that_is_no_value_of_its_kind_is_refused_naming_its_variable(variable, raw):
+    with pytest.raises(settings.SettingError, match=f"^{variable} is {raw!r}: "):
+        settings.from_env({variable: raw})
+
+
+def test_the_app_refuses_to_start_with_a_bad_setting(monkeypatch):
+    from service.web.app import create_app
+
+    monkeypatch.setenv("SCHNAPSEN_RATE_LIMIT_PER_TOKEN", "many")
+    with pytest.raises(settings.SettingError, match="SCHNAPSEN_RATE_LIMIT_PER_TOKEN is 'many'"):
+        create_app({"REDIS_URL": "redis://127.0.0.1:1/0"})
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("workers.worker", ["--burst"]),
+        ("service.serve.admin", ["clients", "list"]),
+        ("service.serve.run", []),
+    ],
+)
+def test_each_command_refuses_to_start_with_a_bad_setting(command, argv, monkeypatch, capsys):
+    main = importlib.import_module(command).main
+    monkeypatch.setenv("SCHNAPSEN_SWEEP_SECONDS", "hourly")
+    assert main(argv) == 2
+    assert "SCHNAPSEN_SWEEP_SECONDS is 'hourly': give a number" in capsys.readouterr().err
+
+
+def test_the_settings_are_typed_attributes_of_a_frozen_value():
+    defaults = settings.from_env({})
+    assert sorted(field.name.upper() for field in dataclasses.fields(defaults)) == sorted(
+        settings.DEFAULTS
+    )
+    assert defaults.max_waiting == 4000
+    assert settings.from_env({"SCHNAPSEN_MAX_WAITING": "10"}).max_waiting == 10
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        defaults.max_waiting = 1  # type: ignore[misc]

@@ -36,36 +36,36 @@ def test_the_default_settings_warn_of_no_share():
 
 @pytest.mark.parametrize("pair", SHARES, ids=lambda pair: pair.share)
 def test_a_share_at_its_total_or_off_is_warned_about_by_name(pair):
-    defaults = dict(from_env({}))
-    total = defaults[pair.total]
-    at_total = overreaching_shares({**defaults, pair.share: total})
+    defaults = from_env({})
+    total = defaults.as_config()[pair.total]
+    at_total = overreaching_shares(defaults.overridden({pair.share: total}))
     assert len(at_total) == 1
     assert f"SCHNAPSEN_{pair.share} is {total}" in at_total[0]
     assert f"SCHNAPSEN_{pair.total}={total}" in at_total[0]
-    assert len(overreaching_shares({**defaults, pair.share: total + 1})) == 1
-    assert "is 0 (no share)" in overreaching_shares({**defaults, pair.share: 0})[0]
-    assert overreaching_shares({**defaults, pair.share: total - 1}) == []
+    assert len(overreaching_shares(defaults.overridden({pair.share: total + 1}))) == 1
+    assert "is 0 (no share)" in overreaching_shares(defaults.overridden({pair.share: 0}))[0]
+    assert overreaching_shares(defaults.overridden({pair.share: total - 1})) == []
     # An unbounded total (0) has nothing to share out.
-    assert overreaching_shares({**defaults, pair.share: total, pair.total: 0}) == []
+    assert overreaching_shares(defaults.overridden({pair.share: total, pair.total: 0})) == []
 
 
 @pytest.mark.parametrize("pair", CONNECTION_SHARES, ids=lambda pair: pair.share)
 def test_a_share_of_a_process_s_connections_at_their_number_is_warned_about(pair):
-    below = {**from_env({}), "MAX_WAITING": 10, "CONNECTIONS_PER_ADDRESS": 10}
+    below = from_env({}).overridden({"MAX_WAITING": 10, "CONNECTIONS_PER_ADDRESS": 10})
     assert overreaching_connection_shares(below, 50) == []
-    warned = overreaching_connection_shares({**below, pair.share: 50}, 50)
+    warned = overreaching_connection_shares(below.overridden({pair.share: 50}), 50)
     assert len(warned) == 1 and f"SCHNAPSEN_{pair.share} is 50" in warned[0]
     assert "SCHNAPSEN_WEB_CONNECTIONS=50" in warned[0]
 
 
 def test_behind_proxies_the_cap_per_address_is_not_the_servers_to_warn_about():
-    config = {**from_env({}), "PROXY_HOPS": 1, "MAX_WAITING": 10}
+    config = from_env({}).overridden({"PROXY_HOPS": 1, "MAX_WAITING": 10})
     assert overreaching_connection_shares(config, 100) == []  # CONNECTIONS_PER_ADDRESS 100
 
 
 def test_a_waiting_share_of_zero_slots_is_no_share_to_warn_about():
     # MAX_WAITING 0 holds no waiter at all: it is not "off" and takes no connection.
-    assert overreaching_connection_shares({**from_env({}), "MAX_WAITING": 0}, 5000) == []
+    assert overreaching_connection_shares(from_env({}).overridden({"MAX_WAITING": 0}), 5000) == []
 
 
 def test_the_app_factory_warns_when_one_address_may_hold_every_waiting_slot(redis_url, caplog):

@@ -6,7 +6,7 @@ How the history is made. A handful of the games are played over HTTP as any
 app's player plays them (create a rated game against a bot, resign), and a
 real RQ worker rates and archives them. Playing 2,000 games that way would
 take minutes, so the rest are made in this process by the very code the
-service runs, wired by the same composition root (``build_services``) on the
+service runs, wired by the same composition root (``build``) on the
 same Redis and the same database: ``GameService.create`` deals each game
 through the engine and ``PlayerRecords.played`` lists it, as ``POST /v1/games``
 does; ``GameService.resign`` ends it; then the body of the worker's
@@ -40,7 +40,8 @@ import requests
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.game.bot_levels import LEVELS
 from service.game.values import NewGame, Opponent
-from service.ops.composition import Services, build_services
+from service.ops.composition import RedisClients, Services, build
+from service.ops.settings import from_env
 from service.store.archive import open_archive
 from service.store.players import GAMES_CAP, HISTORY_CAP
 from service.store.records_db import open_records_database
@@ -80,7 +81,8 @@ def in_process(log: redis.Redis, queue: redis.Redis, url: str) -> Iterator[Servi
     """The service as a worker process wires it, on the server's Redis and database."""
     archive, records = open_archive(url), open_records_database(url)
     try:
-        yield build_services(log, queue, SECRET.encode(), archive=archive, records=records)
+        settings = from_env({}).overridden({"SECRET_KEY": SECRET})
+        yield build(settings, RedisClients(log, queue), archive=archive, records=records)
     finally:
         records.close()
         archive.close()

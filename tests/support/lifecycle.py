@@ -1,7 +1,7 @@
 """Finished games on their way from Redis to the archive, as tests drive and inspect them.
 
 ``Table`` is the game service wired as the API and the workers wire it
-(``build_services``) with an archive behind it; ``finish`` plays a game to
+(``build``) with an archive behind it; ``finish`` plays a game to
 one of its endings on it, steering the players so that every way a deal or
 a game can end comes up: going out, running out of cards, closing the talon,
 a false claim, resigning, aborting and a timeout claim. ``game_keys`` and
@@ -23,7 +23,8 @@ import redis
 from service.engine import Action, ActionType, GameState, Variant, legal_actions
 from service.engine.state import DealEndReason
 from service.game.commands import GameService, NewGame, Opponent
-from service.ops.composition import Services, build_services
+from service.ops.composition import RedisClients, Services, build
+from service.ops.settings import from_env
 from service.store.archive import Archive
 from service.store.archive_keys import game_key
 from tests.support.paths import SECRET
@@ -53,9 +54,10 @@ def table(
     client: redis.Redis, archive: Archive | None, *, grace_seconds: float = 3600.0
 ) -> Services:
     """The game service on ``client`` (its log and its queues) with ``archive`` behind it."""
-    return build_services(
-        client, client, SECRET.encode(), archive=archive, archive_grace_seconds=grace_seconds
+    settings = from_env({}).overridden(
+        {"SECRET_KEY": SECRET, "ARCHIVE_GRACE_SECONDS": grace_seconds}
     )
+    return build(settings, RedisClients(client, client), archive=archive)
 
 
 def choose(state: GameState, rng: random.Random, policy: str) -> Action:

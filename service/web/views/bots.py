@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import current_app, request
+from flask import request
 from flask_smorest import Blueprint
 
 from schemas.bots import (
@@ -30,7 +30,7 @@ from service.web.idempotency import idempotent
 from service.web.job_admission import decision_admission
 from service.web.operations import ANYONE, BODY, CLIENT, GAME, SEAT, V1, operation
 from service.web.render import bearer_token
-from service.web.services import games, job_watcher, queues
+from service.web.services import games, job_watcher, queues, settings
 
 blp = Blueprint("bots", __name__, url_prefix="/v1", description="Bot moves as a service")
 
@@ -42,7 +42,7 @@ _JOB_LOCATION = {"Location": {"description": "The job to poll", "schema": {"type
 def capped_budget(requested: int | None) -> int | None:
     """The think time a decision gets: at most the service's cap, so that one caller
     cannot hold a worker for long (None: the level's default)."""
-    cap = current_app.config["BOT_SERVICE_MAX_BUDGET_MS"]
+    cap = settings().bot_service_max_budget_ms
     if requested is None or not cap:
         return requested
     return min(requested, cap)
@@ -60,7 +60,7 @@ def bot_levels():
     `max_budget_ms` is this server's cap on `budget_ms`
     (`SCHNAPSEN_BOT_SERVICE_MAX_BUDGET_MS`).
     """
-    cap = current_app.config["BOT_SERVICE_MAX_BUDGET_MS"] or 10_000  # the schema's own maximum
+    cap = settings().bot_service_max_budget_ms or 10_000  # the schema's own maximum
     return describe_levels(cap, DEFAULT_LEVEL)
 
 
@@ -164,7 +164,7 @@ def hint(body: dict[str, Any], query: dict[str, Any], game_id: str):
 @operation(blp, "getJob", security=ANYONE, problems=GAME + (422,))
 def get_job(query: dict[str, Any], job_id: str):
     """A job's status and, once finished, its result."""
-    wait = min(query["wait"], current_app.config["JOB_WAIT_MAX_SECONDS"])
+    wait = min(query["wait"], settings().job_wait_max_seconds)
     # RQ raises on ids outside its alphabet (and reads "a:b" as job "a"): such ids name no job.
     if not _JOB_ID.fullmatch(job_id):
         found = None
@@ -176,7 +176,7 @@ def get_job(query: dict[str, Any], job_id: str):
 
 
 def _job_answer(job_id: str, wait: float):
-    wait = min(wait, current_app.config["JOB_WAIT_MAX_SECONDS"])
+    wait = min(wait, settings().job_wait_max_seconds)
     found = wait_for_report(queues(), job_watcher(), job_id, wait)
     assert found is not None
     headers = {"Location": f"/v1/jobs/{job_id}"}

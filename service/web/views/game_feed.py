@@ -33,7 +33,7 @@ from service.web.callers import current_caller, seat_token
 from service.web.game_answers import seat_view
 from service.web.operations import GAME, SEAT_OR_SPECTATOR, operation
 from service.web.render import replay_body
-from service.web.services import games, services
+from service.web.services import games, services, settings
 from service.web.views.games import blp
 
 _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10**9)
@@ -41,10 +41,6 @@ _ASCII_VERSION = re.compile(r"[0-9]{1,10}")  # and then at most MAX_VERSION (10*
 #: message (OpenAPI 3.2 names it `itemSchema`; 3.1 validators reject that field, and
 #: schema tools read a 3.1 stream's `schema` per message), whose `data` is a StreamData.
 _SSE_CONTENT = {"schema": {"$ref": "#/components/schemas/StreamMessage"}}
-
-
-def settings() -> dict[str, Any]:
-    return current_app.config
 
 
 @blp.route("/<game_id>/events", methods=["GET"])
@@ -63,7 +59,7 @@ def events(query: dict[str, Any], game_id: str):
     503 `too_many_waiting_on_game` (both with `Retry-After`).
     """
     token = seat_token()
-    wait = min(query["wait"], settings()["LONG_POLL_MAX_SECONDS"])
+    wait = min(query["wait"], settings().long_poll_max_seconds)
     view = seat_view if query.get("include") == "view" else None
     body = _feed().poll(
         game_id,
@@ -103,8 +99,8 @@ def stream(query: dict[str, Any], game_id: str):
     token = seat_token(query_token=query.get("access_token"))
     after = _last_event_id(query.get("after", 0))
     view = seat_view if query.get("include") == "view" else None
-    limit = settings()["SSE_MAX_SECONDS"]
-    heartbeat = settings()["SSE_HEARTBEAT_SECONDS"]
+    limit = settings().sse_max_seconds
+    heartbeat = settings().sse_heartbeat_seconds
     opened = _feed().open_stream(
         game_id,
         after,

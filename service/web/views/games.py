@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, request
 from flask_smorest import Blueprint
 
 from schemas.games import (
@@ -61,7 +61,7 @@ from service.web.render import (
     not_modified,
     view_answer,
 )
-from service.web.services import games, services
+from service.web.services import games, services, settings
 from service.web.statuses import StaleIfMatch
 from service.web.time_controls import time_control
 
@@ -87,10 +87,6 @@ _IF_MATCH_HEADER = {
 _NO_VERSION = -1
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
-
-
-def settings() -> dict[str, Any]:
-    return current_app.config
 
 
 @blp.route("", methods=["POST"])
@@ -315,7 +311,7 @@ def claim_timeout(game_id: str):
     acted = games().claim_timeout(
         game_id,
         seat_token(),
-        timeout_seconds=settings()["TURN_TIMEOUT_SECONDS"],
+        timeout_seconds=settings().turn_timeout_seconds,
         idempotency_key=idempotency_key(),
     )
     return _ended(acted)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app
+from flask import Response
 from flask_smorest import Blueprint
 
 from schemas.meta import HealthSchema, ReadinessSchema
@@ -86,6 +86,6 @@ def metrics():
     Gauges read from Redis (jobs, workers, games) are the same for every process.
     """
     return Response(
-        metrics_text(services().metrics_registry, current_app.config["METRICS_MULTIPROC_DIR"]),
+        metrics_text(services().metrics_registry, services().settings.metrics_multiproc_dir),
         content_type=METRICS_CONTENT_TYPE,
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import current_app, jsonify
+from flask import jsonify
 from flask_smorest import Blueprint
 
 from schemas.games import (
@@ -149,7 +149,7 @@ def status(query: dict[str, Any], game_id: str):
     """
     service = _rematches()
     token = seat_token()
-    wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
+    wait = min(query["wait"], services().settings.long_poll_max_seconds)
     stored = service.read(game_id)
     rematch = service.status(game_id, token)
     if wait > 0 and (rematch.offer is None or rematch.offer.status.value == "offered"):

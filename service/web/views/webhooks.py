@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Response, current_app
+from flask import Response
 from flask_smorest import Blueprint
 
 from schemas.webhooks import (
@@ -22,7 +22,7 @@ from schemas.webhooks import (
 )
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
-from service.jobs.outbound import InvalidWebhookUrl, address_allowed, check_url, parse_allowances
+from service.jobs.outbound import InvalidWebhookUrl, address_allowed, check_url
 from service.jobs.webhook_outbox import Asked
 from service.jobs.webhook_signing import new_secret
 from service.store.webhooks import (
@@ -86,7 +86,7 @@ def _checked_url(url: str) -> str:
     except InvalidWebhookUrl as error:
         raise Problem(str(error), code=ProblemCode.INVALID_WEBHOOK_URL) from None
     host = (urlsplit(url).hostname or "").strip("[]")
-    allowances = parse_allowances(current_app.config["WEBHOOK_ALLOW_ADDRESSES"])
+    allowances = services().webhook_allowances
     if _is_address(host) and not address_allowed(host, allowances):
         raise Problem(
             f"{host} is not a public address: deliveries never go to loopback, private, "
