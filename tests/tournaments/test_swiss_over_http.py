@@ -26,6 +26,9 @@ from tests.support.waiting import wait_until
 
 #: Bounds a hang of one round's pairing or the whole tournament's end, never a speed.
 ROUND_TIMEOUT = 120
+#: Bounds the wait for a job a killed worker was running: RQ hands it to another worker
+#: once its time is up (its timeout, then the registry's clean-up).
+RECOVERY_TIMEOUT = 4 * ROUND_TIMEOUT
 
 
 @dataclass
@@ -112,12 +115,12 @@ def play_round(
     return boards
 
 
-def finished(swiss: Swiss, tid: str, token: str) -> dict:
+def finished(swiss: Swiss, tid: str, token: str, timeout: float = ROUND_TIMEOUT) -> dict:
     def over() -> dict | None:
         answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}", headers=auth(token), timeout=30)
         return answer.json() if answer.json()["status"] == "finished" else None
 
-    return wait_until(over, ROUND_TIMEOUT, "the tournament's end")
+    return wait_until(over, timeout, "the tournament's end")
 
 
 def check_played(swiss: Swiss, tid: str, token: str, rounds: list[dict], players: set[str]):
@@ -185,12 +188,14 @@ def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redi
         _app, tid, tokens = entered_tournament(swiss, redis_client, players=7, rounds=3)
         rounds = [play_round(swiss, tid, 1, tokens, rng)]
         first.kill()
-        rounds.append(play_round(swiss, tid, 2, tokens, rng))
+        # A job a killed worker was running is recovered once its time is up: rounds
+        # after a kill may wait that long.
+        rounds.append(play_round(swiss, tid, 2, tokens, rng, timeout=RECOVERY_TIMEOUT))
         second.kill()
         first = worker(swiss)
-        rounds.append(play_round(swiss, tid, 3, tokens, rng))
+        rounds.append(play_round(swiss, tid, 3, tokens, rng, timeout=RECOVERY_TIMEOUT))
         token = next(iter(tokens.values()))
-        finished(swiss, tid, token)
+        finished(swiss, tid, token, timeout=RECOVERY_TIMEOUT)
         check_played(swiss, tid, token, rounds, set(tokens))
     finally:
         first.stop()
@@ -284,7 +289,7 @@ def test_a_worker_killed_as_it_pairs_a_round_leaves_the_same_pairing_to_the_next
         seen = wait_until(claimed, ROUND_TIMEOUT, "round 1 claimed")
         first.kill()
         second = worker(swiss)
-        rounds = [play_round(swiss, tid, 1, tokens, rng, timeout=4 * ROUND_TIMEOUT)]
+        rounds = [play_round(swiss, tid, 1, tokens, rng, timeout=RECOVERY_TIMEOUT)]
 
         def fixed(boards: list[dict]) -> list[tuple]:
             return [(b["board"], b["game_id"], b["dealer"], b["forehand"]) for b in boards]
