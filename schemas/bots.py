@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from schemas.components import CARD_CODES, ChoiceField, LevelField, SuitField, WholeNumber
+from schemas.components import ChoiceField, LevelField, SuitField, WholeNumber
 from schemas.games import (
     ActionOutSchema,
     CardAtSeatSchema,
@@ -29,22 +27,16 @@ def _doc(text: str) -> dict[str, str]:
 
 
 class PositionCardSchema(CardAtSeatSchema):
-    """A card of a position's trick: who played it, and which (both are needed)."""
+    """A card of a position's trick: as in a view, but the request may leave out less."""
 
-    openapi_required = ("seat", "card")
+    openapi_required = ()
 
 
 class PositionTrickSchema(TrickSchema):
     """A finished trick of a position; `leader` and `winner` follow from the cards."""
 
     openapi_required = ("cards",)
-    cards = fields.List(
-        fields.Nested(PositionCardSchema),
-        metadata={"description": "The led card, then the one that followed it: one of each seat",
-                  "minItems": 2, "maxItems": 2,
-                  "allOf": [{"contains": {"properties": {"seat": {"const": seat}}}}
-                            for seat in (0, 1)]},
-    )  # fmt: skip
+    cards = fields.List(fields.Nested(PositionCardSchema))
 
 
 class PositionMarriageSchema(MarriageSchema):
@@ -59,40 +51,21 @@ class PositionExchangeSchema(Schema):
     took = _card(required=True, metadata=_doc("The trump card the exchanger took"))
 
 
-#: The talon's sizes a deal has: 9 after the deal, two fewer after each trick while it
-#: is open (9, 7, 5, 3, 1), none once the last card and the trump card are drawn; a
-#: close keeps the size it had. (Said as the sizes it never has: an enum would make
-#: generated clients give the field a type of its own instead of an integer.)
-TALON_SIZES = [0, 1, 3, 5, 7, 9]
-
-
 class PositionSchema(Schema):
     """One seat's view of a deal (schema 1): what the seat has seen, nothing hidden.
 
     Mirrors the `deal` part of the game view. Points, tricks won, the
     opponent's known cards and the state at a close are derived from it.
-    What the document says of a position is what every real deal's position
-    holds (``service.engine.position`` checks the rest, each card once across
-    the fields above all, and answers 422 `impossible_position` naming the field).
     """
 
     class Meta:
         unknown = RAISE
 
-    #: Rules across fields that ``service.engine.position`` checks, as the document says
-    #: them (``_position_rules``).
-    openapi_extra: ClassVar[dict[str, Any]] = {}
-
     schema = WholeNumber(load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1"))
     variant = ChoiceField("Variant", load_default="head")
     seat = _seat(required=True, metadata=_doc("The seat to move, whose view this is"))
     dealer = _seat(required=True)
-    hand = fields.List(
-        _card(),
-        required=True,
-        metadata={"description": "The seat's cards: five while the talon is open, fewer after",
-                  "maxItems": 5, "uniqueItems": True},
-    )  # fmt: skip
+    hand = fields.List(_card(), required=True)
     trump_card = _card(
         allow_none=True, metadata=_doc("The face-up card under the talon; null once drawn")
     )
@@ -104,27 +77,12 @@ class PositionSchema(Schema):
     talon_size = WholeNumber(
         required=True,
         validate=validate.Range(min=0, max=9),
-        metadata={**_doc("Face-down cards left: 9 after the deal, two fewer after each trick "
-                         "while the talon is open, 0 once drawn; a close keeps it"),
-                  "not": {"enum": [size for size in range(10) if size not in TALON_SIZES]}},
-    )  # fmt: skip
+        metadata=_doc("Face-down cards left"),
+    )
     closed_by = _seat(allow_none=True, load_default=None)
-    tricks = fields.List(
-        fields.Nested(PositionTrickSchema),
-        load_default=list,
-        metadata={"description": "The deal's finished tricks, oldest first", "maxItems": 10},
-    )
-    current_trick = fields.List(
-        fields.Nested(PositionCardSchema),
-        load_default=list,
-        metadata={"description": "The led card, if the opponent led", "maxItems": 1},
-    )
-    marriages = fields.List(
-        fields.Nested(PositionMarriageSchema),
-        load_default=list,
-        metadata={"description": "Marriages declared in this deal, one a suit at most",
-                  "maxItems": 4},
-    )  # fmt: skip
+    tricks = fields.List(fields.Nested(PositionTrickSchema), load_default=list)
+    current_trick = fields.List(fields.Nested(PositionCardSchema), load_default=list)
+    marriages = fields.List(fields.Nested(PositionMarriageSchema), load_default=list)
     declared_marriage = SuitField(
         allow_none=True,
         load_default=None,
@@ -136,82 +94,6 @@ class PositionSchema(Schema):
         validate=validate.Length(equal=2),
         metadata=_doc("Game points still to lose per seat; [7, 7] by default"),
     )
-
-
-def _position_rules() -> dict[str, Any]:
-    """What every real deal's position holds across its fields, in JSON Schema.
-
-    The face-up card is named: ``trump_card`` while it lies under the talon,
-    ``turn_up`` once drawn, and both name the same card when both are given. On
-    the first trick the non-dealer leads (R1c): with no trick finished, the seat
-    to move is the non-dealer, or the dealer once the non-dealer's card is out.
-    While the talon is open each trick draws two cards (R2): after n tricks it
-    holds 9 - 2n, none from the fifth on, when the trump card is drawn too; a
-    closed talon keeps the odd size it had, after as many tricks at least, and
-    its trump card stays (R6b). A hand holds five cards and one fewer for each
-    trick played without a draw after it (the seat to move has not played to the
-    trick under way).
-    """
-    nothing = {"maxItems": 0}
-
-    def led_by(seat: int) -> dict[str, Any]:
-        return {"minItems": 1, "items": {"properties": {"seat": {"const": seat}}}}
-
-    first_lead = [
-        {"properties": {"seat": {"const": 1 - dealer}, "dealer": {"const": dealer},
-                        "current_trick": nothing}}
-        for dealer in (0, 1)
-    ] + [
-        {"properties": {"seat": {"const": dealer}, "dealer": {"const": dealer},
-                        "current_trick": led_by(1 - dealer)},
-         "required": ["current_trick"]}
-        for dealer in (0, 1)
-    ]  # fmt: skip
-
-    def hand(cards: int) -> dict[str, Any]:
-        return {"minItems": cards, "maxItems": cards}
-
-    open_talon = [
-        {"properties": {"tricks": {"minItems": tricks, "maxItems": tricks},
-                        "talon_size": {"const": max(0, 9 - 2 * tricks)},
-                        "trump_card": {"type": "string"} if tricks < 5 else {"type": "null"},
-                        "hand": hand(5 + min(tricks, 5) - tricks)},
-         "required": (["tricks"] if tricks else []) + (["trump_card"] if tricks < 5 else [])}
-        for tricks in range(11)
-    ]  # fmt: skip
-    closed_talon = [
-        {"properties": {"talon_size": {"const": size},
-                        "tricks": {"minItems": tricks, "maxItems": tricks},
-                        "trump_card": {"type": "string"},
-                        "hand": hand(5 + (9 - size) // 2 - tricks)},
-         "required": ["trump_card"] + (["tricks"] if tricks else [])}
-        for size in (1, 3, 5, 7, 9)
-        for tricks in range((9 - size) // 2, min(10, 5 + (9 - size) // 2) + 1)
-    ]  # fmt: skip
-    # One allOf of conditions, no anyOf at the top: a generated client still makes one type
-    # of the object (openapi-python-client makes a union of an anyOf's branches).
-    return {
-        "allOf": [
-            {"if": {"properties": {"trump_card": {"type": "string"}}, "required": ["trump_card"]},
-             "else": {"properties": {"turn_up": {"type": "string"}}, "required": ["turn_up"]}},
-            {
-                "if": {"properties": {"trump_card": {"type": "string"},
-                                      "turn_up": {"type": "string"}},
-                       "required": ["trump_card", "turn_up"]},
-                "then": {"anyOf": [{"properties": {"trump_card": {"const": card},
-                                                   "turn_up": {"const": card}}}
-                                   for card in CARD_CODES]},
-            },
-            {"if": {"properties": {"tricks": nothing}}, "then": {"anyOf": first_lead}},
-            {"if": {"properties": {"closed_by": {"type": "null"}}},
-             "then": {"anyOf": open_talon}},
-            {"if": {"properties": {"closed_by": {"type": "integer"}}, "required": ["closed_by"]},
-             "then": {"anyOf": closed_talon}},
-        ],
-    }  # fmt: skip
-
-
-PositionSchema.openapi_extra = _position_rules()
 
 
 DEFAULT_LEVEL = "expert" if "expert" in LEVELS else LEVELS[-1]
