@@ -43,7 +43,7 @@ from service.engine.state import DealState
 from service.game.notices import Notice, NoticeKind, body
 from service.game.seats import Seats
 from service.game.values import Current
-from tests.engine.test_properties import (
+from tests.support.random_games import (
     game_settings,
     permute_hidden,
     play_game,
