@@ -210,7 +210,9 @@ def generate(seed: int, games: int, budget_ms: int, processes: int) -> list[Row]
         sys.stderr.flush()
 
     if processes > 1:
-        with multiprocessing.Pool(processes) as pool:
+        # Spawned, not forked: a fork taken while another thread of the caller holds a
+        # lock (a test process's watcher threads) can leave the child stuck on it.
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
             for done, played in enumerate(pool.imap(play_game, jobs), 1):
                 rows.extend(played)
                 progress(done)
