@@ -126,19 +126,21 @@ def serve(
 
 
 def process_tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of ``pid`` and its children (a gunicorn master and its
-    workers), from ``/proc``: what the server spent, whatever the machine's load."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    """CPU seconds of ``pid`` and its children (a gunicorn master and its workers): what
+    the server spent, whatever the machine's load. Read from each thread's
+    ``/proc/<pid>/task/<tid>/schedstat`` (nanoseconds on a CPU) rather than ``stat``'s clock
+    ticks: a tick is 10 ms, and a short window of 1 ms requests could read as no time at all."""
+    total_ns = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
+            if not (int(entry) == pid or int(stat[stat.rindex(")") + 2 :].split()[1]) == pid):
+                continue
+            for task in os.listdir(f"/proc/{entry}/task"):
+                schedstat = Path(f"/proc/{entry}/task/{task}/schedstat").read_text()
+                total_ns += int(schedstat.split()[0])
         except OSError:  # gone meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        ppid, utime, stime = int(fields[1]), int(fields[11]), int(fields[12])
-        if int(entry) == pid or ppid == pid:
-            total += (utime + stime) / tick
-    return total
+    return total_ns / 1e9
