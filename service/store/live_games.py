@@ -177,8 +177,14 @@ class LiveGames:
         return found[:count]
 
     def top(self, app: str, count: int) -> list[LiveEntry]:
-        """The ``count`` highest-rated entries of the app, highest first."""
-        batch = self.redis.zrevrange(index_key(app), 0, count - 1, withscores=True)
+        """Up to ``count`` entries of the app's highest rating (by id, descending)."""
+        best = self.redis.zrevrange(index_key(app), 0, 0, withscores=True)
+        if not best:
+            return []
+        rating = int(best[0][1])
+        batch = self.redis.zrevrangebyscore(
+            index_key(app), rating, rating, start=0, num=count, withscores=True
+        )
         return [LiveEntry(member.decode(), int(score)) for member, score in batch]
 
 

@@ -11,7 +11,7 @@ a card.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +31,9 @@ from service.store.live_games import (
 from service.store.players import UnknownPlayer
 from service.store.ratings import BOT_RATING_BASE
 
-#: How many of the highest-rated entries the featured game is chosen among: the ties
-#: at the top rating, read up to this many, by their last move.
-FEATURED_CANDIDATES = 20
+#: The most games of the top rating the featured game is chosen among (by their last
+#: move): past that many ties, among those with the greatest ids.
+FEATURED_CANDIDATES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,26 +102,32 @@ def live_page(
 
 
 def featured(
-    live: LiveGames, app: str, load: Load, last_move_ms: Callable[[str], int]
+    live: LiveGames,
+    app: str,
+    load: Load,
+    last_moves: Callable[[Sequence[str]], dict[str, int | None]],
 ) -> tuple[LiveEntry, Current] | None:
     """The app's featured game: the highest-rated game in play, and of those rated
-    alike the one whose last move is the most recent (then the greater id)."""
-    for _round in range(SCAN_LIMIT // FEATURED_CANDIDATES):
+    alike the one whose last move is the most recent (then the greater id).
+
+    The ties are read in one round trip (``last_moves``: each log's last append),
+    and only the chosen game is loaded; an entry whose game ended leaves the index
+    and the next is tried, at most ``SCAN_LIMIT`` of them (then: none).
+    """
+    checked = 0
+    while checked < SCAN_LIMIT:
         entries = live.top(app, FEATURED_CANDIDATES)
         if not entries:
             return None
-        best = entries[0].rating
-        tied = [entry for entry in entries if entry.rating == best]
-        playing = [
-            (entry, current)
-            for entry in tied
-            if (current := in_play(live, app, entry, load)) is not None
-        ]
-        if playing:
-            return max(
-                playing,
-                key=lambda pair: (last_move_ms(pair[0].game_id), pair[0].game_id),
-            )
+        times = last_moves([entry.game_id for entry in entries])
+        latest_first = sorted(
+            entries, key=lambda entry: (times.get(entry.game_id) or 0, entry.game_id), reverse=True
+        )
+        for entry in latest_first[: SCAN_LIMIT - checked]:
+            checked += 1
+            current = in_play(live, app, entry, load)
+            if current is not None:
+                return entry, current
     return None
 
 

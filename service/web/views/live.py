@@ -84,7 +84,7 @@ def featured_game():
         found.live_games,
         app,
         games().current,
-        lambda game_id: found.store.clock(game_id).last_ms or 0,
+        found.store.last_append_times,
     )
     if chosen is None:
         raise Problem("none of your app's games is in play", code=ProblemCode.NO_LIVE_GAME)
