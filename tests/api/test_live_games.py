@@ -330,3 +330,14 @@ def test_a_random_mix_of_games_lists_exactly_those_in_play(api, redis_client):
             reverse=True,
         )
         assert every_page(api, app, "?limit=3") == [game_id for _r, game_id in expected]
+
+
+def test_the_latest_move_picks_the_featured_game_among_many_games_of_one_rating(api, redis_client):
+    """Every new player is at 1500, so many games tie at the top: the one moved last is
+    featured, whichever its id."""
+    app = new_app(redis_client)
+    games = [people_game(api, app) for _ in range(30)]
+    by_id = sorted(games, key=lambda game: game["id"])
+    for game in (by_id[0], by_id[-1], by_id[14]):
+        move(api, game)
+        assert ok(api.get("/v1/games/featured", headers=app.headers))["game_id"] == game["id"]
