@@ -341,3 +341,35 @@ def test_the_latest_move_picks_the_featured_game_among_many_games_of_one_rating(
     for game in (by_id[0], by_id[-1], by_id[14]):
         move(api, game)
         assert ok(api.get("/v1/games/featured", headers=app.headers))["game_id"] == game["id"]
+
+
+def test_a_challenge_game_is_listed_and_an_erased_player_shows_no_name(
+    live_server, api, redis_client
+):
+    app = new_app(redis_client)
+    anna, ben = (register_over_http(live_server.url, app.headers, n) for n in ("Anna", "Ben"))
+    challenge = ok(
+        api.post(
+            "/v1/challenges",
+            json_body={"player_id": ben["player"]["player_id"]},
+            headers=bearer(anna["token"]),
+        ),
+        201,
+    )
+    accepted = ok(
+        api.post(
+            f"/v1/challenges/{challenge['challenge_id']}/accept", headers=bearer(ben["token"])
+        ),
+        201,
+    )
+    [entry] = live(api, app)["games"]
+    assert entry["game_id"] == accepted["game_id"]
+    assert sorted(seat["name"] for seat in entry["players"]) == ["Anna", "Ben"]
+    reply = api.request("DELETE", f"/v1/players/{ben['player']['player_id']}", headers=app.headers)
+    assert reply.status == 204, reply
+    [entry] = live(api, app)["games"]
+    erased = [seat for seat in entry["players"] if seat.get("erased")]
+    assert len(erased) == 1
+    assert erased[0]["name"] is None and erased[0]["rating"] is None
+    assert "player_id" not in erased[0]
+    assert "Ben" not in api.get("/v1/games/live", headers=app.headers).text
