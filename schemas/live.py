@@ -45,7 +45,7 @@ class LiveGamesQuerySchema(Schema):
 
 
 @answer("level", "player_id", "erased")
-class LiveSeatSchema(PlayerSchema):
+class LivePlayerSchema(PlayerSchema):
     name = fields.String(
         allow_none=True,
         metadata=_doc("The display name of the player at this seat; null for a bot, an "
@@ -81,7 +81,7 @@ class LiveGameSchema(Schema):
     version = fields.Integer(metadata=_doc("The game's version: the number of its events"))
     game_points = fields.List(fields.Integer())
     to_move = SeatField(allow_none=True)
-    players = fields.List(fields.Nested(LiveSeatSchema))
+    players = fields.List(fields.Nested(LivePlayerSchema))
     links = fields.Nested(LiveLinksSchema)
 
 
@@ -105,6 +105,6 @@ __all__ = [
     "LiveGameSchema",
     "LiveGamesQuerySchema",
     "LiveLinksSchema",
-    "LiveSeatSchema",
+    "LivePlayerSchema",
     "MAX_RATING",
 ]
