@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from service.game.pools import Pool
 from service.ops.composition import bot_ratings
 from service.store.live_games import index_key
 from service.store.ratings import BOT_RATING_BASE
 from tests.support.http import Api, ok, problem
 from tests.support.players import AppKey, bearer, new_app, register_over_http
+from tests.support.waiting import wait_until
 
 BOT_RATING = {level: round(elo + BOT_RATING_BASE) for level, elo in bot_ratings().items()}
 
@@ -373,3 +375,20 @@ def test_a_challenge_game_is_listed_and_an_erased_player_shows_no_name(
     assert erased[0]["name"] is None and erased[0]["rating"] is None
     assert "player_id" not in erased[0]
     assert "Ben" not in api.get("/v1/games/live", headers=app.headers).text
+
+
+def test_a_game_a_worker_ends_leaves_the_index_by_the_workers_own_append(api, redis_client, worker):
+    """The clock's job (a worker's append, not the API's) ends a game on time: the
+    worker's listener removes it from the index, before any read could."""
+    app = new_app(redis_client)
+    game = people_game(api, app, {"clock": {"seconds_per_move": 5, "on_timeout": "lose"}})
+    assert redis_client.zscore(index_key(app.id), game["id"]) is not None
+    assert redis_client.zscore(index_key(app.id, Pool.parse("head-blitz")), game["id"]) == 0
+    wait_until(
+        lambda: redis_client.zscore(index_key(app.id), game["id"]) is None,
+        60,
+        "the worker's timeout to end the game and drop it from the index",
+    )
+    assert redis_client.zscore(index_key(app.id, Pool.parse("head-blitz")), game["id"]) is None
+    assert ok(api.get(f"/v1/games/{game['id']}"))["ending"]["reason"] == "timed_out"
+    assert listed(api, app) == []
