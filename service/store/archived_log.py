@@ -180,6 +180,10 @@ class ArchivedLog:
         game = self.archived(game_id)
         return 0 if game is None else game.version
 
+    def last_append_times(self, game_ids: Sequence[str]) -> dict[str, int | None]:
+        """Redis's answer alone: a game in play is in Redis (the live games ask)."""
+        return self.live.last_append_times(game_ids)
+
     def clock(self, game_id: str) -> TurnClock:
         clock = self.live.clock(game_id)
         if clock.head > 0:

@@ -63,6 +63,7 @@ from service.web.views import (
     docs,
     exports,
     game_feed,
+    live,
     meta,
     pages,
     players,
@@ -187,6 +188,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.spec.components.security_scheme(name, scheme)
     # The games' blueprint, with its feed's routes after its own (game_feed imports games).
     api.register_blueprint(game_feed.blp)
+    api.register_blueprint(live.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
