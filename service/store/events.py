@@ -60,6 +60,9 @@ _REDIRECTED = (
     redis.exceptions.ClusterDownError,
     redis.exceptions.TryAgainError,
 )
+#: The events' and snapshots' JSON, compact: ``json.dumps(..., separators=(",", ":"))``
+#: with its encoder made once, not once a call (an append writes two or more).
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":")).encode
 #: How long an idempotency key is remembered (seconds).
 IDEMPOTENCY_TTL = 24 * 3600
 
@@ -169,8 +172,8 @@ class EventStore:
         """
         k = keys(game_id)
         seat_fields = [item for pair in (seats or {}).items() for item in pair]
-        payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
-        snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
+        payloads = [_COMPACT_JSON(event_to_dict(event)) for event in events]
+        snapshot_json = "" if snapshot is None else _COMPACT_JSON(snapshot)
         script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
         if self.action_counter:
             script_keys.append(self.action_counter)
