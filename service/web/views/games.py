@@ -168,8 +168,9 @@ def list_games(query: dict[str, Any]):
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
-    current = service.current(game_id)
-    seat = service.seat_for(current, seat_token())
+    with limits.counted_with_the_append() as counts:  # counted by the read, on one Redis
+        current = service.current(game_id, counts=counts)
+        seat = service.seat_for(current, seat_token())
     services().seen(current)
     # A rematch offer changes no version: a view that shows one is never "not modified".
     rematch = rematch_shown(current, seat)
