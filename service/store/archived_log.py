@@ -91,6 +91,7 @@ class ArchivedLog:
         snapshots: bool = True,
         idempotency_key: str | None = None,
         held: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Loaded:
         loaded = self.live.load(
             game_id,
@@ -98,6 +99,7 @@ class ArchivedLog:
             snapshots=snapshots,
             idempotency_key=idempotency_key,
             held=held,
+            counts=counts,
         )
         if loaded.head > 0:
             return loaded

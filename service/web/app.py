@@ -53,6 +53,7 @@ from service.web.cors import init_cors
 from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
 from service.web.links import CreateLinks
+from service.web.rendered_views import RenderedViews
 from service.web.schemes import SCHEME_DOCS
 from service.web.services import WebServices
 from service.web.spec import ContractPlugin, register_components
@@ -212,6 +213,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             watcher=_watcher(log_url, timeout),
             memory=memory,
             one_read=OneRead(),
+            rendered_views=RenderedViews(),
             openapi_yaml=functools.cache(lambda: api.spec.to_yaml()),
             log_probe=quick_log,
             queue_probe=quick_queues,

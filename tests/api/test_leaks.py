@@ -62,7 +62,8 @@ def check_replay_deals(deals: list[dict[str, Any]], viewer: int | None, state: G
 
 
 def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random) -> None:
-    """View, events, replay and replay?at, for both seats and a spectator."""
+    """View (and the view asked again, as kept), events, replay and replay?at, for both
+    seats and a spectator."""
     events = log_events(redis_client, game.game_id)
     state = replay(events)
     start = deal_start_version(events)
@@ -75,6 +76,9 @@ def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random
         seen = view(api, game.game_id, token)
         assert seen["version"] == len(events)
         assert_hides(seen, hidden, f"view of {viewer}")
+        kept = view(api, game.game_id, token)  # answered as kept (service/web/rendered_views)
+        assert kept == seen
+        assert_hides(kept, hidden, f"kept view of {viewer}")
         if viewer is None:
             assert all(hand == [] for hand in hands_in(seen))
         else:
