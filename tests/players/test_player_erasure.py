@@ -179,6 +179,15 @@ def stream(server: LiveServer, game_id: str, key: str | None) -> bytes:
     return call(server, "GET", f"/v1/games/{game_id}/stream?after=0", key).content
 
 
+def all_delivered(server: LiveServer, key: str, hook_id: str, receiver: Receiver) -> bool:
+    """Every notice made so far is delivered and in the receiver's hands: a delivery still
+    under way when the erasure is made was made before it, and names the player."""
+    listed = good(call(server, "GET", f"/v1/webhooks/{hook_id}/deliveries?limit=200", key))
+    got = {json.loads(request["body"])["id"] for request in receiver.received()}
+    deliveries = listed["deliveries"]
+    return all(d["state"] == "delivered" for d in deliveries) and len(got) >= len(deliveries)
+
+
 @pytest.mark.parametrize("back_end", BACK_ENDS)
 def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
     back_end: str, request: pytest.FixtureRequest, tmp_path: Path
@@ -237,6 +246,11 @@ def test_an_erased_player_is_in_no_answer_and_its_games_and_opponents_stand(
             ratings = {pid: rating(server, key, p) for pid, p in opponents.items()}
             histories = {pid: history(server, key, p) for pid, p in opponents.items()}
             assert all(len(h) >= 2 for h in histories.values())
+            wait_until(
+                lambda: all_delivered(server, key, hook["webhook_id"], receiver),
+                60,
+                "every notice before the erasure delivered",
+            )
             delivered = len(receiver.received())
 
             # The erasure.
