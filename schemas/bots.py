@@ -49,7 +49,9 @@ class PositionTrickSchema(TrickSchema):
 
 
 class PositionMarriageSchema(MarriageSchema):
-    openapi_required = ()
+    """A marriage declared in the deal: who declared which suit (both are needed)."""
+
+    openapi_required = ("seat", "suit")
 
 
 class PositionExchangeSchema(Schema):

@@ -15,9 +15,10 @@ has, inside one ``allOf`` beside the fields:
   so the branches (which name no new property) leave the client's one type of
   ``Position`` as it is.
 
-What stays the server's alone: each card in one place, a trick's winner and the
-next trick's leader (they follow from the cards' ranks), a marriage's cards and
-an exchange's card.
+What stays the server's alone: each card in one place (but the face-up card
+under the talon, which is nowhere else), a trick's winner and the next trick's
+leader (they follow from the cards' ranks), the hand's size after a close, a
+marriage's cards and an exchange's card.
 """
 
 from __future__ import annotations
@@ -57,15 +58,18 @@ def _first_leads() -> list[tuple[Shape, list[str]]]:
 
 
 def _stages() -> list[Shape]:
-    """The talon, the face-up card and the hand after each number of tricks (R2, R6b).
+    """The talon, the face-up card and the hand after the tricks played (R2, R6b).
 
     Open, the talon holds 9 - 2n after n tricks, none from the fifth on, when the
-    trump card is drawn too; closed, it keeps the odd size it had, after as many
-    tricks at least, and its trump card stays. A hand holds five cards and one fewer
-    for each trick played without a draw after it. With no trick played, the seat to
-    move is the first lead's (``_first_leads``).
+    trump card is drawn too, and the hand five cards, one fewer for each trick
+    played without a draw after it. Closed, the talon keeps the odd size it had
+    (closed after 0 to 4 tricks), after as many tricks at least and five more at
+    most, and its trump card stays; the hand's size after a close is the server's
+    to check (one shape per size, not per trick: a generator picks among shapes,
+    so that a position with no trick played is drawn often enough). With no trick
+    played, the seat to move is the first lead's (``_first_leads``).
     """
-    stages: list[tuple[Shape, list[str], int]] = []
+    stages: list[tuple[Shape, list[str], bool]] = []
     for tricks in range(TRICKS + 1):
         drawing = tricks < DRAWING_TRICKS
         stages.append((
@@ -73,20 +77,24 @@ def _stages() -> list[Shape]:
              "talon_size": {"const": max(0, FULL_TALON - 2 * tricks)},
              "trump_card": {"type": "string"} if drawing else {"type": "null"},
              "hand": _count(5 + min(tricks, DRAWING_TRICKS) - tricks)},
-            ["trump_card"] if drawing else [], tricks,
+            ["trump_card"] if drawing else [], tricks == 0,
         ))  # fmt: skip
     for size in range(1, FULL_TALON + 1, 2):
         closed_after = (FULL_TALON - size) // 2
-        for tricks in range(closed_after, min(TRICKS, 5 + closed_after) + 1):
-            stages.append((
-                {"closed_by": {"type": "integer"}, "talon_size": {"const": size},
-                 "tricks": _count(tricks), "trump_card": {"type": "string"},
-                 "hand": _count(5 + closed_after - tricks)},
-                ["closed_by", "trump_card"], tricks,
-            ))  # fmt: skip
+        closed = {"closed_by": {"type": "integer"}, "talon_size": {"const": size},
+                  "trump_card": {"type": "string"}}  # fmt: skip
+        if not closed_after:
+            stages.append(({**closed, "tricks": _count(0), "hand": _count(5)},
+                           ["closed_by", "trump_card"], True))  # fmt: skip
+        fewest = max(closed_after, 1)
+        stages.append((
+            {**closed, "tricks": {"minItems": fewest, "maxItems": min(TRICKS, 5 + closed_after)},
+             "hand": {"maxItems": 5 + closed_after - fewest}},
+            ["closed_by", "trump_card"], False,
+        ))  # fmt: skip
     shapes = []
-    for properties, required, tricks in stages:
-        if tricks:
+    for properties, required, first_lead in stages:
+        if not first_lead:
             shapes.append({"properties": properties, "required": [*required, "tricks"]})
             continue
         for lead, lead_required in _first_leads():
@@ -95,16 +103,30 @@ def _stages() -> list[Shape]:
     return shapes
 
 
+def _elsewhere(card: str) -> Shape:
+    """The face-up card under the talon is in no hand and was not played."""
+    other = {"enum": [code for code in CARD_CODES if code != card]}
+    return {
+        "hand": {"items": other},
+        "tricks": {"items": {"properties": {"cards": {"items": {"properties": {"card": other}}}}}},
+        "current_trick": {"items": {"properties": {"card": other}}},
+    }
+
+
 def _face_up_card() -> list[Shape]:
-    """The face-up card is named: ``trump_card`` while it lies under the talon,
-    ``turn_up`` once drawn, the same card when both are given."""
+    """The face-up card is named: ``trump_card`` while it lies under the talon (and then
+    nowhere else), ``turn_up`` once drawn, the same card when both are given."""
     return [
-        {"properties": {"trump_card": {"type": "string"}, "turn_up": {"type": "null"}},
-         "required": ["trump_card"]},
+        {"properties": {"trump_card": {"const": card}, "turn_up": {"type": "null"},
+                        **_elsewhere(card)},
+         "required": ["trump_card"]}
+        for card in CARD_CODES
+    ] + [
         {"properties": {"trump_card": {"type": "null"}, "turn_up": {"type": "string"}},
          "required": ["turn_up"]},
     ] + [
-        {"properties": {"trump_card": {"const": card}, "turn_up": {"const": card}},
+        {"properties": {"trump_card": {"const": card}, "turn_up": {"const": card},
+                        **_elsewhere(card)},
          "required": ["trump_card", "turn_up"]}
         for card in CARD_CODES
     ]  # fmt: skip

@@ -122,6 +122,7 @@ def test_a_position_that_breaks_a_documented_rule_is_refused_by_spec_and_server(
 #: Why the server refuses a position the spec admits: what no JSON Schema can say (a card
 #: in two places; a trick's winner, hence the next trick's leader and the seat to move,
 #: follow from the cards' ranks; whose cards a marriage, an exchange, a close were).
+#: After a close the hand's size is the server's too (``schemas.position_rules``).
 UNSTATED = re.compile(
     r"each card exists once|led this trick|won this trick|is to move, not seat"
     r"|never held|neither held nor played|drew the turn-up|was not on lead"
@@ -134,9 +135,10 @@ def test_positions_schemathesis_draws_from_the_spec_break_no_rule_the_spec_state
     """The rules across fields are in a form schemathesis generates from (no `if`, no
     `not`): each position it draws for `POST /v1/bot/moves` names its face-up card, has
     the talon, the hand and the first lead of its tricks, and is refused by the server,
-    when it is, only for what no schema says."""
+    when it is, only for what no schema says; and some are real positions."""
     operation = schemathesis.openapi.from_path(OPENAPI_FILE)["/v1/bot/moves"]["POST"]
     reasons: list[str] = []
+    taken: list[dict[str, Any]] = []
 
     @given(case=operation.as_strategy())
     @settings(max_examples=150, deadline=None, derandomize=True, database=None,
@@ -144,9 +146,15 @@ def test_positions_schemathesis_draws_from_the_spec_break_no_rule_the_spec_state
     def check(case):
         try:
             view_from_position(case.body["position"])
+            taken.append(case.body["position"])
         except PositionError as error:
-            reasons.append(str(error))
+            closed = case.body["position"].get("closed_by") is not None
+            if not (closed and error.field == "hand" and "at this point" in error.message):
+                reasons.append(str(error))
 
     check()
     stated = [reason for reason in reasons if not UNSTATED.search(reason)]
     assert not stated, stated[:5]
+    # Enough of what a generator draws is a real position that each phase of a run
+    # (tens of cases) has some the server takes (the spec before: none of 150).
+    assert len(taken) >= 150 // 20, (len(taken), reasons[:5])
