@@ -40,19 +40,27 @@ def _count(items: int) -> Shape:
     return {"minItems": items, "maxItems": items}
 
 
-def _first_leads() -> list[tuple[Shape, list[str]]]:
+def _first_leads() -> list[tuple[int, Shape, list[str]]]:
     """R1c: with no trick played, the non-dealer is to move, or the dealer once the
-    non-dealer's card is out (the properties and the required names of each case)."""
+    non-dealer's card is out: that card is in the dealer's hand no more, and the
+    dealer declares no marriage while answering (R6c). Each case: its dealer, its
+    properties and the names it requires; one case per led card, as JSON Schema
+    says "not in the hand" of one card at a time."""
     led_by = [
-        ({"seat": {"const": 1 - dealer}, "dealer": {"const": dealer},
-          "current_trick": {"maxItems": 0}}, [])
+        (dealer, {"seat": {"const": 1 - dealer}, "dealer": {"const": dealer},
+                  "current_trick": {"maxItems": 0}}, [])
         for dealer in (0, 1)
     ]  # fmt: skip
     answered_by = [
-        ({"seat": {"const": dealer}, "dealer": {"const": dealer},
-          "current_trick": {"minItems": 1, "items": {"properties": {"seat": {"const": 1 - dealer}}}}},
+        (dealer,
+         {"seat": {"const": dealer}, "dealer": {"const": dealer},
+          "current_trick": {"minItems": 1, "items": {"properties": {
+              "seat": {"const": 1 - dealer}, "card": {"const": card}}}},
+          "hand": {"items": {"enum": [code for code in CARD_CODES if code != card]}},
+          "declared_marriage": {"type": "null"}},
          ["current_trick"])
         for dealer in (0, 1)
+        for card in CARD_CODES
     ]  # fmt: skip
     return led_by + answered_by
 
@@ -97,19 +105,30 @@ def _stages() -> list[Shape]:
         if not first_lead:
             shapes.append({"properties": properties, "required": [*required, "tricks"]})
             continue
-        for lead, lead_required in _first_leads():
-            shapes.append({"properties": {**properties, **lead},
+        for dealer, lead, lead_required in _first_leads():
+            if "closed_by" in required:  # closed before the first trick: by its leader
+                lead = {**lead, "closed_by": {"const": 1 - dealer}}
+            merged = {name: {**properties.get(name, {}), **rule} for name, rule in lead.items()}
+            shapes.append({"properties": {**properties, **merged},
                            "required": [*required, *lead_required]})  # fmt: skip
     return shapes
 
 
 def _elsewhere(card: str) -> Shape:
-    """The face-up card under the talon is in no hand and was not played."""
+    """The face-up card under the talon is in no hand and was not played; an exchange
+    left the trump jack there, having taken another trump (R6a)."""
     other = {"enum": [code for code in CARD_CODES if code != card]}
+    rank, suit = card[0], card[1]
+    exchange = (
+        {"properties": {"took": {"enum": [r + suit for r in "ATKQ"]}}}
+        if rank == "J"
+        else {"type": "null"}
+    )
     return {
         "hand": {"items": other},
         "tricks": {"items": {"properties": {"cards": {"items": {"properties": {"card": other}}}}}},
         "current_trick": {"items": {"properties": {"card": other}}},
+        "exchange": exchange,
     }
 
 
