@@ -10,10 +10,6 @@ they are the state's, not the form's. This check fails where the schema is
 looser than the server: a request generated from the schema (positive mode)
 refused with a problem code that judges its form.
 
-A refusal the spec documents in words because no schema can say it (two
-parameters that exclude each other: 422 ``conflicting_parameters``) has a code
-of its own, so it is not one of these.
-
 And a hook: a client sends a new Idempotency-Key with each new request, while
 schemathesis' coverage phase holds one key while it varies the rest of the
 request (and hypothesis draws the same short key again and again); the server

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField, LevelField, SuitField, WholeNumber
@@ -15,6 +17,7 @@ from schemas.games import (
     _seat,
     answer,
 )
+from schemas.position_rules import position_rules
 from service.game.bot_levels import LEVELS
 from service.game.replay_export import CONTENT_TYPES
 from service.game.replay_export import FORMAT as EXPORT_FORMAT
@@ -27,20 +30,28 @@ def _doc(text: str) -> dict[str, str]:
 
 
 class PositionCardSchema(CardAtSeatSchema):
-    """A card of a position's trick: as in a view, but the request may leave out less."""
+    """A card of a position's trick: who played it, and which (both are needed)."""
 
-    openapi_required = ()
+    openapi_required = ("seat", "card")
 
 
 class PositionTrickSchema(TrickSchema):
     """A finished trick of a position; `leader` and `winner` follow from the cards."""
 
     openapi_required = ("cards",)
-    cards = fields.List(fields.Nested(PositionCardSchema))
+    cards = fields.List(
+        fields.Nested(PositionCardSchema),
+        metadata={"description": "The led card, then the one that followed it: one of each seat",
+                  "minItems": 2, "maxItems": 2,
+                  "allOf": [{"contains": {"properties": {"seat": {"const": seat}}}}
+                            for seat in (0, 1)]},
+    )  # fmt: skip
 
 
 class PositionMarriageSchema(MarriageSchema):
-    openapi_required = ()
+    """A marriage declared in the deal: who declared which suit (both are needed)."""
+
+    openapi_required = ("seat", "suit")
 
 
 class PositionExchangeSchema(Schema):
@@ -56,16 +67,28 @@ class PositionSchema(Schema):
 
     Mirrors the `deal` part of the game view. Points, tricks won, the
     opponent's known cards and the state at a close are derived from it.
+    What the document says of a position is what every real deal's position
+    holds (``service.engine.position`` checks the rest, each card once across
+    the fields above all, and answers 422 `impossible_position` naming the field).
     """
 
     class Meta:
         unknown = RAISE
 
+    #: Rules across fields that ``service.engine.position`` checks, as the document says
+    #: them (``schemas.position_rules``).
+    openapi_extra: ClassVar[dict[str, Any]] = {}
+
     schema = WholeNumber(load_default=1, validate=validate.Equal(1), metadata=_doc("Always 1"))
     variant = ChoiceField("Variant", load_default="head")
     seat = _seat(required=True, metadata=_doc("The seat to move, whose view this is"))
     dealer = _seat(required=True)
-    hand = fields.List(_card(), required=True)
+    hand = fields.List(
+        _card(),
+        required=True,
+        metadata={"description": "The seat's cards: five while the talon is open, fewer after",
+                  "maxItems": 5, "uniqueItems": True},
+    )  # fmt: skip
     trump_card = _card(
         allow_none=True, metadata=_doc("The face-up card under the talon; null once drawn")
     )
@@ -77,12 +100,28 @@ class PositionSchema(Schema):
     talon_size = WholeNumber(
         required=True,
         validate=validate.Range(min=0, max=9),
-        metadata=_doc("Face-down cards left"),
+        metadata=_doc(
+            "Face-down cards left: 9 after the deal, two fewer after each trick "
+            "while the talon is open, 0 once drawn; a close keeps it"
+        ),
     )
     closed_by = _seat(allow_none=True, load_default=None)
-    tricks = fields.List(fields.Nested(PositionTrickSchema), load_default=list)
-    current_trick = fields.List(fields.Nested(PositionCardSchema), load_default=list)
-    marriages = fields.List(fields.Nested(PositionMarriageSchema), load_default=list)
+    tricks = fields.List(
+        fields.Nested(PositionTrickSchema),
+        load_default=list,
+        metadata={"description": "The deal's finished tricks, oldest first", "maxItems": 10},
+    )
+    current_trick = fields.List(
+        fields.Nested(PositionCardSchema),
+        load_default=list,
+        metadata={"description": "The led card, if the opponent led", "maxItems": 1},
+    )
+    marriages = fields.List(
+        fields.Nested(PositionMarriageSchema),
+        load_default=list,
+        metadata={"description": "Marriages declared in this deal, one a suit at most",
+                  "maxItems": 4},
+    )  # fmt: skip
     declared_marriage = SuitField(
         allow_none=True,
         load_default=None,
@@ -94,6 +133,9 @@ class PositionSchema(Schema):
         validate=validate.Length(equal=2),
         metadata=_doc("Game points still to lose per seat; [7, 7] by default"),
     )
+
+
+PositionSchema.openapi_extra = position_rules()
 
 
 DEFAULT_LEVEL = "expert" if "expert" in LEVELS else LEVELS[-1]

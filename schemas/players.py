@@ -104,21 +104,21 @@ class LeaderboardQuerySchema(PageQuerySchema):
     )
 
 
-def _cursor(older: str) -> fields.String:
+def _cursor() -> fields.String:
     return fields.String(
         validate=validate.Length(min=1, max=200),
         metadata={
-            **_doc(f"`next_cursor` of the page before, as it came: the next page starts "
-                   f"after its last; not with `{older}` (422 `conflicting_parameters`)"),
+            **_doc("`next_cursor` of the page before, as it came: the next page starts "
+                   "after its last"),
             "pattern": CURSOR_PATTERN,
         },
     )  # fmt: skip
 
 
 class HistoryQuerySchema(Schema):
-    """A page of rating changes: by cursor or by offset, not both (the view refuses both,
-    ``service.web.views.players``, with a code of its own: no schema of OpenAPI's
-    parameters can tie two of them together)."""
+    """A page of rating changes: it starts at the newest change or after a cursor's, and
+    ``offset`` skips that many from there. Every combination the parameters allow reads
+    a page: OpenAPI describes parameters one by one, so none may exclude another."""
 
     class Meta:
         unknown = RAISE
@@ -127,18 +127,20 @@ class HistoryQuerySchema(Schema):
     offset = fields.Integer(
         load_default=0,
         validate=validate.Range(min=0, max=100_000),
-        metadata=_doc("Changes to skip (reads them all: follow `next_cursor` instead); not with "
-                      "`cursor`"),
+        metadata=_doc("Changes to skip from where the page starts (the newest, or with "
+                      "`cursor` the one after the cursor's); reads all it skips: follow "
+                      "`next_cursor` instead"),
     )  # fmt: skip
-    cursor = _cursor("offset")
+    cursor = _cursor()
     pool = ChoiceField(
         "Pool", metadata=_doc("Only the changes of this pool (default: every pool's)")
     )
 
 
 class GamesQuerySchema(Schema):
-    """A page of a player's games: by cursor or by ``before``, not both (as
-    ``HistoryQuerySchema``)."""
+    """A page of a player's games, newest first: after a cursor's game, started before
+    ``before``, or both (the page holds the games both admit; as ``HistoryQuerySchema``,
+    no parameter excludes another)."""
 
     class Meta:
         unknown = RAISE
@@ -146,11 +148,12 @@ class GamesQuerySchema(Schema):
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
     before = fields.Integer(
         validate=validate.Range(min=0),
-        metadata=_doc("`next_before` of the page before (a game started in the same ms as "
-                      "the page's last may be skipped: follow `next_cursor` instead); not with "
-                      "`cursor`"),
+        metadata=_doc("Only games started before this (ms since the epoch): `next_before` of "
+                      "the page before (a game started in the same ms as the page's last may "
+                      "be skipped: follow `next_cursor` instead); with `cursor`, the page "
+                      "starts after whichever of the two comes later in the list"),
     )  # fmt: skip
-    cursor = _cursor("before")
+    cursor = _cursor()
 
 
 @answer()

@@ -82,7 +82,6 @@ class ProblemCode(StrEnum):
     UNKNOWN_BOT_LEVEL = "unknown_bot_level", "Unknown bot level", "The level is none of GET /v1/bot/levels."
     STALE_VERSION = "stale_version", "The game has moved on", "expected_version (409) or If-Match (412) names an older version; read the view and decide again."
     CONFLICTING_VERSIONS = "conflicting_versions", "Two versions given", "expected_version and If-Match disagree."
-    CONFLICTING_PARAMETERS = "conflicting_parameters", "Parameters that exclude each other", "Two parameters the operation takes one of at a time, as its description says: a page starts at a cursor or by the older way (before, offset), not both."
     INVALID_IF_MATCH = "invalid_if_match", "Malformed If-Match", "If-Match takes the strong ETag of a view, for example \"12\"."
     PRECONDITION_FAILED = "precondition_failed", "Precondition failed", "If-Match does not match the game's version (a weak W/ tag never matches)."
     VERSION_OUT_OF_RANGE = "version_out_of_range", "No such version yet", "The version asked for is beyond the log's head."

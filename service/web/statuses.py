@@ -67,7 +67,6 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.UNKNOWN_BOT_LEVEL: 422,
     C.STALE_VERSION: 409,
     C.CONFLICTING_VERSIONS: 400,
-    C.CONFLICTING_PARAMETERS: 422,
     C.INVALID_IF_MATCH: 400,
     C.PRECONDITION_FAILED: 412,
     C.VERSION_OUT_OF_RANGE: 422,
@@ -106,7 +105,7 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.ANALYSIS_NOT_FOUND: 404,
     C.ANALYSIS_NOT_ALLOWED: 403,
     C.DEAL_NOT_FINISHED: 409,
-    C.UNKNOWN_DEAL: 422,
+    C.UNKNOWN_DEAL: 404,
     C.ARCHIVE_UNAVAILABLE: 503,
     # -- players, seeks and ratings ----------------------------------------
     C.PLAYER_TOKEN_REQUIRED: 401,

@@ -7,7 +7,7 @@ The five seeds (9, 1, 2, 3, 4; about three minutes each) are the benchmark's, th
 figures in docs/performance.md; this test runs one with fewer examples, so that what
 the benchmark measures stays measured by the suite. An operation schemathesis still
 finds "mostly refused" is one whose refusals are the state's, not the form's (a deal
-not dealt yet, a cursor beside an offset), which the benchmark prints per seed; here
+not dealt yet, a position no deal reaches), which the benchmark prints per seed; here
 each such refusal must carry one of those codes, and none may judge the request's form.
 """
 
@@ -23,9 +23,9 @@ from tests.support.paths import REPO
 
 #: Refusals of a schema-valid request that no schema of this spec can say: the game's
 #: state (a deal not dealt yet, a position no deal reaches, a resource this app's key does
-#: not own or that is gone), or two parameters that exclude each other.
+#: not own or that is gone).
 STATE_CODES = frozenset({
-    "unknown_deal", "impossible_position", "conflicting_parameters", "token_required",
+    "unknown_deal", "impossible_position", "token_required",
     "game_not_found", "player_not_found", "analysis_not_found", "too_many_decisions",
 })  # fmt: skip
 

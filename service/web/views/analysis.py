@@ -50,7 +50,9 @@ def request_analysis(body: dict[str, Any], game_id: str):
     game: a seat, for its own decisions of the finished deals only; the
     opponent's decisions (403 `analysis_not_allowed`) and the deal being
     played (409 `deal_not_finished`) are refused, and a rated game is not
-    analysed before its end (403 `rated_game_no_help`, RX5). Answers 202 with the job;
+    analysed before its end (403 `rated_game_no_help`, RX5). A deal the game
+    has not dealt is not found (404 `unknown_deal`), as a game never made is:
+    how many deals there are is the game's state. Answers 202 with the job;
     `GET /v1/jobs/{id}` reports its `progress` (0 to 1), and once it is
     finished `GET /v1/games/{game_id}/analysis` serves the analysis. Parts
     analysed before are cached (they cannot change) and not valued again.

@@ -112,17 +112,12 @@ def get_player(player_id: str):
     return player_view(_player(app, player_id))
 
 
-def _after(query: dict[str, Any], older: str) -> Listed | None:
-    """Where a page starts: after the cursor's game (None: at the newest). A page starts at
-    a cursor or by the ``older`` way, not both: a refusal of its own code, which the
-    parameters' descriptions document (no OpenAPI schema ties two parameters together)."""
+def _after(query: dict[str, Any]) -> Listed | None:
+    """Where a page starts: after the cursor's place (None: at the newest). The other ways
+    of paging (``offset``, ``before``) count from there: OpenAPI describes a listing's
+    parameters one by one, so each combination the document allows reads a page."""
     if "cursor" not in query:
         return None
-    if query.get(older):
-        raise Problem(
-            f"give cursor or {older}, not both",
-            code=ProblemCode.CONFLICTING_PARAMETERS,
-        )
     try:
         return Listed.decode(query["cursor"])
     except ValueError:
@@ -141,15 +136,14 @@ def rating_history(query: dict[str, Any], player_id: str):
     until it is null (with a database every change is kept; without one, the last 200).
     Every pool's, or with `pool` that pool's alone; each change names its pool."""
     app, _player_self = player_or_client("reading a player's ratings")
-    after = _after(query, "offset")
+    after = _after(query)
     player = _player(app, player_id)
-    limit, store = query["limit"], services().players
+    limit, skip, store = query["limit"], query["offset"], services().players
     pool = Pool.parse(query["pool"]) if "pool" in query else None
-    if query["offset"]:
-        changes = store.history(app, player.id, query["offset"] + limit + 1, pool)
-        changes = changes[query["offset"] :]
+    if skip and after is None:
+        changes = store.history(app, player.id, skip + limit + 1, pool)[skip:]
     else:
-        changes = store.history_page(app, player.id, after, limit + 1, pool)
+        changes = store.history_page(app, player.id, after, skip + limit + 1, pool)[skip:]
     more, changes = len(changes) > limit, changes[:limit]
     last = changes[-1] if more and changes else None
     cursor = None if last is None else Listed(str(last["game_id"]), int(last["at"])).encode()  # type: ignore[call-overload]
@@ -164,9 +158,10 @@ def own_games(query: dict[str, Any]):
     """The player's games, newest first, a page at a time: follow `next_cursor` until it
     is null (with a database every game is listed; without one, the last 500)."""
     player = required_player()
-    after = _after(query, "before")
+    after = _after(query)
     store, limit = services().players, query["limit"]
-    if "before" in query:
+    # With both, the page starts after whichever comes later in the list (newest first).
+    if "before" in query and (after is None or after.created_ms >= query["before"]):
         ids = store.games(player.app, player.id, query["before"], limit + 1)
         started = store.started(player.app, player.id, ids)
         page = [Listed(game_id, started[game_id]) for game_id in ids]
