@@ -247,12 +247,16 @@ class GameService(GameQueries):
         via: str = "seek",
         *,
         nonces: tuple[str, str],
+        first_dealer: int | None = None,
     ) -> Current:
         """The game of a pairing or an accepted challenge, made once whoever asks first
         (both players' reads may): its random id and its seats' random ``nonces`` were
         drawn when the pairing was made and kept with it, so whoever makes it, each
-        player learns its own seat's token (``paired_token``)."""
-        first_dealer = dealing.first_dealer(None)
+        player learns its own seat's token (``paired_token``). ``first_dealer``: the
+        seat a tournament's pairing gives the first deal (balanced over a player's
+        games); else chance's."""
+        if first_dealer is None:
+            first_dealer = dealing.first_dealer(None)
         events: tuple[Event, ...] = (
             GameCreated(variant, first_dealer, Dealing.RANDOM),
             SeatTaken(0, PlayerKind.HUMAN.value),
