@@ -397,8 +397,9 @@ TOURNAMENT = {
     "name": "Friday Swiss",
     "kind": "swiss",
     "variant": "head",
-    "clock": {"seconds_per_move": 30, "on_timeout": "lose", "bot_level": None,
-              "bot_moves_limit": None},
+    # As the server answers the request above: the levels a clock's bot defaults to.
+    "clock": {"seconds_per_move": 30, "on_timeout": "lose", "bot_level": "heuristic",
+              "bot_moves_limit": 3},
     "rounds": 5,
     "round": 2,
     "status": "started",

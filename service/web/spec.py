@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import marshmallow
@@ -193,8 +194,9 @@ DELIVERY_HEADERS = [
 
 
 def notice_component(kind: str) -> str:
-    """The component name of a notice kind: ``game.turn`` -> ``GameTurnNotice``."""
-    return "".join(part.capitalize() for part in kind.split(".")) + "Notice"
+    """The component name of a notice kind: ``game.turn`` -> ``GameTurnNotice``,
+    ``tournament.round_paired`` -> ``TournamentRoundPairedNotice``."""
+    return "".join(part.capitalize() for part in re.split(r"[._]", kind)) + "Notice"
 
 
 def _notice(kind: str) -> dict[str, Any]:
