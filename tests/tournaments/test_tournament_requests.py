@@ -8,9 +8,15 @@ import time
 
 import pytest
 
+from service.engine import Variant
+from service.game.clock import TimeControl
+from service.game.players import Rated
+from service.game.pools import DEFAULT_POOL, pool_of
+from service.store.players import RatingChange
 from service.store.records_db import open_records_database
 from service.store.tournament_records import Board, TournamentRecords
 from service.web.app import create_app
+from service.web.services import services
 from tests.support.http import auth
 from tests.support.players import new_app
 from tests.support.servers import SECRET
@@ -136,3 +142,69 @@ def test_a_server_without_a_database_of_record_has_no_tournaments(client, redis_
                          headers=app.headers)  # fmt: skip
     assert (answer.status_code, answer.json["code"]) == (503, "tournaments_unavailable")
     assert answer.headers["Content-Type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize("level", ["AAA", "", "Random"])
+def test_a_clock_with_an_unknown_bot_level_is_refused_as_a_game_refuses_it(
+    http, redis_client, level
+):
+    """The tournament's clock takes the levels a game's clock takes, by the same rule: an
+    unknown one is 422 ``unknown_bot_level``, and no tournament is made."""
+    app = new_app(redis_client)
+    clock = {"seconds_per_move": 30, "bot_level": level}
+    answer = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_at": 1,
+                                                "clock": clock}, headers=app.headers)  # fmt: skip
+    assert (answer.status_code, answer.json["code"]) == (422, "unknown_bot_level")
+    assert answer.headers["Content-Type"] == "application/problem+json"
+    game = http.post("/v1/games", json={"opponent": {"type": "human"}, "clock": clock})
+    assert (game.status_code, game.json["code"]) == (422, "unknown_bot_level")
+    _player, token = register(http, app)
+    assert http.get("/v1/players/me/tournaments", headers=auth(token)).json == {"tournaments": []}
+
+
+def test_a_retried_entry_answers_the_first_answer_and_enters_nobody_again(http, redis_client):
+    """An entry's retry with the same Idempotency-Key answers the stored answer, marked as a
+    replay: after a withdrawal in between, the player stays withdrawn. The same key with
+    another request (another tournament's entry) is 422 ``idempotency_key_reused``."""
+    app = new_app(redis_client)
+    _anna, token = register(http, app, "Anna")
+    tid, other = create(http, app)["tournament_id"], create(http, app)["tournament_id"]
+    headers = {**auth(token), "Idempotency-Key": "entry-1"}
+    first = http.post(f"/v1/tournaments/{tid}/entries", headers=headers)
+    assert first.status_code == 201, first.get_data(as_text=True)
+    assert "Idempotent-Replayed" not in first.headers
+    assert http.delete(f"/v1/tournaments/{tid}/entries/me", headers=auth(token)).status_code == 200
+
+    again = http.post(f"/v1/tournaments/{tid}/entries", headers=headers)
+    assert (again.status_code, again.json) == (201, first.json)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert http.get(f"/v1/tournaments/{tid}", headers=app.headers).json["players"] == 0
+
+    reused = http.post(f"/v1/tournaments/{other}/entries", headers=headers)
+    assert (reused.status_code, reused.json["code"]) == (422, "idempotency_key_reused")
+    assert http.get(f"/v1/tournaments/{other}", headers=app.headers).json["players"] == 0
+
+
+def test_an_entry_is_seeded_by_the_players_rating_in_the_tournaments_pool(
+    http, with_records, redis_client, database
+):
+    """A tournament's games are rated in the pool of its variant and clock, so its
+    entrants are seeded by their ratings there, not by the default pool's."""
+    app = new_app(redis_client)
+    anna, token = register(http, app, "Anna")
+    pool = pool_of(Variant.HEAD, TimeControl(60))
+    assert pool != DEFAULT_POOL
+    game_id = "00000000000000b1"
+    entry = {"game_id": game_id, "at": int(time.time() * 1000), "opponent": "x", "score": 1.0,
+             "rating_before": 1500.0, "rating": 1712.0, "deviation": 300.0,
+             "volatility": 0.06}  # fmt: skip
+    changes = [RatingChange(anna, 0, Rated(1712.0, 300.0, 0.06, 1), entry)]
+    with with_records.app_context():  # the server's own players, in its database of record
+        assert services().players.write_ratings(app.id, game_id, changes, pool=pool) == 1
+    tid = create(http, app, clock={"seconds_per_move": 60})["tournament_id"]
+    assert http.post(f"/v1/tournaments/{tid}/entries", headers=auth(token)).status_code == 201
+    db = open_records_database(database)
+    try:
+        assert [e.rating for e in TournamentRecords(db).entries(tid)] == [1712.0]
+    finally:
+        db.close()

@@ -26,7 +26,9 @@ from schemas.tournaments import (
     TournamentListSchema,
     TournamentSchema,
 )
+from service.engine import Variant
 from service.game.players import Player
+from service.game.pools import Pool, pool_of
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.jobs.tournaments import schedule_round
@@ -84,6 +86,12 @@ def _view(tournament: Tournament, players: int | None = None) -> dict[str, Any]:
         "created": tournament.created_ms / 1000,
         "players": players,
     }
+
+
+def _pool(tournament: Tournament) -> Pool:
+    """The pool its games are rated in (their variant's and clock's): its entrants are
+    seeded by their ratings there."""
+    return pool_of(Variant(tournament.variant), time_control(tournament.clock))
 
 
 def _open(tournament: Tournament) -> None:
@@ -145,13 +153,17 @@ def get_tournament(tournament_id: str):
 @blp.route("/tournaments/<tournament_id>/entries", methods=["POST"])
 @blp.response(201, EntrySchema, example=examples.ENTRY)
 @operation(blp, "joinTournament", security=PLAYER, problems=_TOURNAMENT + (409,))
+@idempotent
 def join_tournament(tournament_id: str):
     """Enter a tournament of your app (again, after a withdrawal): you are paired from
-    its next round. Entering twice changes nothing."""
+    its next round. Entering twice changes nothing. A retry with the same
+    `Idempotency-Key` answers the first answer again and enters nobody again (after a
+    withdrawal in between, you stay withdrawn)."""
     player = required_player()
     tournament = _tournament(player.app, tournament_id)
     _open(tournament)
-    _records().join(tournament.id, player.id, player.rated.rating, int(time.time() * 1000))
+    rating = player.rating_in(_pool(tournament)).rating
+    _records().join(tournament.id, player.id, rating, int(time.time() * 1000))
     return _entry(tournament, player, "entered"), 201
 
 
