@@ -9,6 +9,16 @@ job, a recovered ``kill -9`` and two workers racing amount to:
   is made once whoever makes it (``GameService.create_paired``);
 - a game's result is kept once, and the standings written after it are the
   recomputation from every kept result (``service.competition.swiss_standings``).
+
+A job can also be lost with a killed worker: a worker of several queues takes a job
+with BLPOP, so one killed before starting it leaves the job's record saying "queued"
+in no queue; one killed as it moved an overdue job out of the scheduled registry leaves
+it "scheduled" in none (``service.jobs.queues.waits_nowhere``); a job out of retries
+fails for good. Nothing else would ask for that round again, so the workers'
+maintenance runs ``ask_what_was_lost`` (one worker every
+``workers.worker.TOURNAMENT_SWEEP_SECONDS``): from the database it finds what each
+started tournament waits on and asks for it again, replacing a job that waits nowhere
+and leaving one that waits or runs. Asking twice is harmless, for the reasons above.
 """
 
 from __future__ import annotations
@@ -31,7 +41,8 @@ from service.game.tournament_notices import (
     finished_notice,
     round_notices,
 )
-from service.jobs.tournaments import VIA, schedule_round
+from service.game.values import Current
+from service.jobs.tournaments import VIA, enqueue_game_ended, schedule_round
 from service.store.tournament_records import (
     Board,
     PairedRound,
@@ -209,4 +220,53 @@ def _finish(records: TournamentRecords, tournament: Tournament) -> dict[str, Any
     return {"tournament_id": tournament.id, "finished": True}
 
 
-__all__ = ["pair_tournament_round", "tournament_game_ended"]
+#: Tournaments one sweep looks at, at most (the soonest started first).
+SWEEP_BATCH = 500
+
+
+def ask_what_was_lost(now_ms: int | None = None) -> int:
+    """Ask again for what each started tournament waits on, if its job was lost: the
+    round due (the first at the start, the next once a round is over, the end after the
+    last), a claimed round's games not made yet, a game ended but not counted. What is
+    waiting or running is left alone (``schedule_round``, ``enqueue_game_ended``). The
+    number of asks; nothing without a database of record."""
+    records = runtime().tournaments
+    if records is None:
+        return 0
+    connection = runtime().queues
+    now = datetime.now(UTC)
+    asked = 0
+    for tournament in records.due(now_ms or int(time.time() * 1000), SWEEP_BATCH):
+        if tournament.round == 0:
+            schedule_round(connection, tournament.id, 1, now)
+            asked += 1
+            continue
+        paired = records.paired_round(tournament.id, tournament.round)
+        if paired is None:
+            continue
+        if paired.over:  # the next round's pairing, or the end after the last round
+            schedule_round(connection, tournament.id, tournament.round + 1, now)
+            asked += 1
+            continue
+        for board in paired.boards:
+            if board.winner is not None:
+                continue
+            current = _game(board.game_id)
+            if current is None:  # the claim is kept, its games not all made
+                schedule_round(connection, tournament.id, tournament.round, now)
+                asked += 1
+                break
+            if current.state.over and current.state.winner is not None:
+                enqueue_game_ended(connection, board.game_id)
+                asked += 1
+    return asked
+
+
+def _game(game_id: str) -> Current | None:
+    try:
+        return runtime().games.current(game_id)
+    except GameNotFound:
+        return None
+
+
+__all__ = ["ask_what_was_lost", "pair_tournament_round", "tournament_game_ended"]

@@ -27,6 +27,7 @@ from service.jobs.queues import (
     FAILURE_TTL,
     RESULT_TTL,
     _free_for_another,
+    forget_if_lost,
     queue,
 )
 
@@ -49,9 +50,11 @@ def game_job_id(game_id: str) -> str:
 def schedule_round(connection: Redis, tournament_id: str, number: int, due: datetime) -> str:
     """Ask for round ``number`` to be paired at ``due`` (UTC; at once when past).
 
-    A job of the round that waits or runs is left alone; one that ended is replaced
-    (pairing again is harmless: the round's claim is made once)."""
+    A job of the round that waits or runs is left alone; one that ended, or that waits
+    nowhere (lost with a killed worker, ``forget_if_lost``), is replaced (pairing again is
+    harmless: the round's claim is made once)."""
     job_id = round_job_id(tournament_id, number)
+    forget_if_lost(connection, job_id, MOVES)
     if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
         return job_id
     options = {
@@ -72,8 +75,10 @@ def schedule_round(connection: Redis, tournament_id: str, number: int, due: date
 
 
 def enqueue_game_ended(connection: Redis, game_id: str) -> str:
-    """Ask a worker to count an ended tournament game (``tournament_game_ended``)."""
+    """Ask a worker to count an ended tournament game (``tournament_game_ended``); a job
+    of it lost with a killed worker is replaced, as a round's is."""
     job_id = game_job_id(game_id)
+    forget_if_lost(connection, job_id, MOVES)
     if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
         return job_id
     queue(MOVES, connection).enqueue(
