@@ -14,9 +14,17 @@ from dataclasses import dataclass
 
 import pytest
 import requests
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
 
 from service.competition import Bye, Result, swiss_standings
-from service.engine import replay
+from service.competition.dealing import dealer_balance, last_dealt
+from service.engine import Variant, replay
+from service.game.clock import TimeControl
+from service.game.pools import pool_of
+from service.jobs.names import MOVES
+from service.jobs.tournaments import game_job_id, round_job_id
 from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import auth
 from tests.support.log import log_events
@@ -58,12 +66,15 @@ def worker(swiss: Swiss) -> WorkerProcess:
     return WorkerProcess(swiss.redis_url, SCHNAPSEN_ARCHIVE_URL=swiss.database, **LOOPBACK_HOOKS)
 
 
-def entered_tournament(swiss: Swiss, redis_client, players: int, rounds: int):
+def entered_tournament(
+    swiss: Swiss, redis_client, players: int, rounds: int, clock: dict | None = None
+):
     """A Swiss of ``players`` new players of a new app, starting now: (app, id, tokens)."""
     app = new_app(redis_client)
+    more = {} if clock is None else {"clock": clock}
     answer = requests.post(
         f"{swiss.url}/v1/tournaments",
-        json={"name": "Friday Swiss", "rounds": rounds, "starts_at": time.time() + 3},
+        json={"name": "Friday Swiss", "rounds": rounds, "starts_at": time.time() + 3, **more},
         headers=app.headers,
         timeout=30,
     )
@@ -84,9 +95,16 @@ def entered_tournament(swiss: Swiss, redis_client, players: int, rounds: int):
 
 
 def play_round(
-    swiss: Swiss, tid: str, number: int, tokens: dict[str, str], rng, timeout=ROUND_TIMEOUT
+    swiss: Swiss,
+    tid: str,
+    number: int,
+    tokens: dict[str, str],
+    rng,
+    timeout=ROUND_TIMEOUT,
+    stop: WorkerProcess | None = None,
 ) -> dict:
-    """Wait for round ``number``'s games, then end each by a resignation: the boards read."""
+    """Wait for round ``number``'s games, then end each by a resignation: the boards read.
+    ``stop``: a worker stopped once the games are made, before the first resignation."""
 
     def paired() -> dict | None:
         any_token = next(iter(tokens.values()))
@@ -98,6 +116,7 @@ def play_round(
         return boards if boards["round"] == number else None
 
     boards = wait_until(paired, timeout, f"round {number} paired")
+    losers: list[tuple[dict, str, dict]] = []
     for board in boards["boards"]:
         loser = rng.choice([board["dealer"], board["forehand"]])
 
@@ -110,6 +129,10 @@ def play_round(
 
         seat = wait_until(own_board, timeout, f"game {board['game_id']} made")
         assert seat["seat"] == (0 if loser == board["dealer"] else 1)
+        losers.append((board, loser, seat))
+    if stop is not None:
+        stop.stop()
+    for board, loser, seat in losers:
         resigned = requests.post(
             f"{swiss.url}/v1/games/{board['game_id']}/resign",
             headers=auth(seat["token"]),
@@ -165,15 +188,39 @@ def check_played(swiss: Swiss, tid: str, token: str, rounds: list[dict], players
     ] == [(s.rank, s.player, s.points, s.buchholz, s.sonneborn_berger) for s in expected]
 
 
+def check_first_dealers(swiss: Swiss, rounds: list[dict]) -> None:
+    """Each game's first deal is dealt by its board's dealer (seat 0), whom the pairing
+    chose by the dealer balance of the rounds before: the lower balance deals; on equal
+    balances, the player who did not deal first last time."""
+    results: list[Result] = []
+    for number, played in enumerate(rounds, start=1):
+        balance, dealt = dealer_balance(results), last_dealt(results)
+        wish = {p: (balance.get(p, 0), dealt.get(p, False)) for b in played["boards"]
+                for p in (b["dealer"], b["forehand"])}  # fmt: skip
+        for b in played["boards"]:
+            feed = requests.get(f"{swiss.url}/v1/games/{b['game_id']}/events", timeout=30)
+            assert feed.status_code == 200, feed.text
+            created = feed.json()["events"][0]
+            assert (created["type"], created["first_dealer"]) == ("game_created", 0), created
+            assert wish[b["dealer"]] <= wish[b["forehand"]], (number, b, wish)
+        results += [Result(number, b["dealer"], b["forehand"], b["winner"])
+                    for b in played["boards"]]  # fmt: skip
+
+
 def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_client):
+    """On a clock: its games are rated in the pool of that clock, and in no other."""
     rng = random.Random(6)
     processes = worker(swiss)
+    pool = pool_of(Variant.HEAD, TimeControl(60)).name
     try:
-        _app, tid, tokens = entered_tournament(swiss, redis_client, players=6, rounds=3)
+        _app, tid, tokens = entered_tournament(
+            swiss, redis_client, players=6, rounds=3, clock={"seconds_per_move": 60}
+        )
         rounds = [play_round(swiss, tid, number, tokens, rng) for number in (1, 2, 3)]
         token = next(iter(tokens.values()))
         assert finished(swiss, tid, token)["round"] == 3
         check_played(swiss, tid, token, rounds, set(tokens))
+        check_first_dealers(swiss, rounds)
         mine = requests.get(f"{swiss.url}/v1/players/me/tournaments", headers=auth(token),
                             timeout=30).json()  # fmt: skip
         assert [t["tournament_id"] for t in mine["tournaments"]] == [tid]
@@ -182,6 +229,21 @@ def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_cl
         played = {b["game_id"] for r in rounds for b in r["boards"]
                   if token == tokens[b["dealer"]] or token == tokens[b["forehand"]]}  # fmt: skip
         assert {g["game_id"] for g in listed} == played
+
+        # Each game was resigned at once: only its loser's rating moves (RX7), in the
+        # pool of the tournament's clock and in no other.
+        boards = sum(len(r["boards"]) for r in rounds)
+
+        def rated() -> dict | None:
+            games: dict[str, int] = {}
+            for each in tokens.values():
+                me = requests.get(f"{swiss.url}/v1/players/me", headers=auth(each), timeout=30)
+                for rating in me.json()["ratings"]:
+                    games[rating["pool"]] = games.get(rating["pool"], 0) + rating["games"]
+            return games if games.get(pool) == boards else None
+
+        games = wait_until(rated, ROUND_TIMEOUT, f"the games rated in {pool}")
+        assert {p: n for p, n in games.items() if n} == {pool: boards}
     finally:
         processes.stop()
 
@@ -207,10 +269,11 @@ def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redi
         second.stop()
 
 
-def test_tournament_reads_and_notices_show_no_hidden_card(swiss, redis_client, tmp_path):
+def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, redis_client, tmp_path):
     """While round 1's games run: each seat's view hides what R11 hides, a spectator sees
-    no hand, the tournament's reads (by the app, by a player) and its webhook notices
-    hold no card at all, and only a player's own board carries a seat token."""
+    no hand, the tournament's reads (by the app, by a player: the tournament, its
+    standings, its boards, the player's tournaments) and its webhook notices hold no card
+    at all, and only a player's own board carries a seat token."""
     processes = worker(swiss)
     receiver = Receiver(tmp_path)
     try:
@@ -249,6 +312,11 @@ def test_tournament_reads_and_notices_show_no_hidden_card(swiss, redis_client, t
                     answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}{read}",
                                           headers=headers, timeout=30).json()  # fmt: skip
                     assert cards_in(answer) == set(), f"{read or 'the tournament'} shows cards"
+            mine = requests.get(f"{swiss.url}/v1/players/me/tournaments",
+                                headers=auth(tokens[board["dealer"]]), timeout=30)  # fmt: skip
+            assert mine.status_code == 200 and [t["tournament_id"] for t in mine.json()[
+                "tournaments"]] == [tid], mine.text  # fmt: skip
+            assert cards_in(mine.json()) == set() and "token" not in mine.text
 
         def told() -> list[dict] | None:
             log = requests.get(f"{swiss.url}/v1/webhooks/{hook.json()['webhook_id']}/deliveries",
@@ -315,3 +383,46 @@ def test_a_worker_killed_as_it_pairs_a_round_leaves_the_same_pairing_to_the_next
         first.stop()
         if second is not None:
             second.stop()
+
+
+def lose_job(redis_client, job_id: str) -> None:
+    """A job lost as a killed worker loses one: its record still says it waits, but
+    nothing holds it any more. A scheduled one was taken out of the scheduled registry
+    (a worker killed as it moved it to the queue); a queued one was taken from its queue
+    (a worker of several queues takes a job with BLPOP, and was killed before starting
+    it)."""
+    job = Job.fetch(job_id, connection=redis_client, serializer=JSONSerializer)
+    moves = Queue(MOVES, connection=redis_client, serializer=JSONSerializer)
+    if job.get_status() == JobStatus.SCHEDULED:
+        assert redis_client.zrem(moves.scheduled_job_registry.key, job_id) == 1
+    else:
+        assert job.get_status() == JobStatus.QUEUED, job.get_status()
+        assert redis_client.lrem(moves.key, 0, job_id) == 1
+
+
+def test_a_round_and_a_count_whose_jobs_were_lost_are_still_made_once(swiss, redis_client):
+    """Round 1's pairing job is lost before any worker runs, and so are the counting jobs
+    of round 1's ended games (``lose_job``): a worker's sweep finds each waiting nowhere
+    and asks for it again, so round 1 is paired,
+    round 2 follows its games' ends, and the tournament ends, each round's games made
+    once (the app's games are exactly the boards')."""
+    rng = random.Random(9)
+    app, tid, tokens = entered_tournament(swiss, redis_client, players=4, rounds=2)
+    lose_job(redis_client, round_job_id(tid, 1))
+    processes = worker(swiss)
+    try:
+        first = play_round(swiss, tid, 1, tokens, rng, stop=processes)
+        for board in first["boards"]:
+            lose_job(redis_client, game_job_id(board["game_id"]))
+        processes = worker(swiss)
+        rounds = [first, play_round(swiss, tid, 2, tokens, rng)]
+        token = next(iter(tokens.values()))
+        finished(swiss, tid, token)
+        check_played(swiss, tid, token, rounds, set(tokens))
+        check_first_dealers(swiss, rounds)
+        games = requests.get(f"{swiss.url}/v1/games", params={"client": "me", "limit": 50},
+                             headers=app.headers, timeout=30)  # fmt: skip
+        listed = [g["game_id"] for g in games.json()["games"]]
+        assert sorted(listed) == sorted(b["game_id"] for r in rounds for b in r["boards"])
+    finally:
+        processes.stop()
