@@ -148,8 +148,9 @@ def test_a_server_without_a_database_of_record_has_no_tournaments(client, redis_
 def test_a_clock_with_an_unknown_bot_level_is_refused_as_a_game_refuses_it(
     http, redis_client, level
 ):
-    """The tournament's clock takes the levels a game's clock takes, by the same rule: an
-    unknown one is 422 ``unknown_bot_level``, and no tournament is made."""
+    """The tournament's clock takes the levels a game's clock takes, by the same rule (and
+    so do a seek's and a challenge's): an unknown one is 422 ``unknown_bot_level``, and no
+    tournament is made."""
     app = new_app(redis_client)
     clock = {"seconds_per_move": 30, "bot_level": level}
     answer = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_at": 1,
@@ -159,6 +160,11 @@ def test_a_clock_with_an_unknown_bot_level_is_refused_as_a_game_refuses_it(
     game = http.post("/v1/games", json={"opponent": {"type": "human"}, "clock": clock})
     assert (game.status_code, game.json["code"]) == (422, "unknown_bot_level")
     _player, token = register(http, app)
+    bert, _bert_token = register(http, app, "Bert")
+    for path, body in (("/v1/seeks", {"clock": clock}),
+                       ("/v1/challenges", {"player_id": bert, "clock": clock})):  # fmt: skip
+        refused = http.post(path, json=body, headers=auth(token))
+        assert (refused.status_code, refused.json["code"]) == (422, "unknown_bot_level"), path
     assert http.get("/v1/players/me/tournaments", headers=auth(token)).json == {"tournaments": []}
 
 
