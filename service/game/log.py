@@ -165,9 +165,11 @@ class GameLog(Protocol):
         snapshots: bool = True,
         idempotency_key: str | None = None,
         held: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Loaded:
         """The newest snapshot at or before ``version`` (default: the head), the events
-        after it, the seats, and the record of ``idempotency_key``."""
+        after it, the seats, and the record of ``idempotency_key``; ``counts``, a read's
+        rate limits, counted in the same step whatever the game."""
         ...
 
     def append(

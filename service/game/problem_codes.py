@@ -72,6 +72,7 @@ class ProblemCode(StrEnum):
 
     # -- games, seats and tokens -----------------------------------------------
     GAME_NOT_FOUND = "game_not_found", "No such game", "No game has this id."
+    NO_LIVE_GAME = "no_live_game", "No game in play", "None of your app's games is being played now, so there is no featured game; GET /v1/games/live lists the games in play."
     SEAT_TAKEN = "seat_taken", "Seat 1 is taken", "Someone joined this game already; a second join is refused."
     INVALID_INVITE = "invalid_invite", "Invalid invite", "This invite does not open seat 1 of this game."
     INVALID_TOKEN = "invalid_token", "Invalid or missing token", "The bearer token belongs to no seat of this game."

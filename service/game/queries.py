@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from service.engine import Event, GameState, SeatTaken, replay
 from service.game import auth
-from service.game.log import LIST_SCAN_LIMIT, GameListing, GameLog, Listed
+from service.game.log import LIST_SCAN_LIMIT, GameListing, GameLog, Listed, RateCounts
 from service.game.problems import GameNotFound, Unauthorized
 from service.game.transaction import Transaction
 from service.game.values import Current, GamePage
@@ -26,9 +26,12 @@ class GameQueries:
         self.client_games = listing
         self.transaction = transaction
 
-    def current(self, game_id: str, version: int | None = None) -> Current:
-        """The game at ``version`` (default: now), from the newest snapshot plus newer events."""
-        return self.transaction.load(game_id, version)[0]
+    def current(
+        self, game_id: str, version: int | None = None, *, counts: RateCounts | None = None
+    ) -> Current:
+        """The game at ``version`` (default: now), from the newest snapshot plus newer events;
+        ``counts``, the request's rate limits, counted by the same read."""
+        return self.transaction.load(game_id, version, counts=counts)[0]
 
     def seat_for(self, current: Current, token: str | None) -> int | None:
         """The seat a bearer token acts for; ``None`` (a spectator) without a token."""

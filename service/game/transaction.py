@@ -280,16 +280,23 @@ class Transaction:
         return None if found is None else self._replayed(game_id, found, fingerprint)
 
     def load(
-        self, game_id: str, version: int | None = None, *, idempotency_key: str | None = None
+        self,
+        game_id: str,
+        version: int | None = None,
+        *,
+        idempotency_key: str | None = None,
+        counts: RateCounts | None = None,
     ) -> tuple[Current, Duplicate | None]:
         """The game at ``version`` (default: now), folded from its newest snapshot; or,
-        when this process holds the game at the log's head, that game as it is."""
+        when this process holds the game at the log's head, that game as it is.
+        ``counts`` (a read's rate limits) are counted by the load, whatever the game."""
         held = None if version is not None or self.known is None else self.known.newest(game_id)
         loaded = self.log.load(
             game_id,
             version,
             idempotency_key=idempotency_key,
             held=None if held is None else held.version,
+            counts=counts,
         )
         if loaded.head == 0:
             raise GameNotFound(f"there is no game {game_id!r}")

@@ -45,6 +45,7 @@ from service.store.clients import ClientRegistry
 from service.store.events import EventStore
 from service.store.exports import ExportStore
 from service.store.full import refused_for_memory
+from service.store.live_games import IndexLiveGames, LiveGames
 from service.store.player_records import PlayerRecords, Players
 from service.store.players import PlayerStore
 from service.store.ratings import RatedGames
@@ -98,6 +99,10 @@ class Services:
     webhook_events: WebhookEvents
     webhook_retry_seconds: tuple[int, ...]
     webhook_allowances: tuple[IPNetwork, ...]
+    #: Each app's games in play by rating, kept by an append listener (``live_games``).
+    live_games: LiveGames
+    #: Each bot level's fixed rating less ``BOT_RATING_BASE``: its ladder Elo.
+    bot_elo: dict[str, float]
     #: Schedules a clocked game's deadlines.
     clocks: ClockKeeper | None = None
     #: Finished games kept for good, and what moves them there (None: no archive).
@@ -197,6 +202,14 @@ def build(
         Delivery.of,
         retry_seconds=webhook_retry_seconds,
     )
+    # The players live in the database of record when there is one, else in Redis.
+    players: Players = (
+        PlayerStore(log_client, players_per_client=players_per_client)
+        if records is None
+        else PlayerRecords(records, players_per_client=players_per_client)
+    )
+    bot_elo = bot_ratings()
+    live_games = LiveGames(log_client)
     listeners: tuple[AppendListener, ...] = (
         *also,
         dispatcher,
@@ -205,6 +218,8 @@ def build(
         RateWhenEnded(queue_client),
         CountWhenEnded(queue_client),
         webhook_events,
+        # ...and a game that starts or ends enters or leaves its app's games in play.
+        IndexLiveGames(live_games, players, bot_elo),
     )
     store: EventStore | ArchivedLog = live
     listing: ClientGames | ClientGamesWithArchive = ClientGames(log_client)
@@ -225,12 +240,6 @@ def build(
         listeners=listeners,
         known=known,
     )
-    # The players live in the database of record when there is one, else in Redis.
-    players: Players = (
-        PlayerStore(log_client, players_per_client=players_per_client)
-        if records is None
-        else PlayerRecords(records, players_per_client=players_per_client)
-    )
     # An offer lives about as long as its game stays in Redis (the archive's grace).
     offers = RematchOffers(log_client, ttl_seconds=archive_grace_seconds)
     return Services(
@@ -246,7 +255,7 @@ def build(
         # Made once, read for as long as the game: Redis holds what is live.
         analyses=AnalysisStore(log_client) if records is None else AnalysisRecords(records),
         players=players,
-        ratings=RatedGames(players, bot_ratings()),
+        ratings=RatedGames(players, bot_elo),
         clients=ClientRegistry(log_client, None if records is None else AppRecords(records)),
         seeks=SeekPool(
             log_client,
@@ -270,6 +279,8 @@ def build(
         webhook_events=webhook_events,
         webhook_retry_seconds=webhook_events.retry_seconds,
         webhook_allowances=parse_allowances(settings.webhook_allow_addresses),
+        live_games=live_games,
+        bot_elo=bot_elo,
         clocks=clocks,
         archive=archive,
         archiver=archiver,

@@ -91,6 +91,7 @@ class ArchivedLog:
         snapshots: bool = True,
         idempotency_key: str | None = None,
         held: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Loaded:
         loaded = self.live.load(
             game_id,
@@ -98,6 +99,7 @@ class ArchivedLog:
             snapshots=snapshots,
             idempotency_key=idempotency_key,
             held=held,
+            counts=counts,
         )
         if loaded.head > 0:
             return loaded
@@ -179,6 +181,10 @@ class ArchivedLog:
             return head
         game = self.archived(game_id)
         return 0 if game is None else game.version
+
+    def last_append_times(self, game_ids: Sequence[str]) -> dict[str, int | None]:
+        """Redis's answer alone: a game in play is in Redis (the live games ask)."""
+        return self.live.last_append_times(game_ids)
 
     def clock(self, game_id: str) -> TurnClock:
         clock = self.live.clock(game_id)

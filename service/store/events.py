@@ -60,6 +60,9 @@ _REDIRECTED = (
     redis.exceptions.ClusterDownError,
     redis.exceptions.TryAgainError,
 )
+#: The events' and snapshots' JSON, compact: ``json.dumps(..., separators=(",", ":"))``
+#: with its encoder made once, not once a call (an append writes two or more).
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":")).encode
 #: How long an idempotency key is remembered (seconds).
 IDEMPOTENCY_TTL = 24 * 3600
 
@@ -169,8 +172,8 @@ class EventStore:
         """
         k = keys(game_id)
         seat_fields = [item for pair in (seats or {}).items() for item in pair]
-        payloads = [json.dumps(event_to_dict(event), separators=(",", ":")) for event in events]
-        snapshot_json = "" if snapshot is None else json.dumps(snapshot, separators=(",", ":"))
+        payloads = [_COMPACT_JSON(event_to_dict(event)) for event in events]
+        snapshot_json = "" if snapshot is None else _COMPACT_JSON(snapshot)
         script_keys = [k["log"], k["idem"], k["seats"], k["snap"], k["snapidx"]]
         if self.action_counter:
             script_keys.append(self.action_counter)
@@ -260,24 +263,36 @@ class EventStore:
         snapshots: bool = True,
         idempotency_key: str | None = None,
         held: int | None = None,
+        counts: RateCounts | None = None,
     ) -> Loaded:
         """The newest snapshot at or before ``version`` (default: the head), the events
         after it, the seats, and the record of ``idempotency_key``: one round trip.
 
         ``held``: the version of this game the caller holds already; when that is
         the head (and the head is asked for), nothing but the head and the record
-        is read (``Loaded.held``).
+        is read (``Loaded.held``). ``counts`` (a request's rate limits) are counted
+        in the same step, whatever the game (none, or past its quota: the caller
+        judges); on a cluster, where the counters live in other slots, the caller
+        counts them.
         """
         k = keys(game_id)
-        head, snap_version, snap, entries, seats, duplicate = self._load(
-            keys=[k["log"], k["snap"], k["snapidx"], k["seats"], k["idem"]],
+        limits = [] if counts is None else list(counts.limits())
+        head, snap_version, snap, entries, seats, duplicate, counted = self._load(
+            keys=[
+                k["log"], k["snap"], k["snapidx"], k["seats"], k["idem"],
+                *[key for key, _window, _quota in limits],
+            ],
             args=[
                 "" if version is None else version,
                 "1" if snapshots else "0",
                 idempotency_key or "",
                 "" if held is None else held,
+                len(limits),
+                *[window for _key, window, _quota in limits],
             ],
-        )
+        )  # fmt: skip
+        if counts is not None:
+            counts.counted(_pairs(counted))
         if int(snap_version) == -1:
             return Loaded(
                 head=int(head),
@@ -307,6 +322,21 @@ class EventStore:
         """The time of the log's last append and the time now, both from Redis."""
         head, last, now = self._clock(keys=[keys(game_id)["log"]])
         return TurnClock(int(head), None if last is None else int(last), int(now))
+
+    def last_append_times(self, game_ids: Sequence[str]) -> dict[str, int | None]:
+        """The time of each log's last append, in ms by the log's clock (None: no log, or
+        an entry written before entries had a time), read in one pipelined round trip
+        (on a Redis Cluster, one per node)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.xrevrange(keys(game_id)["log"], count=1)
+            found = pipe.execute()
+        times: dict[str, int | None] = {}
+        for game_id, entries in zip(game_ids, found, strict=True):
+            fields = entries[0][1] if entries else {}
+            stamp = fields.get(b"t")
+            times[game_id] = None if stamp is None else int(stamp)
+        return times
 
     def head(self, game_id: str) -> int:
         """The log's current version; 0 when the game does not exist."""

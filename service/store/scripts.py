@@ -14,6 +14,12 @@ from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
+from redis.connection import HiredisRespSerializer
+
+try:
+    from hiredis import pack_command as _hiredis_pack
+except ImportError:  # redis-py packs without hiredis too
+    _hiredis_pack = None
 
 
 @cache
@@ -65,11 +71,29 @@ class Script:
         raise AssertionError("unreachable")
 
     def _run(self, connection: Any, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        connection.send_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        self._send(connection, ("EVALSHA", self.sha, len(keys), *keys, *args))
         try:
             return connection.read_response()
         except redis.exceptions.NoScriptError:
             connection.send_command("SCRIPT", "LOAD", self._text)
             connection.read_response()
-            connection.send_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            self._send(connection, ("EVALSHA", self.sha, len(keys), *keys, *args))
             return connection.read_response()
+
+    @staticmethod
+    def _send(connection: Any, command: tuple[Any, ...]) -> None:
+        """Send ``command`` packed by hiredis at once, as the connection's own packer would
+        pack it (str as UTF-8, ints in decimal, bytes as they are), without its check of
+        every argument's type on the way (a script call has a dozen or more); anything
+        hiredis does not take (None, a bool) goes through the connection's packer, which
+        refuses it as it always did."""
+        packer = getattr(connection, "_command_packer", None)
+        if _hiredis_pack is not None and type(packer) is HiredisRespSerializer:
+            try:
+                packed = _hiredis_pack(command)
+            except TypeError:
+                pass
+            else:
+                connection.send_packed_command([packed])
+                return
+        connection.send_command(*command)

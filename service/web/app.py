@@ -53,6 +53,7 @@ from service.web.cors import init_cors
 from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
 from service.web.links import CreateLinks
+from service.web.rendered_views import RenderedViews
 from service.web.schemes import SCHEME_DOCS
 from service.web.services import WebServices
 from service.web.spec import ContractPlugin, register_components
@@ -63,6 +64,7 @@ from service.web.views import (
     docs,
     exports,
     game_feed,
+    live,
     meta,
     pages,
     players,
@@ -188,6 +190,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api.spec.components.security_scheme(name, scheme)
     # The games' blueprint, with its feed's routes after its own (game_feed imports games).
     api.register_blueprint(game_feed.blp)
+    api.register_blueprint(live.blp)
     api.register_blueprint(rematch.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(exports.blp)
@@ -212,6 +215,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             watcher=_watcher(log_url, timeout),
             memory=memory,
             one_read=OneRead(),
+            rendered_views=RenderedViews(),
             openapi_yaml=functools.cache(lambda: api.spec.to_yaml()),
             log_probe=quick_log,
             queue_probe=quick_queues,

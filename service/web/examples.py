@@ -430,3 +430,26 @@ BOARDS = {
          "forehand": "pl_0a9b8c7d6e5f4a3b", "winner": None, "seat": 0, "token": "st_example"},
     ],
 }  # fmt: skip
+
+LIVE_GAME = {
+    "game_id": GAME_ID,
+    "pool": "head-rapid",
+    "rated": True,
+    "variant": "head",
+    "rating": 1622,
+    "version": 14,
+    "game_points": [7, 5],
+    "to_move": 1,
+    "players": [
+        {"seat": 0, "type": "human", "joined": True, "player_id": "pl_3f9c2a1b7d4e5f60",
+         "name": "Anna", "rating": 1688},
+        {"seat": 1, "type": "human", "joined": True, "player_id": "pl_0a1b2c3d4e5f6071",
+         "name": "Bernd", "rating": 1556},
+    ],
+    "links": {
+        "view": f"/v1/games/{GAME_ID}",
+        "stream": f"/v1/games/{GAME_ID}/stream",
+        "board": f"/watch/?game={GAME_ID}",
+    },
+}  # fmt: skip
+LIVE_GAMES = {"games": [LIVE_GAME], "next_cursor": None}

@@ -10,12 +10,43 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
+
 from service.engine.observation import ending_to_dict
 from service.game.commands import Current, Seated
 from service.game.pools import pool_of
 from service.game.rematch_service import Rematch
-from service.web.render import game_view, seated_body, utc_time
+from service.web.render import (
+    game_view,
+    json_answer,
+    seated_body,
+    utc_time,
+    view_answer,
+    view_text,
+)
 from service.web.services import games, services
+
+
+def seat_view_answer(
+    current: Current, seat: int | None, rematch: Rematch | None = None
+) -> Response:
+    """``view_with``'s view as the answer's JSON (``render.view_answer``); a view that shows
+    the game alone (no clock, no rematch offer) is rendered once per game, version, seat
+    and invite in this process (``service.web.rendered_views``)."""
+    service = games()
+    invite = service.invite_for(current, seat)
+    clock = service.clock_reading(current)
+    if rematch is not None or clock is not None:
+        view = game_view(current, seat, invite=invite, rematch=rematch, clock=clock)
+        return view_answer(view)
+
+    def render() -> str | None:
+        return view_text(game_view(current, seat, invite=invite))
+
+    text = services().rendered_views.text(current, seat, invite, render)
+    if text is None:  # not rendered as JSON text here (debug): jsonify answers
+        return view_answer(game_view(current, seat, invite=invite))
+    return json_answer(text)
 
 
 def seat_view(current: Current, seat: int | None) -> dict[str, Any]:
@@ -69,4 +100,11 @@ def listed_game(created_ms: int, current: Current) -> dict[str, Any]:
     }
 
 
-__all__ = ["listed_game", "rematch_shown", "seat_view", "seated_answer", "view_with"]
+__all__ = [
+    "listed_game",
+    "rematch_shown",
+    "seat_view",
+    "seat_view_answer",
+    "seated_answer",
+    "view_with",
+]

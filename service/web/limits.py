@@ -17,7 +17,9 @@ by the append that records it (``counted_with_the_append``), in the same script:
 an action on a game the process holds is then one round trip in all. An action
 that appends nothing (refused, replayed, or past a limit) is counted on its own,
 so every request is counted once, and one past a limit is refused (429) as any
-other is.
+other is. A game's view (``GET /v1/games/{id}``) has its counters counted by the
+read of the game, in the same script, whatever the game (one round trip too);
+past a limit it answers 429 all the same, whatever else the read found.
 
 A limit of 0 turns that limit off.
 """
@@ -170,11 +172,12 @@ _DUE = "rate_limits_due"
 
 @contextmanager
 def counted_with_the_append() -> Iterator[CountedWithTheAppend | None]:
-    """The request's counters for the append that records it (None: counted already).
+    """The request's counters for the append that records it, or the read of the game
+    that answers it (None: counted already).
 
-    Whatever the command does, the counters are counted once: by its append, or
-    here when it appended nothing; past a limit the answer is 429, whatever else
-    the command answered.
+    Whatever the command does, the counters are counted once: by its append (or
+    read), or here when it appended (or read) nothing; past a limit the answer is
+    429, whatever else the command answered.
     """
     due: CountedWithTheAppend | None = g.pop(_DUE, None)
     if due is None:
@@ -250,6 +253,9 @@ def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
 
 #: The endpoint whose counters its append counts, on one Redis (``counted_with_the_append``).
 WITH_THE_APPEND = "games.act"
+#: The endpoints whose counters the game's log counts on one Redis: the action's append,
+#: the view's read (``counted_with_the_append`` either way).
+WITH_THE_LOG = frozenset({WITH_THE_APPEND, "games.get_game"})
 
 
 def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
@@ -268,7 +274,7 @@ def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
             for kind, who in checks_for(current_caller(), tokens=tokens)
             if limits[kind].quota > 0
         ]
-        if checks and with_the_append and request.endpoint == WITH_THE_APPEND:
+        if checks and with_the_append and request.endpoint in WITH_THE_LOG:
             setattr(g, _DUE, CountedWithTheAppend(limiter, checks))
             return
         usages = limiter.hit_all(checks) if checks else []

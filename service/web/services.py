@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # types only: the modules below import this one to find their
     from service.live.memory import GameMemory
     from service.live.watcher import LogWatcher, OneRead
     from service.ops.settings import Settings
+    from service.web.rendered_views import RenderedViews
     from service.web.waiting import WaitingAdmission
 
 #: The key of the container in ``app.extensions``: named here and nowhere else.
@@ -49,6 +50,8 @@ class WebServices(Services):
     #: Games at recent versions this process read or appended (``service.live.memory``).
     memory: GameMemory
     one_read: OneRead[Any]
+    #: The answers of recent game views, kept as sent (``service.web.rendered_views``).
+    rendered_views: RenderedViews
     #: The OpenAPI document as YAML (built once, on first use).
     openapi_yaml: Callable[[], str]
     #: Clients that give up within a second, for /readyz and the scrape-time gauges.

@@ -28,10 +28,11 @@ from service.engine import GameState, replay
 from service.web.app import create_app
 from service.web.services import services
 from tests.support.games import Game, create, join, new_game, play_random_game, to_move_view, view
-from tests.support.hidden import assert_hides, hands_in, hidden_cards
+from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import Api, ok, parse_sse
 from tests.support.log import deal_start_version, log_decks, log_events
 from tests.support.paths import SECRET
+from tests.support.players import new_app
 from tests.support.waiting import wait_until
 
 VIEWERS = (0, 1, None)
@@ -67,7 +68,8 @@ def check_replay_deals(deals: list[dict[str, Any]], viewer: int | None, state: G
 
 
 def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random) -> None:
-    """View, events, replay and replay?at, for both seats and a spectator."""
+    """View (and the view asked again, as kept), events, replay and replay?at, for both
+    seats and a spectator."""
     events = log_events(redis_client, game.game_id)
     state = replay(events)
     start = deal_start_version(events)
@@ -80,6 +82,9 @@ def check_every_read_path(api: Api, game: Game, redis_client, rng: random.Random
         seen = view(api, game.game_id, token)
         assert seen["version"] == len(events)
         assert_hides(seen, hidden, f"view of {viewer}")
+        kept = view(api, game.game_id, token)  # answered as kept (service/web/rendered_views)
+        assert kept == seen
+        assert_hides(kept, hidden, f"kept view of {viewer}")
         if viewer is None:
             assert all(hand == [] for hand in hands_in(seen))
         else:
@@ -149,6 +154,37 @@ def test_no_read_path_shows_hidden_cards_while_a_deal_runs(client, redis_client,
     final = play_random_game(api, game, rng, after_each=after_each)
     assert final["status"] == "finished"
     check_finished_game_reveals_every_deck(api, game, redis_client)
+
+
+def test_the_live_games_and_the_featured_game_show_no_card(client, redis_client):
+    """The live listing and the featured game (any caller of the app reads them, as a
+    spectator would) hold no card at all while the game runs: no hand, no talon, no trick."""
+    api = Api(client)
+    app = new_app(redis_client)
+    rng = random.Random("live-leaks")
+    created = ok(api.post("/v1/games", json_body={"seed": 4242}, headers=app.headers), 201)
+    game = Game(created["game_id"], {0: created["token"]}, created["invite"])
+    game.tokens[1] = join(api, game.game_id, game.invite)["token"]
+    reads = 0
+
+    def check_live_reads(game: Game, answer: dict[str, Any]) -> None:
+        nonlocal reads
+        state = replay(log_events(redis_client, game.game_id))
+        hidden = hidden_cards(state, None)
+        for path in ("/v1/games/live", "/v1/games/featured", "/v1/games/live?pool=head-untimed"):
+            reply = api.get(path, headers=app.headers)
+            if answer["status"] == "finished":
+                assert game.game_id not in reply.text, (path, reply)
+                continue
+            assert game.game_id in reply.text, (path, reply)
+            assert_hides(reply.text, hidden, f"{path} at {answer['version']}")
+            assert cards_in(reply.text) == set(), (path, reply)
+            assert hands_in(ok(reply)) == []
+            reads += 1
+
+    check_live_reads(game, view(api, game.game_id))
+    play_random_game(api, game, rng, after_each=check_live_reads)
+    assert reads > 30
 
 
 def finished(api: Api, game: Game) -> bool:

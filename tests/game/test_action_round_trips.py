@@ -136,3 +136,46 @@ def test_an_action_past_its_limit_is_refused_by_its_append_and_changes_nothing(r
     assert trips.sent == 1  # counted and refused by the append script, nothing appended
     after = client.get(f"/v1/games/{game}", headers=auth(tokens[1 - seat])).json["version"]
     assert after == before
+
+
+def counted_view(client: Any, game: str, token: str | None) -> tuple[Any, int]:
+    trips = RoundTrips()
+    headers = auth(token) if token else {}
+    with trips.counting():
+        answer = client.get(f"/v1/games/{game}", headers=headers)
+    return answer, trips.sent
+
+
+def test_a_view_of_a_game_the_process_holds_is_one_round_trip(two_processes):
+    here, _elsewhere = two_processes
+    rng = random.Random(9)
+    game, tokens = two_seated(here)
+    counted_action(here, game, tokens, rng)
+    for token in (tokens[0], tokens[1], None):
+        answer, sent = counted_view(here, game, token)
+        assert answer.status_code == 200, answer.json
+        assert answer.headers["RateLimit-Policy"]  # the limits were counted, by the read
+        assert sent == 1
+
+
+def test_a_view_past_its_limit_is_refused_and_its_read_counted_once(redis_url: str):
+    from service.web.app import create_app
+
+    quota = 3
+    config = {"REDIS_URL": redis_url, "SECRET_KEY": SECRET, "RATE_LIMIT_PER_TOKEN": quota}
+    client = create_app(config).test_client()
+    game, tokens = two_seated(client)
+    for left in range(quota - 1, -1, -1):
+        answer, sent = counted_view(client, game, tokens[0])
+        assert answer.status_code == 200 and sent == 1
+        assert answer.headers["RateLimit"] == f'"token";r={left};t=60' or (
+            answer.headers["RateLimit"].startswith(f'"token";r={left};')
+        )
+    refused, sent = counted_view(client, game, tokens[0])
+    assert refused.status_code == 429, refused.json
+    assert refused.json["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert sent == 1
+    # A game that does not exist is refused for the limit too: the caller is judged first.
+    missing, sent = counted_view(client, "0" * 16, tokens[0])
+    assert missing.status_code == 429 and sent == 1

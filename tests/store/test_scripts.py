@@ -74,3 +74,49 @@ def test_a_timeout_is_not_retried(redis_url: str) -> None:
         raise AssertionError("a call slower than the socket timeout answered")
     # Redis finishes the script it started (other clients wait for it): it ran once.
     assert redis.Redis.from_url(redis_url).get("script-test:slow") == b"1"
+
+
+_ECHO = "return ARGV"
+
+
+def test_a_script_is_sent_as_the_connections_own_packer_packs_it(redis_url: str) -> None:
+    """Packed by hiredis at once, a call's bytes are the client's: text as UTF-8, numbers
+    in decimal, bytes as they are; and Redis reads back every argument as sent."""
+    client = _client(redis_url)
+    script = Script(client, _ECHO)
+    args = ["plain", "caf\u00e9 \u2660", b"\x00\xffraw", 0, -7, 2**62, ""]
+    echoed = script(keys=["script-test:key"], args=args)  # loads the script too
+    assert echoed == [b"plain", "caf\u00e9 \u2660".encode(), b"\x00\xffraw", b"0", b"-7",
+                      str(2**62).encode(), b""]  # fmt: skip
+    connection = client.connection_pool.get_connection()
+    try:
+        command = ("EVALSHA", script.sha, 1, "script-test:key", *args)
+        sent: list[bytes] = []
+        send_packed = connection.send_packed_command
+
+        def recorded(packed: list[bytes], check_health: bool = True) -> None:
+            sent.append(b"".join(packed))
+            send_packed(packed, check_health)
+
+        connection.send_packed_command = recorded  # type: ignore[method-assign]
+        Script._send(connection, command)
+        assert sent == [b"".join(connection.pack_command(*command))]
+        assert connection.read_response() == echoed
+    finally:
+        del connection.send_packed_command
+        client.connection_pool.release(connection)
+
+
+def test_an_argument_redis_cannot_take_is_refused_as_the_client_refuses_it(
+    redis_url: str,
+) -> None:
+    client = _client(redis_url)
+    script = Script(client, _ECHO)
+    for wrong in (None, True):
+        try:
+            script(keys=["script-test:key"], args=["fine", wrong])
+        except redis.exceptions.DataError:
+            pass
+        else:
+            raise AssertionError(f"{wrong!r} was sent")
+    assert script(keys=["script-test:key"], args=["still serves"]) == [b"still serves"]

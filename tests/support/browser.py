@@ -88,3 +88,44 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+#: What the page must hold at its current state; a list of what is wrong ([] when fine).
+#: ``width`` is the screen's: a mobile browser zooms a too-wide page out, so innerWidth
+#: grows with the page and scrollWidth <= innerWidth alone would hold for it.
+#: Cards: each one's centre, scrolled into view, hits the card (the talon's pile counts
+#: its top card only: the pile is one stack). Controls: buttons, links, selects, inputs
+#: and playable cards of at least 44 x 44 px.
+LAYOUT_PROBLEMS = """(width) => {
+  const problems = [];
+  const root = document.documentElement;
+  // A phone widens its layout viewport to a page too wide for it: that is sideways scrolling too.
+  if (innerWidth > width) problems.push(`innerWidth ${innerWidth} > the screen's ${width}`);
+  if (root.scrollWidth > innerWidth) problems.push(`scrollWidth ${root.scrollWidth} > innerWidth ${innerWidth}`);
+  const visible = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
+  const cards = [...document.querySelectorAll(".card")].filter(visible)
+    .filter((card) => !card.closest(".talon") || card === card.parentNode.lastElementChild);
+  for (const card of cards) {
+    card.scrollIntoView({ block: "center", inline: "center" });
+    const r = card.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === card || card.contains(hit))) {
+      problems.push(`card ${card.dataset.card || "back"} in #${card.closest("[id]").id} is covered by ` +
+        (hit ? `${hit.tagName.toLowerCase()}#${hit.id}.${hit.className}` : "nothing"));
+    }
+  }
+  const controls = [...document.querySelectorAll("button, a, select, input, [role=button]")].filter(visible);
+  for (const node of controls) {
+    const r = node.getBoundingClientRect();
+    if (r.width < 44 || r.height < 44) {
+      problems.push(`${node.tagName.toLowerCase()} "${node.textContent.trim().slice(0, 30)}" is ${Math.round(r.width)}x${Math.round(r.height)}`);
+    }
+  }
+  scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def check_layout(page, where: str) -> None:
+    problems = page.evaluate(LAYOUT_PROBLEMS, page.viewport_size["width"])
+    assert problems == [], f"{where}: {problems}"

@@ -142,8 +142,24 @@ const EN = {
   // the join page
   joinNoLink: "This link names no game and invite: ask for the link again.",
   joinAbout: (id) => `You were invited to game ${id}: take the second seat and play.`,
+  // the games in play and the live board
+  liveRated: "rated",
+  liveCasual: "casual",
+  liveRating: (rating) => `rating ${rating}`,
+  liveVersion: (version) => `move ${version}`,
+  featured: "Featured game",
+  watchToMove: (name) => `${name} to move`,
+  watchWaiting: "Waiting for the second player\u2026",
+  watchOver: "Game over",
+  watchNoGame: "This address names no game: open a game from the list of games in play.",
   // pages.js
-  pages: { play: ["", "play against a bot or a friend"], replay: ["replay", "replay"], join: ["join", "join a game"] },
+  pages: {
+    play: ["", "play against a bot or a friend"],
+    replay: ["replay", "replay"],
+    join: ["join", "join a game"],
+    live: ["games in play", "games in play"],
+    watch: ["live board", "live board"],
+  },
   page: {}, // the fixed text of table.html is English as written
 };
 
@@ -270,7 +286,22 @@ const DE = {
     `grober Fehler ab ${t.blunder}. Ausgewertet vom Bot (${LEVELS_DE[level] || level}).`,
   joinNoLink: "Dieser Link nennt keine Partie und keine Einladung: bitte um den Link noch einmal.",
   joinAbout: (id) => `Du bist zur Partie ${id} eingeladen: nimm den zweiten Platz und spiel.`,
-  pages: { play: ["", "gegen einen Bot oder zu zweit spielen"], replay: ["Wiederholung", "Wiederholung"], join: ["beitreten", "einer Partie beitreten"] },
+  liveRated: "gewertet",
+  liveCasual: "ungewertet",
+  liveRating: (rating) => `Wertung ${rating}`,
+  liveVersion: (version) => `Zug ${version}`,
+  featured: "Partie im Blick",
+  watchToMove: (name) => `${name} ist am Zug`,
+  watchWaiting: "Wartet auf den zweiten Spieler\u2026",
+  watchOver: "Die Partie ist aus",
+  watchNoGame: "Diese Adresse nennt keine Partie: öffne eine aus der Liste der laufenden Partien.",
+  pages: {
+    play: ["", "gegen einen Bot oder zu zweit spielen"],
+    replay: ["Wiederholung", "Wiederholung"],
+    join: ["beitreten", "einer Partie beitreten"],
+    live: ["laufende Partien", "laufende Partien"],
+    watch: ["Live-Tisch", "Live-Tisch"],
+  },
   page: {
     "nav-play": "Spielen",
     "end-replay": "Partie nachspielen",
@@ -314,6 +345,18 @@ const DE = {
     moves: "Züge",
     tricks: "Stiche",
     language: "Sprache",
+    "nav-live": "Zuschauen",
+    live: "Laufende Partien",
+    "live-hint": "Die Partien deiner App, die gerade gespielt werden, die höchst bewerteten zuerst. Tipp eine an, um ihren Tisch zu sehen.",
+    "live-key": "Client-Schlüssel oder Spieler-Token",
+    "live-pool": "Wertungsgruppe",
+    "live-every-pool": "alle Gruppen",
+    "live-min": "Niedrigste Wertung",
+    "live-empty": "Gerade wird keine Partie gespielt.",
+    "live-more": "Weitere Partien",
+    watch: "Live-Tisch",
+    "watch-hint": "Die Sicht eines Zuschauers: beide Hände bleiben verdeckt; der Tisch folgt jedem Zug, sobald er gespielt ist.",
+    "watch-list": "Alle laufenden Partien",
   },
 };
 

@@ -33,9 +33,8 @@ from service.web.callers import client_app, current_caller, current_player, seat
 from service.web.game_answers import (
     listed_game,
     rematch_shown,
-    seat_view,
+    seat_view_answer,
     seated_answer,
-    view_with,
 )
 from service.web.idempotency import (
     IDEMPOTENCY_HEADER,
@@ -59,7 +58,6 @@ from service.web.render import (
     etag,
     if_match,
     not_modified,
-    view_answer,
 )
 from service.web.services import games, services, settings
 from service.web.statuses import StaleIfMatch
@@ -170,14 +168,15 @@ def list_games(query: dict[str, Any]):
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
     service = games()
-    current = service.current(game_id)
-    seat = service.seat_for(current, seat_token())
+    with limits.counted_with_the_append() as counts:  # counted by the read, on one Redis
+        current = service.current(game_id, counts=counts)
+        seat = service.seat_for(current, seat_token())
     services().seen(current)
     # A rematch offer changes no version: a view that shows one is never "not modified".
     rematch = rematch_shown(current, seat)
     if rematch is None and not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
-    return view_answer(view_with(current, seat, rematch)), 200, {"ETag": etag(current.version)}
+    return seat_view_answer(current, seat, rematch), 200, {"ETag": etag(current.version)}
 
 
 @blp.route("/<game_id>/join", methods=["POST"])
@@ -258,14 +257,14 @@ def act(body: dict[str, Any], game_id: str):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return view_answer(seat_view(acted.current, acted.seat)), 200, headers
+    return seat_view_answer(acted.current, acted.seat), 200, headers
 
 
 def _ended(acted: Acted):
     headers = {"ETag": etag(acted.current.version)}
     if acted.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return view_answer(seat_view(acted.current, acted.seat)), 200, headers
+    return seat_view_answer(acted.current, acted.seat), 200, headers
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])

@@ -1,7 +1,8 @@
-"""Static pages served by the API: the play page, the replay viewer and the join page.
+"""Static pages served by the API: the play page, the replay viewer, the join page, an
+app's games in play and a game's live board.
 
 Plain HTML, CSS and JavaScript from ``service/web/static/``: no build step, no
-CDN, so they work offline and from a fresh clone. The three pages are one
+CDN, so they work offline and from a fresh clone. The pages are one
 HTML file, ``table.html``; its script starts the page the path names.
 """
 
@@ -24,8 +25,11 @@ def index():
 @blp.route("/play/")
 @blp.route("/replay/")
 @blp.route("/join/")
+@blp.route("/live/")
+@blp.route("/watch/")
 def table_page():
-    """The play page, the replay viewer and the join page (one HTML, see above)."""
+    """The play page, the replay viewer, the join page, the games in play and the live
+    board (one HTML, see above)."""
     return send_from_directory(STATIC, "table.html")
 
 

@@ -1,0 +1,110 @@
+"""Requests and answers of the live games: an app's games in play and its featured game."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from schemas.components import ChoiceField, SeatField
+from schemas.cursor_pattern import CURSOR_PATTERN
+from schemas.games import PlayerSchema, answer
+
+#: The highest rating a filter may name: far above any Glicko-2 rating a game reaches.
+MAX_RATING = 10_000
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+class LiveGamesQuerySchema(Schema):
+    """A page of an app's games in play. Unknown parameters are refused (422), so a
+    misspelt filter is never read as no filter."""
+
+    class Meta:
+        unknown = RAISE
+
+    pool = ChoiceField("Pool", metadata=_doc("Only games of this rating pool"))
+    min_rating = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_RATING),
+        metadata=_doc("Only games whose rating (the mean of their seats' ratings in their "
+                      "pool when they began) is at least this; games with no rated seat "
+                      "are left out"),
+    )  # fmt: skip
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1, max=50),
+        metadata=_doc("Most games on one page"),
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            **_doc("The `next_cursor` of the previous page of the same filters, as it came"),
+            "pattern": CURSOR_PATTERN,
+        },
+    )
+
+
+@answer("level", "player_id", "erased")
+class LivePlayerSchema(PlayerSchema):
+    name = fields.String(
+        allow_none=True,
+        metadata=_doc("The display name of the player at this seat; null for a bot, an "
+                      "anonymous or an erased seat"),
+    )  # fmt: skip
+    rating = fields.Integer(
+        allow_none=True,
+        metadata=_doc("The seat's rating in the game's pool now, rounded (a bot: the fixed "
+                      "rating it stands at); null for an anonymous or erased seat"),
+    )  # fmt: skip
+
+
+@answer()
+class LiveLinksSchema(Schema):
+    view = fields.String(metadata=_doc("A spectator's view: GET, no token"))
+    stream = fields.String(metadata=_doc("The spectator's event stream (Server-Sent Events)"))
+    board = fields.String(metadata=_doc("The live board page, which follows the stream"))
+
+
+@answer()
+class LiveGameSchema(Schema):
+    """A game in play as any spectator may read it: no token, no invite, no card."""
+
+    game_id = fields.String()
+    pool = ChoiceField("Pool", metadata=_doc("The rating pool of its variant and clock"))
+    rated = fields.Boolean(metadata=_doc("Its end changes the players' ratings"))
+    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    rating = fields.Integer(
+        allow_none=True,
+        metadata=_doc("The game's rating, which orders the listing: the mean of its seats' "
+                      "ratings in its pool when it began, rounded; null when no seat is rated"),
+    )  # fmt: skip
+    version = fields.Integer(metadata=_doc("The game's version: the number of its events"))
+    game_points = fields.List(fields.Integer())
+    to_move = SeatField(allow_none=True)
+    players = fields.List(fields.Nested(LivePlayerSchema))
+    links = fields.Nested(LiveLinksSchema)
+
+
+@answer()
+class LiveGameListSchema(Schema):
+    games = fields.List(
+        fields.Nested(LiveGameSchema),
+        metadata=_doc("Highest rating first; of one rating, by id (descending)"),
+    )
+    next_cursor = fields.String(
+        allow_none=True,
+        metadata={
+            **_doc("Pass as `cursor` for the next page; null on the last"),
+            "pattern": CURSOR_PATTERN,
+        },
+    )
+
+
+__all__ = [
+    "LiveGameListSchema",
+    "LiveGameSchema",
+    "LiveGamesQuerySchema",
+    "LiveLinksSchema",
+    "LivePlayerSchema",
+    "MAX_RATING",
+]
