@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import pytest
 import requests
+from redis import Redis
 from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.competition import Bye, Result, swiss_standings
 from service.competition.dealing import dealer_balance, last_dealt
+from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import Variant, replay
 from service.game.clock import TimeControl
 from service.game.pools import pool_of
@@ -47,19 +49,25 @@ class Swiss:
     url: str
     redis_url: str
     database: str
+    redis: Redis
 
 
 @pytest.fixture(scope="module")
-def swiss(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swiss]:
-    """A live server whose records live in a SQLite database (workers are the tests')."""
-    database = f"sqlite:///{tmp_path_factory.mktemp('records') / 'records.sqlite3'}"
+def swiss(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swiss]:
+    """A live server whose records live in a SQLite database (workers are the tests'), on
+    a Redis of its own: another module's worker (the session's, which has no database of
+    record) would take its tournaments' jobs and fail them."""
+    folder = tmp_path_factory.mktemp("swiss")
+    redis_server = EmbeddedRedis(folder / "redis").start()
+    database = f"sqlite:///{folder / 'records.sqlite3'}"
     server = LiveServer(
-        redis_url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database, **LOOPBACK_HOOKS}
+        redis_server.url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database, **LOOPBACK_HOOKS}
     )
     try:
-        yield Swiss(server.url, redis_url, database)
+        yield Swiss(server.url, redis_server.url, database, Redis.from_url(redis_server.url))
     finally:
         server.stop()
+        redis_server.stop()
 
 
 def worker(swiss: Swiss) -> WorkerProcess:
@@ -207,14 +215,14 @@ def check_first_dealers(swiss: Swiss, rounds: list[dict]) -> None:
                     for b in played["boards"]]  # fmt: skip
 
 
-def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_client):
+def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss):
     """On a clock: its games are rated in the pool of that clock, and in no other."""
     rng = random.Random(6)
     processes = worker(swiss)
     pool = pool_of(Variant.HEAD, TimeControl(60)).name
     try:
         _app, tid, tokens = entered_tournament(
-            swiss, redis_client, players=6, rounds=3, clock={"seconds_per_move": 60}
+            swiss, swiss.redis, players=6, rounds=3, clock={"seconds_per_move": 60}
         )
         rounds = [play_round(swiss, tid, number, tokens, rng) for number in (1, 2, 3)]
         token = next(iter(tokens.values()))
@@ -248,11 +256,11 @@ def test_a_swiss_of_six_players_runs_its_three_rounds_to_the_end(swiss, redis_cl
         processes.stop()
 
 
-def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redis_client):
+def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss):
     rng = random.Random(7)
     first, second = worker(swiss), worker(swiss)
     try:
-        _app, tid, tokens = entered_tournament(swiss, redis_client, players=7, rounds=3)
+        _app, tid, tokens = entered_tournament(swiss, swiss.redis, players=7, rounds=3)
         rounds = [play_round(swiss, tid, 1, tokens, rng)]
         first.kill()
         # A job a killed worker was running is recovered once its time is up: rounds
@@ -269,7 +277,7 @@ def test_a_worker_killed_between_rounds_loses_and_doubles_no_pairing(swiss, redi
         second.stop()
 
 
-def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, redis_client, tmp_path):
+def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, tmp_path):
     """While round 1's games run: each seat's view hides what R11 hides, a spectator sees
     no hand, the tournament's reads (by the app, by a player: the tournament, its
     standings, its boards, the player's tournaments) and its webhook notices hold no card
@@ -277,7 +285,7 @@ def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, redis_client, t
     processes = worker(swiss)
     receiver = Receiver(tmp_path)
     try:
-        app, tid, tokens = entered_tournament(swiss, redis_client, players=4, rounds=1)
+        app, tid, tokens = entered_tournament(swiss, swiss.redis, players=4, rounds=1)
         hook = requests.post(f"{swiss.url}/v1/webhooks", json={"url": receiver.url},
                              headers=app.headers, timeout=30)  # fmt: skip
         assert hook.status_code == 201, hook.text
@@ -292,7 +300,7 @@ def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, redis_client, t
         boards = wait_until(made, ROUND_TIMEOUT, "round 1's games made")
         assert all("token" not in b and "seat" not in b for b in boards["boards"])
         for board in boards["boards"]:
-            state = replay(log_events(redis_client, board["game_id"]))
+            state = replay(log_events(swiss.redis, board["game_id"]))
             everything = hidden_cards(state, None)
             assert everything, "a deal runs: cards are hidden"
             spectator = requests.get(f"{swiss.url}/v1/games/{board['game_id']}", timeout=30)
@@ -345,16 +353,14 @@ def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, redis_client, t
         receiver.stop()
 
 
-def test_a_worker_killed_as_it_pairs_a_round_leaves_the_same_pairing_to_the_next(
-    swiss, redis_client
-):
+def test_a_worker_killed_as_it_pairs_a_round_leaves_the_same_pairing_to_the_next(swiss):
     """The worker is killed the moment round 1's claim is seen (its games being made, or
     not yet): the next worker makes the claimed round's games, the same boards, once."""
     rng = random.Random(8)
     first = worker(swiss)
     second = None
     try:
-        app, tid, tokens = entered_tournament(swiss, redis_client, players=6, rounds=2)
+        app, tid, tokens = entered_tournament(swiss, swiss.redis, players=6, rounds=2)
 
         def claimed() -> dict | None:
             answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}/boards",
@@ -400,20 +406,20 @@ def lose_job(redis_client, job_id: str) -> None:
         assert redis_client.lrem(moves.key, 0, job_id) == 1
 
 
-def test_a_round_and_a_count_whose_jobs_were_lost_are_still_made_once(swiss, redis_client):
+def test_a_round_and_a_count_whose_jobs_were_lost_are_still_made_once(swiss):
     """Round 1's pairing job is lost before any worker runs, and so are the counting jobs
     of round 1's ended games (``lose_job``): a worker's sweep finds each waiting nowhere
     and asks for it again, so round 1 is paired,
     round 2 follows its games' ends, and the tournament ends, each round's games made
     once (the app's games are exactly the boards')."""
     rng = random.Random(9)
-    app, tid, tokens = entered_tournament(swiss, redis_client, players=4, rounds=2)
-    lose_job(redis_client, round_job_id(tid, 1))
+    app, tid, tokens = entered_tournament(swiss, swiss.redis, players=4, rounds=2)
+    lose_job(swiss.redis, round_job_id(tid, 1))
     processes = worker(swiss)
     try:
         first = play_round(swiss, tid, 1, tokens, rng, stop=processes)
         for board in first["boards"]:
-            lose_job(redis_client, game_job_id(board["game_id"]))
+            lose_job(swiss.redis, game_job_id(board["game_id"]))
         processes = worker(swiss)
         rounds = [first, play_round(swiss, tid, 2, tokens, rng)]
         token = next(iter(tokens.values()))
