@@ -77,6 +77,8 @@ from service.ops.logs import configure_logging
 from service.ops.settings import SettingError, from_env, queue_redis_url
 from service.store.redis_clients import QueuesNotConfigured
 from workers.room import RoomKeeping
+from workers.runtime import runtime
+from workers.tournaments import ask_what_was_lost
 
 #: A killed worker's bot move runs again within this many seconds (see above).
 RECOVERY_BOUND_SECONDS = 15
@@ -88,6 +90,11 @@ MONITORING_INTERVAL = 2
 HEARTBEAT_SLACK = 3
 #: Seconds between maintenance passes (requeueing abandoned jobs), idle or not.
 MAINTENANCE_INTERVAL = 3
+#: Seconds between sweeps for tournaments' lost jobs (``workers.tournaments``), by one
+#: worker of the ``moves`` queue at a time.
+TOURNAMENT_SWEEP_SECONDS = 10
+#: Held by the worker whose maintenance sweeps the tournaments, for the interval.
+TOURNAMENT_SWEEP_KEY = "schnapsen:tournaments:sweep"
 #: Jobs of these queues run in the worker's own process (no work horse): short jobs,
 #: whose fork would cost more than their work.
 IN_PROCESS_QUEUES = frozenset({MOVES, DECISIONS, WEBHOOKS, ARCHIVE})
@@ -249,7 +256,8 @@ class SchnapsenWorker(Worker):
 
     def run_maintenance_tasks(self) -> None:
         """RQ's maintenance; then the clocks' jobs that RQ's scheduler left overdue (its
-        lock outlives a killed worker by a minute: ``service.jobs.clocks``); then the apps
+        lock outlives a killed worker by a minute: ``service.jobs.clocks``) and the
+        tournaments' lost jobs (``_sweep_tournaments``); then the apps
         whose webhook turn was lost (``AppOutboxes.recover``, every 10 s); then a sweep
         asked for when one is due: any worker of the archive queue may ask, and one a
         ``sweep_seconds`` gets it (``enqueue_sweep``)."""
@@ -259,6 +267,7 @@ class SchnapsenWorker(Worker):
                 enqueue_overdue(self.connection)
             except redis.RedisError as error:  # the next pass looks again
                 log.warning("could not move overdue clocks: %s", error)
+            self._sweep_tournaments()
         if WEBHOOKS in self.queue_names():
             try:
                 AppOutboxes(self.connection).recover()
@@ -270,6 +279,18 @@ class SchnapsenWorker(Worker):
             enqueue_sweep(self.connection, self.sweep_seconds)
         except redis.RedisError as error:  # the next pass asks again
             log.warning("could not ask for a sweep: %s", error)
+
+    def _sweep_tournaments(self) -> None:
+        """Ask again for tournaments' lost rounds and counts (``ask_what_was_lost``): one
+        worker every ``TOURNAMENT_SWEEP_SECONDS``, whoever takes the key first."""
+        try:
+            if runtime().tournaments is None or not self.connection.set(
+                TOURNAMENT_SWEEP_KEY, self.name, nx=True, ex=TOURNAMENT_SWEEP_SECONDS
+            ):
+                return
+            ask_what_was_lost()
+        except Exception:  # a sweep is never worth a worker: the next one looks again
+            log.exception("could not sweep the tournaments for lost jobs")
 
     @property
     def dequeue_timeout(self) -> int:

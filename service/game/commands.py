@@ -44,6 +44,7 @@ from service.engine.fairness import NONCE_BYTES
 from service.engine.knowledge import SeatView, seat_view
 from service.game import auth, dealing
 from service.game import clock as clocks
+from service.game.bot_levels import check_level
 from service.game.log import GameListing, GameLog, RateCounts, TurnClock
 from service.game.problem_codes import ProblemCode
 from service.game.problems import (
@@ -183,12 +184,7 @@ class GameService(GameQueries):
         return Seated(outcome.current, 0, token, invite)
 
     def _known_level(self, level: str | None, what: str) -> None:
-        if level not in self.bot_levels:
-            levels = ", ".join(sorted(self.bot_levels)) or "none yet"
-            raise InvalidRequest(
-                f"unknown {what} {level!r} (levels: {levels})",
-                code=ProblemCode.UNKNOWN_BOT_LEVEL,
-            )
+        check_level(level, what, self.bot_levels)
 
     def _new_game(
         self, game_id: str, new: NewGame, owner: str | None, player: str | None = None
@@ -247,12 +243,16 @@ class GameService(GameQueries):
         via: str = "seek",
         *,
         nonces: tuple[str, str],
+        first_dealer: int | None = None,
     ) -> Current:
         """The game of a pairing or an accepted challenge, made once whoever asks first
         (both players' reads may): its random id and its seats' random ``nonces`` were
         drawn when the pairing was made and kept with it, so whoever makes it, each
-        player learns its own seat's token (``paired_token``)."""
-        first_dealer = dealing.first_dealer(None)
+        player learns its own seat's token (``paired_token``). ``first_dealer``: the
+        seat a tournament's pairing gives the first deal (balanced over a player's
+        games); else chance's."""
+        if first_dealer is None:
+            first_dealer = dealing.first_dealer(None)
         events: tuple[Event, ...] = (
             GameCreated(variant, first_dealer, Dealing.RANDOM),
             SeatTaken(0, PlayerKind.HUMAN.value),

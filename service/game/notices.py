@@ -17,7 +17,9 @@ Kinds (docs/webhooks.md):
 - ``seek.paired``, ``challenge.accepted``: the game of a pairing or an
   accepted challenge was made (a notice for each seat);
 - ``rematch.offered``: a seat offered a rematch (a notice for the other seat;
-  made by the offer, not by an append: ``rematch_offered``).
+  made by the offer, not by an append: ``rematch_offered``);
+- ``tournament.started``, ``tournament.round_paired``, ``tournament.finished``:
+  about a tournament, not a seat (``service.game.tournament_notices``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class NoticeKind(StrEnum):
     SEEK_PAIRED = "seek.paired"
     CHALLENGE_ACCEPTED = "challenge.accepted"
     REMATCH_OFFERED = "rematch.offered"
+    #: A tournament's own notices, to its app (``service.game.tournament_notices``).
+    TOURNAMENT_STARTED = "tournament.started"
+    TOURNAMENT_ROUND_PAIRED = "tournament.round_paired"
+    TOURNAMENT_FINISHED = "tournament.finished"
 
 
 #: How each way a game was made is told (``Seats.via``).

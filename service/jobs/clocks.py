@@ -41,6 +41,9 @@ from service.jobs.queues import BOT_MOVE_TIMEOUT, FAILURE_TTL, RESULT_TTL, queue
 
 #: A scheduled clock job this late is moved to its queue by any worker's maintenance.
 OVERDUE_SECONDS = 2
+#: The scheduled jobs a maintenance pass moves when overdue: clocks, and tournaments'
+#: rounds (``service.jobs.tournaments``), both waited for by people.
+OVERDUE_KINDS = ("clock-", "tournament-")
 #: Jobs a maintenance pass moves at most (the rest wait for the next pass).
 OVERDUE_BATCH = 100
 
@@ -129,7 +132,7 @@ def enqueue_overdue(connection: Redis, *, overdue_seconds: float = OVERDUE_SECON
     moves = queue(MOVES, connection)
     for raw in due:
         job_id = raw.decode() if isinstance(raw, bytes) else raw
-        if not job_id.startswith("clock-") or not connection.zrem(registry.key, job_id):
+        if not job_id.startswith(OVERDUE_KINDS) or not connection.zrem(registry.key, job_id):
             continue
         try:
             job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)

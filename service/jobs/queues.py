@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from redis import Redis
@@ -98,6 +99,43 @@ def bot_move_job_id(game_id: str, version: int) -> str:
 
 #: A job in one of these states will not run again by itself.
 _GIVEN_UP = frozenset({JobStatus.FAILED.value, JobStatus.STOPPED.value, JobStatus.CANCELED.value})
+
+
+#: A job taken from its queue and not started this long after it was queued was lost
+#: with the worker that took it (taking and starting are a few milliseconds apart).
+LOST_AFTER_SECONDS = 10
+
+
+def waits_nowhere(connection: Redis, job_id: str, queue_name: str) -> bool:
+    """Whether the job's record says it waits while nothing holds it any more: queued, but
+    in no queue for ``LOST_AFTER_SECONDS`` (a worker of several queues takes a job with
+    BLPOP, which leaves no trace, and was killed before starting it), or scheduled, but
+    in neither the scheduled registry nor its queue (a worker killed between moving an
+    overdue job out of the registry and queueing it, ``service.jobs.clocks``). Nothing
+    would ever run such a job, and ``_free_for_another`` would keep it."""
+    raw_status, raw_queued = connection.hmget(Job.key_for(job_id), ["status", "enqueued_at"])
+    status = raw_status.decode() if isinstance(raw_status, bytes) else raw_status
+    if status not in (JobStatus.QUEUED.value, JobStatus.SCHEDULED.value):
+        return False
+    if connection.lpos(queue(queue_name, connection).key, job_id) is not None:
+        return False
+    if status == JobStatus.SCHEDULED.value:
+        registry = queue(queue_name, connection).scheduled_job_registry
+        return connection.zscore(registry.key, job_id) is None
+    queued = raw_queued.decode() if isinstance(raw_queued, bytes) else raw_queued
+    if not queued:
+        return True
+    at = datetime.fromisoformat(queued.replace("Z", "+00:00"))
+    return (datetime.now(UTC) - at).total_seconds() > LOST_AFTER_SECONDS
+
+
+def forget_if_lost(connection: Redis, job_id: str, queue_name: str) -> bool:
+    """Delete the job if it waits nowhere (``waits_nowhere``), so it may be asked again."""
+    if not waits_nowhere(connection, job_id, queue_name):
+        return False
+    with contextlib.suppress(NoSuchJobError):
+        Job.fetch(job_id, connection=connection, serializer=JSONSerializer).delete()
+    return True
 
 
 def _free_for_another(connection: Redis, job_id: str, keep: Callable[[str], bool]) -> bool:

@@ -110,15 +110,28 @@ class WebhookEvents:
         created = int(time.time() * 1000)
         for notice in found:
             text = json.dumps(body(current, notice, app, created), separators=(",", ":"))
-            for endpoint in endpoints:
-                if notice.kind.value not in endpoint.kinds:
-                    continue
-                delivery = self.make_delivery(endpoint.id, notice, text, created)
-                try:
-                    if self.outbox.add_delivery(app, delivery):
-                        self._queue(app, delivery)
-                except redis.exceptions.RedisError:  # a notice is never worth a failed move
-                    log.exception("could not queue webhook delivery %s", delivery.id)
+            self._deliver(app, endpoints, notice, text, created)
+
+    def tell_app(self, app: str, notice: Any) -> None:
+        """Deliver a notice about no game (a tournament's, ``service.game.tournament_notices``,
+        whose ``body(app, created)`` is its JSON body) as ``tell`` delivers a game's."""
+        endpoints = [e for e in self.endpoints(app) if not e.disabled]
+        created = int(time.time() * 1000)
+        text = json.dumps(notice.body(app, created), separators=(",", ":"))
+        self._deliver(app, endpoints, notice, text, created)
+
+    def _deliver(
+        self, app: str, endpoints: Sequence[EndpointLike], notice: Any, text: str, created: int
+    ) -> None:
+        for endpoint in endpoints:
+            if notice.kind.value not in endpoint.kinds:
+                continue
+            delivery = self.make_delivery(endpoint.id, notice, text, created)
+            try:
+                if self.outbox.add_delivery(app, delivery):
+                    self._queue(app, delivery)
+            except redis.exceptions.RedisError:  # a notice is never worth a failed move
+                log.exception("could not queue webhook delivery %s", delivery.id)
 
     def _queue(self, app: str, delivery: Any) -> None:
         """The new delivery in its app's outbox; past the outbox's cap, failed at once (the

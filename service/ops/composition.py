@@ -28,6 +28,7 @@ from service.jobs.clocks import ClockKeeper
 from service.jobs.dispatch import BotDispatcher
 from service.jobs.outbound import IPNetwork, parse_allowances
 from service.jobs.ratings import RateWhenEnded
+from service.jobs.tournaments import CountWhenEnded
 from service.jobs.webhook_outbox import AppOutboxes
 from service.jobs.webhooks import RETRY_SECONDS, WebhookEvents
 from service.ops.settings import Settings
@@ -53,6 +54,7 @@ from service.store.redis_clients import AnyRedis
 from service.store.rematches import RematchOffers
 from service.store.seeks import SeekPool, SeekRules
 from service.store.stats import GameStats
+from service.store.tournament_records import TournamentRecords
 from service.store.webhook_records import WebhookRecords
 from service.store.webhooks import Delivery, WebhookStore
 
@@ -106,6 +108,8 @@ class Services:
     #: Finished games kept for good, and what moves them there (None: no archive).
     archive: Archive | None = None
     archiver: GameArchiver | None = None
+    #: Tournaments, in the database of record (None: the process has none).
+    tournaments: TournamentRecords | None = None
 
     def seen(self, current: Current) -> None:
         """A read path saw the game: ask again for a due bot move, and count a finish.
@@ -212,6 +216,7 @@ def build(
         clocks,
         stats,
         RateWhenEnded(queue_client),
+        CountWhenEnded(queue_client),
         webhook_events,
         # ...and a game that starts or ends enters or leaves its app's games in play.
         IndexLiveGames(live_games, players, bot_elo),
@@ -279,6 +284,7 @@ def build(
         clocks=clocks,
         archive=archive,
         archiver=archiver,
+        tournaments=None if records is None else TournamentRecords(records),
     )
 
 

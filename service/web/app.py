@@ -71,6 +71,7 @@ from service.web.views import (
     problem_pages,
     rematch,
     seeks,
+    tournaments,
     webhooks,
 )
 from service.web.waiting import WaitingAdmission
@@ -197,6 +198,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register_blueprint(players.blp)
     api.register_blueprint(seeks.blp)
     api.register_blueprint(challenges.blp)
+    api.register_blueprint(tournaments.blp)
     api.register_blueprint(webhooks.blp)
     api.register_blueprint(meta.blp)
     api.register_blueprint(problem_pages.blp)

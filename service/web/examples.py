@@ -385,6 +385,52 @@ DELIVERY = {
 }
 DELIVERY_LIST = {"deliveries": [DELIVERY]}
 
+TOURNAMENT_REQUEST = {
+    "name": "Friday Swiss",
+    "rounds": 5,
+    "starts_at": 1796515200,
+    "variant": "head",
+    "clock": {"seconds_per_move": 30, "on_timeout": "lose"},
+}
+TOURNAMENT = {
+    "tournament_id": "tn_0c1d2e3f4a5b6c7d",
+    "name": "Friday Swiss",
+    "kind": "swiss",
+    "variant": "head",
+    # As the server answers the request above: the levels a clock's bot defaults to.
+    "clock": {"seconds_per_move": 30, "on_timeout": "lose", "bot_level": "heuristic",
+              "bot_moves_limit": 3},
+    "rounds": 5,
+    "round": 2,
+    "status": "started",
+    "starts_at": 1796515200.0,
+    "created": 1796511900.0,
+    "players": 24,
+}  # fmt: skip
+TOURNAMENT_LIST = {"tournaments": [TOURNAMENT]}
+ENTRY = {
+    "tournament_id": "tn_0c1d2e3f4a5b6c7d",
+    "player_id": "pl_3f2a1b0c9d8e7f60",
+    "status": "entered",
+}
+STANDINGS = {
+    "tournament_id": "tn_0c1d2e3f4a5b6c7d",
+    "total": 24,
+    "standings": [
+        {"rank": 1, "player_id": "pl_3f2a1b0c9d8e7f60", "points": 2, "buchholz": 2,
+         "sonneborn_berger": 2, "wins": 2, "games": 2, "byes": 0},
+    ],
+}  # fmt: skip
+BOARDS = {
+    "tournament_id": "tn_0c1d2e3f4a5b6c7d",
+    "round": 2,
+    "bye": None,
+    "boards": [
+        {"round": 2, "board": 1, "game_id": "9f8e7d6c5b4a3210", "dealer": "pl_3f2a1b0c9d8e7f60",
+         "forehand": "pl_0a9b8c7d6e5f4a3b", "winner": None, "seat": 0, "token": "st_example"},
+    ],
+}  # fmt: skip
+
 LIVE_GAME = {
     "game_id": GAME_ID,
     "pool": "head-rapid",

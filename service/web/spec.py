@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import marshmallow
@@ -151,6 +152,10 @@ NOTICE_WHEN = {
     "seek.paired": "Two seeks were paired and their game made; one for each seat",
     "challenge.accepted": "A challenge was accepted and its game made; one for each seat",
     "rematch.offered": "A seat offered a rematch of a finished game; for the other seat",
+    "tournament.started": "A tournament's first round was paired; one for the tournament",
+    "tournament.round_paired": "A tournament's round was paired and its games made; one for "
+    "each round",
+    "tournament.finished": "A tournament's last round ended; one for the tournament",
 }
 #: The headers of every delivery, as a receiver reads them.
 DELIVERY_HEADERS = [
@@ -189,8 +194,9 @@ DELIVERY_HEADERS = [
 
 
 def notice_component(kind: str) -> str:
-    """The component name of a notice kind: ``game.turn`` -> ``GameTurnNotice``."""
-    return "".join(part.capitalize() for part in kind.split(".")) + "Notice"
+    """The component name of a notice kind: ``game.turn`` -> ``GameTurnNotice``,
+    ``tournament.round_paired`` -> ``TournamentRoundPairedNotice``."""
+    return "".join(part.capitalize() for part in re.split(r"[._]", kind)) + "Notice"
 
 
 def _notice(kind: str) -> dict[str, Any]:
@@ -207,7 +213,9 @@ def _notice(kind: str) -> dict[str, Any]:
             "type": {"type": "string", "enum": [kind]},
             "created": {"type": "integer", "description": "When it was made: ms since the epoch"},
             "app": {"type": "string", "description": "The client app it is told to"},
-            "data": component_ref("NoticeData"),
+            "data": component_ref(
+                "TournamentNoticeData" if kind.startswith("tournament.") else "NoticeData"
+            ),
         },
         "required": ["id", "type", "created", "app", "data"],
         "additionalProperties": False,
@@ -272,6 +280,7 @@ def register_components(spec: APISpec) -> None:
     from schemas.players import PlayerExportSchema
     from schemas.problems import ProblemSchema
     from schemas.replay_steps import STEP_KINDS
+    from schemas.tournaments import TournamentNoticeDataSchema
     from schemas.webhooks import NoticeDataSchema
 
     spec.options["security"] = []
@@ -317,6 +326,7 @@ def register_components(spec: APISpec) -> None:
     spec.components.schema("GameExportLine", schema=GameExportLineSchema)
     spec.components.schema("PlayerExport", schema=PlayerExportSchema)
     spec.components.schema("NoticeData", schema=NoticeDataSchema)
+    spec.components.schema("TournamentNoticeData", schema=TournamentNoticeDataSchema)
     notices = {kind: notice_component(kind) for kind in NOTICE_KINDS}
     for kind, name in notices.items():
         spec.components.schema(name, _notice(kind))

@@ -131,6 +131,10 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.SEEK_EXISTS: 409,
     C.SEEK_PAIRED: 409,
     C.TOO_MANY_SEEKS: 503,
+    C.TOURNAMENT_NOT_FOUND: 404,
+    C.TOURNAMENT_FINISHED: 409,
+    C.NOT_ENTERED: 409,
+    C.TOURNAMENTS_UNAVAILABLE: 503,
     # -- request bodies ----------------------------------------------------
     C.MALFORMED_JSON: 400,
     C.MALFORMED_BODY: 400,

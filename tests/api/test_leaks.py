@@ -7,6 +7,12 @@ from the true engine state, rebuilt from the Redis log, and searched for in
 the raw text of every answer. Cards of deals already over may be shown to
 the players (R11d), so the search covers the running deal's part of a feed;
 the older part is checked for decks shown too early instead.
+
+Elsewhere, the same search covers the reads and notices of other parts: a player's
+reads and exports (tests/players/test_player_leaks.py), webhook deliveries
+(tests/webhooks/test_deliveries.py), and a tournament's reads, boards and notices
+(``test_tournament_reads_and_notices_leak_no_hidden_card`` in
+tests/tournaments/test_swiss_over_http.py).
 """
 
 from __future__ import annotations

@@ -43,6 +43,12 @@ from schnapsen_client.api.players import (
 )
 from schnapsen_client.api.rematch import accept_rematch, offer_rematch
 from schnapsen_client.api.seeks import create_seek, get_seek
+from schnapsen_client.api.tournaments import (
+    create_tournament,
+    get_tournament,
+    get_tournament_boards,
+    join_tournament,
+)
 from schnapsen_client.api.webhooks import (
     create_webhook,
     get_webhook,
@@ -50,6 +56,7 @@ from schnapsen_client.api.webhooks import (
     list_webhooks,
 )
 from schnapsen_client.models import (
+    Boards,
     Challenge,
     ChallengeAcceptedNotice,
     ChallengeList,
@@ -57,7 +64,9 @@ from schnapsen_client.models import (
     Clock,
     ClockOnTimeout,
     ClockView,
+    CreateTournament,
     DeliveryList,
+    Entry,
     EventFeed,
     ExportGamesClient,
     GameExportLine,
@@ -82,6 +91,12 @@ from schnapsen_client.models import (
     SeekPairedNotice,
     SeekRequest,
     SeekStatus,
+    Tournament,
+    TournamentFinishedNotice,
+    TournamentNoticeDataStatus,
+    TournamentRoundPairedNotice,
+    TournamentStartedNotice,
+    TournamentStatus,
     Variant,
     Webhook,
     WebhookList,
@@ -98,6 +113,9 @@ Notice = (
     | SeekPairedNotice
     | ChallengeAcceptedNotice
     | RematchOfferedNotice
+    | TournamentStartedNotice
+    | TournamentRoundPairedNotice
+    | TournamentFinishedNotice
 )
 NOTICES: dict[NoticeKind, type[Notice]] = {
     NoticeKind.GAME_STARTED: GameStartedNotice,
@@ -106,6 +124,9 @@ NOTICES: dict[NoticeKind, type[Notice]] = {
     NoticeKind.SEEK_PAIRED: SeekPairedNotice,
     NoticeKind.CHALLENGE_ACCEPTED: ChallengeAcceptedNotice,
     NoticeKind.REMATCH_OFFERED: RematchOfferedNotice,
+    NoticeKind.TOURNAMENT_STARTED: TournamentStartedNotice,
+    NoticeKind.TOURNAMENT_ROUND_PAIRED: TournamentRoundPairedNotice,
+    NoticeKind.TOURNAMENT_FINISHED: TournamentFinishedNotice,
 }
 
 
@@ -207,6 +228,12 @@ def read_notice(recorder: Recorder, body: str) -> Notice | None:
         recorder.mismatches.append("a game.turn notice for a seat not to move")
     if isinstance(notice, GameFinishedNotice) and notice.data.game.status != GameStatus.FINISHED:
         recorder.mismatches.append(f"a game.finished notice of a {notice.data.game.status} game")
+    if isinstance(notice, TournamentRoundPairedNotice) and not notice.data.boards:
+        recorder.mismatches.append("a tournament.round_paired notice of no board")
+    if isinstance(notice, TournamentFinishedNotice) and (
+        notice.data.status != TournamentNoticeDataStatus.FINISHED
+    ):
+        recorder.mismatches.append(f"a tournament.finished notice of a {notice.data.status} one")
     return notice
 
 
@@ -341,6 +368,37 @@ def flow(studio: Studio, inbox: Inbox) -> tuple[Received, list[Notice], list[Gam
     if not isinstance(on_clock.clock, ClockView):
         raise ContractError("a challenge on a clock made a game without one")
     studio.resign(clocked.token, clocked.game_id)
+
+    # A Swiss of one round for the two: both enter, the round is paired, its game resigned.
+    made = create_tournament.sync_detailed(client=studio.app, body=CreateTournament(
+        name="Friday Swiss", rounds=1, starts_at=time.time() + 3))  # fmt: skip
+    swiss = expect(take("post", "/v1/tournaments", made), Tournament, "tournament")
+    tournament = "/v1/tournaments/{tournament_id}"
+    for player in (anna, ben):
+        entered = join_tournament.sync_detailed(
+            swiss.tournament_id, client=studio.as_(player.token)
+        )
+        expect(take("post", f"{tournament}/entries", entered), Entry, "entry")
+
+    def own_board() -> Boards:
+        read = get_tournament_boards.sync_detailed(
+            swiss.tournament_id, client=studio.as_(ben.token)
+        )
+        return expect(take("get", f"{tournament}/boards", read), Boards, "boards")
+
+    wait_for(lambda: any(isinstance(b.token, str) for b in own_board().boards), 60, "the board")
+    board = own_board().boards[0]
+    if not isinstance(board.token, str):
+        raise ContractError(f"a player's own board without its token: {board!r}")
+    studio.resign(board.token, board.game_id)
+
+    def over() -> bool:
+        read = get_tournament.sync_detailed(swiss.tournament_id, client=studio.app)
+        return expect(take("get", tournament, read), Tournament, "tournament").status == (
+            TournamentStatus.FINISHED
+        )
+
+    wait_for(over, 60, "the tournament's end")
 
     # Every kind of notice arrives; the app reads its webhook and its deliveries.
     def kinds() -> set[str]:

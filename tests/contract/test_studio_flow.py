@@ -4,7 +4,7 @@ openapi.yaml: 0 mismatches.
 
 Two players of one client app register, seek and are paired, play the game out
 seat by seat, offer and accept a rematch, challenge each other to a game on a
-clock; the app registers a webhook on a receiver of its own on 127.0.0.1, reads
+clock, play a Swiss of one round; the app registers a webhook on a receiver of its own on 127.0.0.1, reads
 its deliveries, and takes its bulk export. The flow is written twice, with
 nothing but the generated clients' typed calls: python_flow.py with the models
 of openapi-python-client (under ``mypy --strict``) and ts/flow.ts with the paths
@@ -128,7 +128,9 @@ FLOW = {
     "POST /v1/games/{game_id}/resign -> 200", "POST /v1/challenges -> 201",
     "POST /v1/challenges/{challenge_id}/accept -> 201", "POST /v1/webhooks -> 201",
     "GET /v1/webhooks/{webhook_id}/deliveries -> 200", "GET /v1/players/me/games -> 200",
-    "GET /v1/games/export -> 200",
+    "GET /v1/games/export -> 200", "POST /v1/tournaments -> 201",
+    "POST /v1/tournaments/{tournament_id}/entries -> 201",
+    "GET /v1/tournaments/{tournament_id}/boards -> 200", "GET /v1/tournaments/{tournament_id} -> 200",
 }  # fmt: skip
 
 #: A data-protection request, in the Python flow: the player's export, its erasure, and the

@@ -2,7 +2,8 @@
 // openapi.yaml (schema.d.ts), with openapi-fetch: every call a typed path, every
 // answer's data the type its operation names. Two players of one client app
 // register, seek and are paired, play the game out seat by seat, offer and accept a
-// rematch, challenge each other to a game on a clock; the app registers a webhook on
+// rematch, challenge each other to a game on a clock, play a Swiss of one round; the
+// app registers a webhook on
 // its own receiver on 127.0.0.1 and narrows each notice on `type`, reads its
 // deliveries, and takes its bulk export, each NDJSON line a GameExportLine.
 // tests/contract/test_studio_flow.py compiles it with `tsc --strict` and runs it
@@ -94,6 +95,9 @@ const KINDS: Record<Notice["type"], true> = {
   "seek.paired": true,
   "challenge.accepted": true,
   "rematch.offered": true,
+  "tournament.started": true,
+  "tournament.round_paired": true,
+  "tournament.finished": true,
 };
 
 // The notice narrowed on `type`, each kind checked on what its type promises.
@@ -110,6 +114,15 @@ function readNotice(notice: Notice): Notice["type"] {
     case "challenge.accepted":
     case "rematch.offered":
       if (notice.data.game.seat !== notice.data.seat) mismatches.push(`${notice.type}: the game as another seat sees it`);
+      return notice.type;
+    case "tournament.started":
+      if (notice.data.status !== "started") mismatches.push(`a tournament.started of a ${notice.data.status} one`);
+      return notice.type;
+    case "tournament.round_paired":
+      if (notice.data.boards.length === 0) mismatches.push("a tournament.round_paired of no board");
+      return notice.type;
+    case "tournament.finished":
+      if (notice.data.status !== "finished") mismatches.push(`a tournament.finished of a ${notice.data.status} one`);
       return notice.type;
     default: {
       const unknown: never = notice;
@@ -253,6 +266,36 @@ async function flow(studio: Studio, hookUrl: string): Promise<{ notices: Notice[
   const clocked = await studio.view(studio.as(taken.token), taken.game_id);
   if (clocked.clock === undefined) throw new ContractError("a challenge on a clock made a game without one");
   await studio.resign(taken.token, taken.game_id);
+
+  // A Swiss of one round for the two: both enter, the round is paired, its game resigned.
+  const swiss = must(
+    await studio.app.POST("/v1/tournaments", { body: { name: "Friday Swiss", rounds: 1, starts_at: Date.now() / 1000 + 3 } }),
+    "tournament",
+  );
+  const tournament = { params: { path: { tournament_id: swiss.tournament_id } } };
+  for (const player of [anna, ben]) {
+    must(await studio.as(player.token).POST("/v1/tournaments/{tournament_id}/entries", tournament), "entry");
+  }
+  const own: { game_id: string; token: string }[] = [];
+  await waitFor(
+    async () => {
+      const boards = must(await benApi.GET("/v1/tournaments/{tournament_id}/boards", tournament), "boards");
+      for (const found of boards.boards) {
+        if (found.token !== undefined) own.push({ game_id: found.game_id, token: found.token });
+      }
+      return own.length > 0;
+    },
+    60,
+    "the board",
+  );
+  const played = own[0];
+  if (played === undefined) throw new ContractError("no board of one's own");
+  await studio.resign(played.token, played.game_id);
+  await waitFor(
+    async () => must(await studio.app.GET("/v1/tournaments/{tournament_id}", tournament), "tournament").status === "finished",
+    60,
+    "the tournament's end",
+  );
 
   // Every kind of notice arrives; the app reads its webhook and its deliveries.
   const kinds = Object.keys(KINDS);
