@@ -8,6 +8,8 @@ from schemas.components import ChoiceField, SeatField
 from schemas.cursor_pattern import CURSOR_PATTERN
 from schemas.games import PlayerSchema, answer
 
+#: What a tournament's id may look like in a query: any other text is 422, never looked up.
+TOURNAMENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 #: The highest rating a filter may name: far above any Glicko-2 rating a game reaches.
 MAX_RATING = 10_000
 
@@ -29,6 +31,14 @@ class LiveGamesQuerySchema(Schema):
         metadata=_doc("Only games whose rating (the mean of their seats' ratings in their "
                       "pool when they began) is at least this; games with no rated seat "
                       "are left out"),
+    )  # fmt: skip
+    tournament = fields.String(
+        validate=[validate.Length(min=1, max=64), validate.Regexp(TOURNAMENT_ID_PATTERN)],
+        metadata={
+            **_doc("Only the boards of this tournament of the app (`tournament_id`); "
+                   "another app's tournament, or an unknown id: 404"),
+            "pattern": TOURNAMENT_ID_PATTERN,
+        },
     )  # fmt: skip
     limit = fields.Integer(
         load_default=20,
@@ -78,6 +88,11 @@ class LiveGameSchema(Schema):
         metadata=_doc("The game's rating, which orders the listing: the mean of its seats' "
                       "ratings in its pool when it began, rounded; null when no seat is rated"),
     )  # fmt: skip
+    tournament = fields.String(
+        allow_none=True,
+        metadata=_doc("The tournament whose round this game is a board of "
+                      "(`tournament_id`); null for any other game"),
+    )  # fmt: skip
     version = fields.Integer(metadata=_doc("The game's version: the number of its events"))
     game_points = fields.List(fields.Integer())
     to_move = SeatField(allow_none=True)
@@ -107,4 +122,5 @@ __all__ = [
     "LiveLinksSchema",
     "LivePlayerSchema",
     "MAX_RATING",
+    "TOURNAMENT_ID_PATTERN",
 ]

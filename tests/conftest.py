@@ -162,7 +162,15 @@ FOLDER_LANES = {
 }
 #: Fixtures that start gunicorn, RQ workers or the run command (tests/webhooks: deployments).
 SYSTEM_FIXTURES = frozenset(
-    {"live_server", "worker", "sse_live_server", "topology", "allowed", "guarded"}
+    {
+        "live_server",
+        "worker",
+        "sse_live_server",
+        "topology",
+        "allowed",
+        "guarded",
+        "tournament_service",
+    }
 )
 #: What a test module writes when it starts such processes itself.
 SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")

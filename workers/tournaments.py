@@ -146,6 +146,7 @@ def _make_games(tournament: Tournament, paired: PairedRound) -> None:
             VIA,
             nonces=nonces,
             first_dealer=0,
+            tournament=tournament.id,
         )
         # Each player's list of games holds it, as a seek's or a challenge's game.
         runtime().players.played(

@@ -244,13 +244,14 @@ class GameService(GameQueries):
         *,
         nonces: tuple[str, str],
         first_dealer: int | None = None,
+        tournament: str | None = None,
     ) -> Current:
         """The game of a pairing or an accepted challenge, made once whoever asks first
         (both players' reads may): its random id and its seats' random ``nonces`` were
         drawn when the pairing was made and kept with it, so whoever makes it, each
         player learns its own seat's token (``paired_token``). ``first_dealer``: the
         seat a tournament's pairing gives the first deal (balanced over a player's
-        games); else chance's."""
+        games); else chance's. ``tournament``: the tournament whose round it is a board of."""
         if first_dealer is None:
             first_dealer = dealing.first_dealer(None)
         events: tuple[Event, ...] = (
@@ -263,7 +264,14 @@ class GameService(GameQueries):
         for seat, (player, nonce) in enumerate(zip(players, nonces, strict=True)):
             token = self._seat_token(game_id, seat, nonce)
             seats.append(Seat(PlayerKind.HUMAN, None, auth.fingerprint(token), nonce, player))
-        owners = Seats((seats[0], seats[1]), owner=owner, rated=rated, clock=clock, via=via)
+        owners = Seats(
+            (seats[0], seats[1]),
+            owner=owner,
+            rated=rated,
+            clock=clock,
+            via=via,
+            tournament=tournament,
+        )
         self.client_games.add(owner, game_id, int(time.time() * 1000))
         outcome = self.transaction.begin(game_id, Decided(record(None, events), None, owners))
         if outcome is None:  # made already, by the other player's read

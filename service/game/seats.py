@@ -81,6 +81,9 @@ class Seats:
     via: str | None = None
     #: The game's time control (None: no clock, as every game before clocks).
     clock: TimeControl | None = None
+    #: The tournament whose pairing made the game (None: no tournament's). The live
+    #: listing finds a tournament's games in play by it.
+    tournament: str | None = None
 
     def __getitem__(self, seat: int) -> Seat:
         return self.seats[seat]
@@ -110,6 +113,7 @@ class Seats:
             seed=None,
             rematch_of=of,
             via=None,  # a rematch is made by its offer, not by a pairing or a challenge
+            tournament=None,  # nor is it a board of the tournament its game was
         )
 
     @property
@@ -174,6 +178,8 @@ class Seats:
             fields["via"] = self.via
         if self.clock is not None:
             fields["clock"] = self.clock.encode()
+        if self.tournament is not None:
+            fields["tournament"] = self.tournament
         return fields
 
     @classmethod
@@ -208,4 +214,5 @@ class Seats:
             rematch_of=fields.get("rematch_of"),
             clock=None if clock is None else TimeControl.decode(clock),
             via=fields.get("via"),
+            tournament=fields.get("tournament"),
         )

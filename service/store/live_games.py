@@ -20,6 +20,8 @@ loads one slot only):
 
 - ``sch:{client:<id>}:live``          a sorted set: game id, scored by its rating
 - ``sch:{client:<id>}:live:<pool>``   the same, for the games of one pool
+- ``sch:{client:<id>}:live:tn:<tournament>``  the same, for the boards of one tournament
+  (``Seats.tournament``: the tournament whose round the game is a board of)
 
 A game's rating is the mean of its seats' ratings in its pool when it started
 (a player's rating there; a bot's, the fixed rating it stands at in a rated game:
@@ -54,10 +56,19 @@ LIVE_CAP = 10_000
 SCAN_LIMIT = 500
 
 
-def index_key(app: str, pool: Pool | None = None) -> str:
-    """The app's index of games in play; with ``pool``, of that pool's games."""
+def index_key(app: str, pool: Pool | None = None, tournament: str | None = None) -> str:
+    """The app's index of games in play; with ``pool``, of that pool's games; with
+    ``tournament``, of that tournament's boards (all of one pool: its variant and clock)."""
     base = f"sch:{{client:{app}}}:live"
+    if tournament is not None:
+        return f"{base}:tn:{tournament}"
     return base if pool is None else f"{base}:{pool.name}"
+
+
+def game_indexes(app: str, pool: Pool, tournament: str | None) -> tuple[str, ...]:
+    """Every index a game of ``pool`` (a board of ``tournament``, if any) is kept in."""
+    keys = (index_key(app), index_key(app, pool))
+    return keys if tournament is None else (*keys, index_key(app, tournament=tournament))
 
 
 def game_pool(current: Current) -> Pool:
@@ -121,28 +132,33 @@ class LiveGames:
         self.redis = client
         self.cap = cap
 
-    def started(self, app: str, game_id: str, pool: Pool, rating: int) -> None:
+    def started(
+        self, app: str, game_id: str, pool: Pool, rating: int, tournament: str | None = None
+    ) -> None:
         """Index a game that began; a second call for it keeps its first rating."""
         with self.redis.pipeline(transaction=True) as pipe:
-            for key in (index_key(app), index_key(app, pool)):
+            for key in game_indexes(app, pool, tournament):
                 pipe.zadd(key, {game_id: rating}, nx=True)
                 # Past the cap, the lowest-rated leave: the index stays bounded.
                 pipe.zremrangebyrank(key, 0, -self.cap - 1)
             pipe.execute()
 
-    def ended(self, app: str, game_id: str, pool: Pool) -> None:
+    def ended(self, app: str, game_id: str, pool: Pool, tournament: str | None = None) -> None:
         """The game is no longer in play (over, or gone from Redis)."""
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(index_key(app), game_id)
-            pipe.zrem(index_key(app, pool), game_id)
+            for key in game_indexes(app, pool, tournament):
+                pipe.zrem(key, game_id)
             pipe.execute()
 
-    def forget(self, app: str, game_id: str) -> None:
-        """A game Redis no longer holds, whatever its pool: it leaves every index."""
+    def forget(self, app: str, game_id: str, tournament: str | None = None) -> None:
+        """A game Redis no longer holds, whatever its pool: it leaves every index (of
+        the tournaments', the one of ``tournament``: a game gone says no more)."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(index_key(app), game_id)
             for pool in POOLS:
                 pipe.zrem(index_key(app, pool), game_id)
+            if tournament is not None:
+                pipe.zrem(index_key(app, tournament=tournament), game_id)
             pipe.execute()
 
     def page(
@@ -153,17 +169,24 @@ class LiveGames:
         min_rating: int | None,
         after: Listed | None,
         count: int,
+        tournament: str | None = None,
     ) -> list[LiveEntry]:
         """Up to ``count`` entries after ``after`` (default: the highest rated), by
         rating, highest first, then by id, descending; only ratings of at least
-        ``min_rating``."""
+        ``min_rating``; with ``tournament``, only its boards (``pool`` is then the
+        caller's to check: a tournament's games are all of one pool)."""
         top: str | int = "+inf" if after is None else after.created_ms
         bottom: str | int = "-inf" if min_rating is None else min_rating
         found: list[LiveEntry] = []
         offset = 0
         while len(found) < count:
             batch = self.redis.zrevrangebyscore(
-                index_key(app, pool), top, bottom, start=offset, num=count, withscores=True
+                index_key(app, pool, tournament),
+                top,
+                bottom,
+                start=offset,
+                num=count,
+                withscores=True,
             )
             if not batch:
                 break
@@ -212,7 +235,7 @@ class IndexLiveGames:
         status = current.state.status
         try:
             if status is GameStatus.FINISHED:
-                self.live.ended(app, current.game_id, game_pool(current))
+                self.live.ended(app, current.game_id, game_pool(current), current.seats.tournament)
             elif status is GameStatus.ACTIVE and any(
                 isinstance(event, (GameCreated, SeatTaken)) for event in events
             ):
@@ -225,7 +248,9 @@ class IndexLiveGames:
         app = current.seats.owner
         assert app is not None
         rating = game_rating(seat_ratings(current, self.players, self.bot_elo))
-        self.live.started(app, current.game_id, game_pool(current), rating or 0)
+        self.live.started(
+            app, current.game_id, game_pool(current), rating or 0, current.seats.tournament
+        )
 
 
 __all__ = [
@@ -235,6 +260,7 @@ __all__ = [
     "LiveEntry",
     "LiveGames",
     "PlayerLookup",
+    "game_indexes",
     "game_pool",
     "game_rating",
     "index_key",

@@ -437,6 +437,7 @@ LIVE_GAME = {
     "rated": True,
     "variant": "head",
     "rating": 1622,
+    "tournament": None,
     "version": 14,
     "game_points": [7, 5],
     "to_move": 1,

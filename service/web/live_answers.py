@@ -47,8 +47,12 @@ class LivePage:
 Load = Callable[[str], Current]
 
 
-def in_play(live: LiveGames, app: str, entry: LiveEntry, load: Load) -> Current | None:
-    """The game of an entry if it is still in play; else None, and the entry leaves."""
+def in_play(
+    live: LiveGames, app: str, entry: LiveEntry, load: Load, tournament: str | None = None
+) -> Current | None:
+    """The game of an entry if it is still in play; else None, and the entry leaves
+    (``tournament``: the tournament's index it was read from, which a game gone from
+    Redis can no longer name)."""
     try:
         current = load(entry.game_id)
     except GameNotFound:
@@ -56,9 +60,9 @@ def in_play(live: LiveGames, app: str, entry: LiveEntry, load: Load) -> Current 
     if current is not None and current.state.status is GameStatus.ACTIVE:
         return current
     if current is None:
-        live.forget(app, entry.game_id)
+        live.forget(app, entry.game_id, tournament)
     else:
-        live.ended(app, entry.game_id, game_pool(current))
+        live.ended(app, entry.game_id, game_pool(current), current.seats.tournament)
     return None
 
 
@@ -71,9 +75,11 @@ def live_page(
     min_rating: int | None,
     after: Listed | None,
     limit: int,
+    tournament: str | None = None,
 ) -> LivePage:
     """Up to ``limit`` games in play, highest rated first; a page may hold fewer (games
-    that ended are skipped, at most ``SCAN_LIMIT`` entries read) and still go on."""
+    that ended are skipped, at most ``SCAN_LIMIT`` entries read) and still go on.
+    ``tournament``: only that tournament's boards (of ``pool``, if one is named)."""
     found: list[tuple[LiveEntry, Current]] = []
     scanned = 0
     cursor = after
@@ -84,19 +90,20 @@ def live_page(
             min_rating=min_rating,
             after=cursor,
             count=min(limit, SCAN_LIMIT - scanned),
+            tournament=tournament,
         )
         if not batch:
             return LivePage(found, None)
         for entry in batch:
             scanned += 1
             cursor = entry.cursor
-            current = in_play(live, app, entry, load)
-            if current is not None:
+            current = in_play(live, app, entry, load, tournament)
+            if current is not None and (pool is None or game_pool(current) == pool):
                 found.append((entry, current))
                 if len(found) == limit:
                     break
     more = cursor is not None and live.page(
-        app, pool=pool, min_rating=min_rating, after=cursor, count=1
+        app, pool=pool, min_rating=min_rating, after=cursor, count=1, tournament=tournament
     )
     return LivePage(found, cursor if more else None)
 
@@ -164,6 +171,7 @@ def live_entry(
         "rated": current.seats.rated,
         "variant": state.variant.value,
         "rating": entry.rating or None,
+        "tournament": current.seats.tournament,
         "version": current.version,
         "game_points": list(state.game_points),
         "to_move": state.to_move,

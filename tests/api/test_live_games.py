@@ -277,9 +277,18 @@ def test_bad_filters_are_problems_that_change_nothing(api, redis_client, live_se
         "?limit=51",
         "?limit=x",
         "?rating=1500",
-        "?tournament=t1",
+        "?tournament=",
+        "?tournament=tn_a%20b",
+        "?tournament=tn_%3Cscript%3E",
+        "?tournament=" + "x" * 65,
     ):
         problem(api.get(f"/v1/games/live{query}", headers=app.headers), 422)
+    # A well-formed id, on a server without the database tournaments last in.
+    problem(
+        api.get("/v1/games/live?tournament=tn_0c1d2e3f4a5b6c7d", headers=app.headers),
+        503,
+        "tournaments_unavailable",
+    )
     for cursor in ("x", "bm90IGEgY3Vyc29y", "MTU6", "LTE6YWJj", "OTk5OTk5OTk5OTk5OTk5OTk6YQ"):
         problem(
             api.get(f"/v1/games/live?cursor={cursor}", headers=app.headers),

@@ -22,6 +22,7 @@ from service.web.callers import player_or_client
 from service.web.live_answers import featured, live_entry, live_page
 from service.web.operations import PLAYER_OR_APP, V1, operation
 from service.web.services import games, services
+from service.web.views.tournaments import app_tournament, tournament_pool
 
 blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live games to watch")
 
@@ -29,13 +30,14 @@ blp = Blueprint("live", __name__, url_prefix="/v1/games", description="Live game
 @blp.route("/live", methods=["GET"])
 @blp.arguments(LiveGamesQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, LiveGameListSchema, example=examples.LIVE_GAMES)
-@operation(blp, "listLiveGames", security=PLAYER_OR_APP, problems=V1 + (400, 422))
+@operation(blp, "listLiveGames", security=PLAYER_OR_APP, problems=V1 + (400, 404, 422))
 def list_live_games(query: dict[str, Any]):
     """The caller's app's games in play, highest rated first, a page at a time.
 
     A game is listed from the moment both seats are taken until it ends; its
     `rating` is the mean of its seats' ratings in its pool when it began. Filter
-    by `pool` and `min_rating`; follow `next_cursor` (with the same filters)
+    by `pool`, `min_rating` and `tournament` (its boards; another app's tournament
+    or an unknown id: 404 `tournament_not_found`); follow `next_cursor` (with the same filters)
     until it is null. A page may hold fewer than `limit` games and still have a
     next cursor (games that ended since are skipped). Watch a game by its
     `links`: the spectator's view and stream.
@@ -50,15 +52,22 @@ def list_live_games(query: dict[str, Any]):
                 "cursor is not the next_cursor of a page of this listing",
                 code=ProblemCode.INVALID_CURSOR,
             ) from None
+    pool = Pool.parse(query["pool"]) if "pool" in query else None
+    tournament = query.get("tournament")
+    if tournament is not None:
+        held = app_tournament(app, tournament)
+        if pool is not None and tournament_pool(held) != pool:
+            return {"games": [], "next_cursor": None}  # its games are all of another pool
     found = services()
     page = live_page(
         found.live_games,
         app,
         games().current,
-        pool=Pool.parse(query["pool"]) if "pool" in query else None,
+        pool=pool,
         min_rating=query.get("min_rating"),
         after=after,
         limit=query["limit"],
+        tournament=tournament,
     )
     return {
         "games": [

@@ -59,7 +59,7 @@ def _records() -> TournamentRecords:
     return records
 
 
-def _tournament(app: str, tournament_id: str) -> Tournament:
+def app_tournament(app: str, tournament_id: str) -> Tournament:
     """A tournament of ``app``; 404 for any other id (another app's do not exist here)."""
     found = _records().get(tournament_id)
     if found is None or found.app != app:
@@ -88,7 +88,7 @@ def _view(tournament: Tournament, players: int | None = None) -> dict[str, Any]:
     }
 
 
-def _pool(tournament: Tournament) -> Pool:
+def tournament_pool(tournament: Tournament) -> Pool:
     """The pool its games are rated in (their variant's and clock's): its entrants are
     seeded by their ratings there."""
     return pool_of(Variant(tournament.variant), time_control(tournament.clock))
@@ -147,7 +147,7 @@ def create_tournament(body: dict[str, Any]):
 def get_tournament(tournament_id: str):
     """A tournament of the caller's app (by a player's token or the app's key)."""
     app, _player = player_or_client("reading a tournament")
-    return _view(_tournament(app, tournament_id))
+    return _view(app_tournament(app, tournament_id))
 
 
 @blp.route("/tournaments/<tournament_id>/entries", methods=["POST"])
@@ -160,9 +160,9 @@ def join_tournament(tournament_id: str):
     `Idempotency-Key` answers the first answer again and enters nobody again (after a
     withdrawal in between, you stay withdrawn)."""
     player = required_player()
-    tournament = _tournament(player.app, tournament_id)
+    tournament = app_tournament(player.app, tournament_id)
     _open(tournament)
-    rating = player.rating_in(_pool(tournament)).rating
+    rating = player.rating_in(tournament_pool(tournament)).rating
     _records().join(tournament.id, player.id, rating, int(time.time() * 1000))
     return _entry(tournament, player, "entered"), 201
 
@@ -174,7 +174,7 @@ def withdraw_from_tournament(tournament_id: str):
     """Withdraw: you are paired in no later round; your results stay in the standings.
     A game of yours being played is played out."""
     player = required_player()
-    tournament = _tournament(player.app, tournament_id)
+    tournament = app_tournament(player.app, tournament_id)
     _open(tournament)
     if _records().withdraw(tournament.id, player.id, int(time.time() * 1000)) is None:
         raise Conflict(
@@ -195,7 +195,7 @@ def get_tournament_standings(query: dict[str, Any], tournament_id: str):
     """The standings, best first, a page at a time (`offset`, `limit`): points, then
     Buchholz, Sonneborn-Berger and wins (docs/tournaments.md)."""
     app, _player = player_or_client("reading a tournament")
-    tournament = _tournament(app, tournament_id)
+    tournament = app_tournament(app, tournament_id)
     rows, total = _records().standings(tournament.id, query["offset"], query["limit"])
     return {
         "tournament_id": tournament.id,
@@ -223,7 +223,7 @@ def get_tournament_boards(tournament_id: str):
     """The boards of the latest round paired: each an ordinary game to read or watch.
     A player's own board also carries the player's seat and seat token."""
     app, player = player_or_client("reading a tournament")
-    tournament = _tournament(app, tournament_id)
+    tournament = app_tournament(app, tournament_id)
     paired = _records().paired_round(tournament.id, tournament.round)
     boards: list[dict[str, Any]] = []
     for board in () if paired is None else paired.boards:
