@@ -14,7 +14,17 @@ import socket
 import pytest
 import requests
 
-PAGES = ["/play/", "/join/", "/replay/", "/docs", "/docs/", "/problems/game_over"]
+PAGES = [
+    "/play/",
+    "/join/",
+    "/replay/",
+    "/live/",
+    "/watch/",
+    "/tournament/",
+    "/docs",
+    "/docs/",
+    "/problems/game_over",
+]
 
 
 def directives(policy: str) -> dict[str, list[str]]:

@@ -6,7 +6,9 @@ import { api, el, problemText } from "./cards.js";
 import { W } from "./words.js";
 import { $ } from "./table.js";
 
-const KEY = "schnapsen:live-key";
+/** Where the key typed in is kept (this tab only); the tournament page shares it. */
+export const LIVE_KEY = "schnapsen:live-key";
+const KEY = LIVE_KEY;
 const POOLS = [
   "head-blitz", "head-rapid", "head-classical", "head-untimed",
   "tracked-blitz", "tracked-rapid", "tracked-classical", "tracked-untimed",
@@ -30,7 +32,7 @@ function showProblem(error) {
 }
 
 /** "Anna (1688)", "Bot (random) (1000)", "Player 2": a seat as the list names it. */
-function seatName(seat) {
+export function seatName(seat) {
   const who = seat.name || (seat.type === "bot" ? W.bot(seat.level) : W.player(seat.seat + 1));
   return seat.rating === null ? who : `${who} (${seat.rating})`;
 }

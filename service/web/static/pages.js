@@ -1,14 +1,22 @@
 // The one script of table.html: the path names the page (/play/, /replay/, /join/,
-// /live/, /watch/).
+// /live/, /watch/, /tournament/).
 
 import { startJoin } from "./join.js";
 import { startLive } from "./live.js";
 import { startPlay } from "./play.js";
 import { startReplay } from "./replay.js";
+import { startTournament } from "./tournament.js";
 import { startWatch } from "./watch.js";
 import { W, lang, switchLanguage, translatePage } from "./words.js";
 
-const PAGES = { play: startPlay, replay: startReplay, join: startJoin, live: startLive, watch: startWatch };
+const PAGES = {
+  play: startPlay,
+  replay: startReplay,
+  join: startJoin,
+  live: startLive,
+  watch: startWatch,
+  tournament: startTournament,
+};
 
 const first = location.pathname.split("/").filter(Boolean)[0];
 const page = PAGES[first] ? first : "play";

@@ -152,6 +152,11 @@ const EN = {
   watchWaiting: "Waiting for the second player\u2026",
   watchOver: "Game over",
   watchNoGame: "This address names no game: open a game from the list of games in play.",
+  // a tournament's page
+  tournamentFacts: (t) =>
+    `${{ created: "entries open", started: "being played", finished: "over" }[t.status] || t.status}` +
+    ` · round ${t.round} of ${t.rounds} · ${plural(t.players, "player", "players")}`,
+  standingsWhere: (first, last, total) => `${first}–${last} of ${total}`,
   // pages.js
   pages: {
     play: ["", "play against a bot or a friend"],
@@ -159,6 +164,7 @@ const EN = {
     join: ["join", "join a game"],
     live: ["games in play", "games in play"],
     watch: ["live board", "live board"],
+    tournament: ["tournament", "tournament"],
   },
   page: {}, // the fixed text of table.html is English as written
 };
@@ -295,12 +301,17 @@ const DE = {
   watchWaiting: "Wartet auf den zweiten Spieler\u2026",
   watchOver: "Die Partie ist aus",
   watchNoGame: "Diese Adresse nennt keine Partie: öffne eine aus der Liste der laufenden Partien.",
+  tournamentFacts: (t) =>
+    `${{ created: "Anmeldung offen", started: "läuft", finished: "beendet" }[t.status] || t.status}` +
+    ` · Runde ${t.round} von ${t.rounds} · ${plural(t.players, "Spieler", "Spieler")}`,
+  standingsWhere: (first, last, total) => `${first}–${last} von ${total}`,
   pages: {
     play: ["", "gegen einen Bot oder zu zweit spielen"],
     replay: ["Wiederholung", "Wiederholung"],
     join: ["beitreten", "einer Partie beitreten"],
     live: ["laufende Partien", "laufende Partien"],
     watch: ["Live-Tisch", "Live-Tisch"],
+    tournament: ["Turnier", "Turnier"],
   },
   page: {
     "nav-play": "Spielen",
@@ -357,6 +368,16 @@ const DE = {
     watch: "Live-Tisch",
     "watch-hint": "Die Sicht eines Zuschauers: beide Hände bleiben verdeckt; der Tisch folgt jedem Zug, sobald er gespielt ist.",
     "watch-list": "Alle laufenden Partien",
+    tournament: "Turnier",
+    "tournament-hint": "Die Tabelle und die Tische, an denen gerade gespielt wird, alle paar Sekunden neu gelesen. Tipp einen Tisch an, um zuzusehen.",
+    "tournament-id": "Turnier-Nummer",
+    standings: "Tabelle",
+    "standings-player": "Spieler",
+    "standings-points": "Pkt.",
+    "standings-games": "Partien",
+    "standings-empty": "Noch hat sich niemand angemeldet.",
+    "tournament-boards": "Tische im Spiel",
+    "tournament-no-boards": "Gerade wird an keinem Tisch gespielt.",
   },
 };
 

@@ -1,5 +1,5 @@
 """Static pages served by the API: the play page, the replay viewer, the join page, an
-app's games in play and a game's live board.
+app's games in play, a game's live board and a tournament's standings.
 
 Plain HTML, CSS and JavaScript from ``service/web/static/``: no build step, no
 CDN, so they work offline and from a fresh clone. The pages are one
@@ -27,9 +27,10 @@ def index():
 @blp.route("/join/")
 @blp.route("/live/")
 @blp.route("/watch/")
+@blp.route("/tournament/")
 def table_page():
-    """The play page, the replay viewer, the join page, the games in play and the live
-    board (one HTML, see above)."""
+    """The play page, the replay viewer, the join page, the games in play, the live
+    board and a tournament's standings (one HTML, see above)."""
     return send_from_directory(STATIC, "table.html")
 
 
