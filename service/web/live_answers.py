@@ -4,7 +4,7 @@ game, each entry checked against the game's log and told in public facts only.
 The index (``service.store.live_games``) says which games began and at what rating;
 the log says whether each still runs. An entry whose game is over or gone is
 dropped from the index by the read that meets it, and never shown. What an entry
-shows is what any spectator may read of the game (RULES.md R11): who sits where,
+shows is what any spectator may read of the game (docs/rules.md, R11): who sits where,
 their names and ratings, the game points, the version and who is to move; never
 a card.
 """

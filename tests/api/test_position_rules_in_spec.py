@@ -129,7 +129,7 @@ UNSTATED = re.compile(
     r"each card exists once|led this trick|won this trick|is to move, not seat"
     r"|never held|neither held nor played|drew the turn-up|was not on lead"
     r"|face-up card is the trump jack|card taken must be a trump|took \w\w and kept it"
-    r"|declare|declared twice|must also be listed"
+    r"|declare|declared twice|must also be listed|you took \w\w: it is in your hand"
 )
 
 

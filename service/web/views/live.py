@@ -2,7 +2,7 @@
 
 Both read the app's index of games in play (``service.store.live_games``) and check
 each entry against its game's log (``service.web.live_answers``); both show what a
-spectator may read of a game (RULES.md R11), and link to its spectator stream.
+spectator may read of a game (docs/rules.md, R11), and link to its spectator stream.
 """
 
 from __future__ import annotations
