@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from schemas.components import ChoiceField, SeatField
+from schemas.components import ChoiceField, SeatField, WholeNumber
 from schemas.games import ClockSchema, answer
 
 #: Most rounds a Swiss may have.
@@ -33,15 +33,19 @@ class CreateTournamentSchema(Schema):
     )
     variant = ChoiceField("Variant", load_default="head")
     clock = fields.Nested(ClockSchema, metadata=_doc("Every game's time control; absent: none"))
-    rounds = fields.Integer(
+    rounds = WholeNumber(
         required=True,
         validate=validate.Range(min=1, max=MAX_ROUNDS),
         metadata=_doc(f"How many rounds (1-{MAX_ROUNDS})"),
     )
-    starts_at = fields.Float(
-        required=True,
-        validate=validate.Range(min=0),
-        metadata=_doc("When the first round is paired (s since the epoch; a time past: at once)"),
+    starts_in = WholeNumber(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_LEAD_SECONDS),
+        metadata=_doc(
+            f"Seconds from now until the first round is paired (0, the default: at once; at "
+            f"most {MAX_LEAD_SECONDS}, a year). Relative, so that the document states the "
+            f"whole rule and a client's clock does not matter"
+        ),
     )
 
 

@@ -132,6 +132,7 @@ class ProblemCode(StrEnum):
     TOO_MANY_SEEKS = "too_many_seeks", "Too many seeks", "Your app's pool holds as many waiting seeks as it may; retry after Retry-After."
     TOURNAMENT_NOT_FOUND = "tournament_not_found", "No such tournament", "Your app has no tournament with this id."
     TOURNAMENT_FINISHED = "tournament_finished", "The tournament is over", "A finished tournament takes no entries and no withdrawals, nor does one whose last round is paired."
+    TOO_MANY_TOURNAMENTS = "too_many_tournaments", "Too many tournaments", "Your app holds as many tournaments not finished as it may (100); create the next once one has ended."
     NOT_ENTERED = "not_entered", "Not in the tournament", "You have no entry in this tournament to withdraw."
     TOURNAMENTS_UNAVAILABLE = "tournaments_unavailable", "No tournaments here", "This server keeps no database of record (SCHNAPSEN_ARCHIVE_URL is not set), and tournaments last only there; its operator can give it one."
     RATE_LIMITED = "rate_limited", "Too many requests", "A rate limit of this caller is used up; retry after Retry-After (RateLimit headers say which)."

@@ -114,6 +114,11 @@ class StandingRow:
     byes: int
 
 
+#: Tournaments not finished an app may hold at once: each is a row and a scheduled job,
+#: made with an app's key alone.
+MAX_UNFINISHED_PER_APP = 100
+
+
 class TournamentRecords:
     """Tournaments, kept for good."""
 
@@ -139,6 +144,15 @@ class TournamentRecords:
                     t.round,
                 ),
             )
+
+    def unfinished(self, app: str) -> int:
+        """How many of ``app``'s tournaments are not finished (``MAX_UNFINISHED_PER_APP``)."""
+        with self.db.read() as run:
+            row = run(
+                "SELECT COUNT(*) FROM tournaments WHERE app = ? AND status <> ?",
+                (app, TournamentStatus.FINISHED.value),
+            ).fetchone()
+        return int(row[0])
 
     def get(self, tournament_id: str) -> Tournament | None:
         with self.db.read() as run:

@@ -388,7 +388,7 @@ DELIVERY_LIST = {"deliveries": [DELIVERY]}
 TOURNAMENT_REQUEST = {
     "name": "Friday Swiss",
     "rounds": 5,
-    "starts_at": 1796515200,
+    "starts_in": 3600,
     "variant": "head",
     "clock": {"seconds_per_move": 30, "on_timeout": "lose"},
 }

@@ -133,6 +133,7 @@ STATUS: Mapping[C, int] = MappingProxyType({
     C.TOO_MANY_SEEKS: 503,
     C.TOURNAMENT_NOT_FOUND: 404,
     C.TOURNAMENT_FINISHED: 409,
+    C.TOO_MANY_TOURNAMENTS: 409,
     C.NOT_ENTERED: 409,
     C.TOURNAMENTS_UNAVAILABLE: 503,
     # -- request bodies ----------------------------------------------------

@@ -371,7 +371,7 @@ def flow(studio: Studio, inbox: Inbox) -> tuple[Received, list[Notice], list[Gam
 
     # A Swiss of one round for the two: both enter, the round is paired, its game resigned.
     made = create_tournament.sync_detailed(client=studio.app, body=CreateTournament(
-        name="Friday Swiss", rounds=1, starts_at=time.time() + 3))  # fmt: skip
+        name="Friday Swiss", rounds=1, starts_in=3))  # fmt: skip
     swiss = expect(take("post", "/v1/tournaments", made), Tournament, "tournament")
     tournament = "/v1/tournaments/{tournament_id}"
     for player in (anna, ben):

@@ -5,7 +5,6 @@ fail them); and Swiss tournaments of new players, entered and paired."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,7 +66,7 @@ def entered_swiss(
     app = app or new_app(service.redis)
     answer = requests.post(
         f"{service.url}/v1/tournaments",
-        json={"name": name, "rounds": rounds, "starts_at": time.time() + 3},
+        json={"name": name, "rounds": rounds, "starts_in": 3},
         headers=app.headers,
         timeout=30,
     )

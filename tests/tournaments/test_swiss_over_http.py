@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -82,7 +81,7 @@ def entered_tournament(
     more = {} if clock is None else {"clock": clock}
     answer = requests.post(
         f"{swiss.url}/v1/tournaments",
-        json={"name": "Friday Swiss", "rounds": rounds, "starts_at": time.time() + 3, **more},
+        json={"name": "Friday Swiss", "rounds": rounds, "starts_in": 3, **more},
         headers=app.headers,
         timeout=30,
     )

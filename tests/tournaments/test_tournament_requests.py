@@ -14,6 +14,7 @@ from service.game.players import Rated
 from service.game.pools import DEFAULT_POOL, pool_of
 from service.store.players import RatingChange
 from service.store.records_db import open_records_database
+from service.store.tournament_records import MAX_UNFINISHED_PER_APP as MAX_OPEN_TOURNAMENTS
 from service.store.tournament_records import Board, TournamentRecords
 from service.web.app import create_app
 from service.web.services import services
@@ -49,7 +50,7 @@ def register(http, app, name: str = "Anna") -> tuple[str, str]:
 def create(http, app, **body) -> dict:
     answer = http.post(
         "/v1/tournaments",
-        json={"name": "Swiss", "rounds": 2, "starts_at": time.time() + 3600, **body},
+        json={"name": "Swiss", "rounds": 2, "starts_in": 3600, **body},
         headers=app.headers,
     )
     assert answer.status_code == 201, answer.get_data(as_text=True)
@@ -59,17 +60,21 @@ def create(http, app, **body) -> dict:
 @pytest.mark.parametrize(
     "body",
     [
-        {"name": "S", "rounds": 0, "starts_at": 1},
-        {"name": "S", "rounds": 21, "starts_at": 1},
-        {"name": "", "rounds": 3, "starts_at": 1},
-        {"name": "S", "starts_at": 1},
-        {"name": "S", "rounds": 3},
-        {"name": "S", "rounds": 3, "starts_at": 1, "kind": "arena"},
-        {"name": "S", "rounds": 3, "starts_at": 1, "variant": "blitz"},
-        {"name": "S", "rounds": 3, "starts_at": 1, "seed": 4},
-        {"name": "S", "rounds": 3, "starts_at": 1, "clock": {"seconds_per_move": -1}},
-        {"name": "S", "rounds": 3, "starts_at": 1e12},
-        {"name": "S", "rounds": "three", "starts_at": 1},
+        {"name": "S", "rounds": 0, "starts_in": 0},
+        {"name": "S", "rounds": 21, "starts_in": 0},
+        {"name": "", "rounds": 3, "starts_in": 0},
+        {"name": "S", "starts_in": 0},
+        {"name": "S", "rounds": 3, "starts_in": -1},
+        {"name": "S", "rounds": 3, "starts_in": 1.5},
+        {"name": "S", "rounds": 2.5},
+        {"name": "S", "rounds": "3"},
+        {"name": "S", "rounds": 3, "starts_at": 1796515200},
+        {"name": "S", "rounds": 3, "starts_in": 0, "kind": "arena"},
+        {"name": "S", "rounds": 3, "starts_in": 0, "variant": "blitz"},
+        {"name": "S", "rounds": 3, "starts_in": 0, "seed": 4},
+        {"name": "S", "rounds": 3, "starts_in": 0, "clock": {"seconds_per_move": -1}},
+        {"name": "S", "rounds": 3, "starts_in": 10**9},
+        {"name": "S", "rounds": "three", "starts_in": 0},
     ],
 )
 def test_a_bad_tournament_is_refused_as_a_problem_and_makes_nothing(http, redis_client, body):
@@ -84,7 +89,7 @@ def test_a_bad_tournament_is_refused_as_a_problem_and_makes_nothing(http, redis_
 def test_only_an_apps_key_creates_and_only_its_own_callers_see_it(http, redis_client):
     app, other = new_app(redis_client), new_app(redis_client)
     _player, token = register(http, app)
-    refused = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_at": 1},
+    refused = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_in": 0},
                         headers=auth(token))  # fmt: skip
     assert refused.status_code == 401
     tid = create(http, app)["tournament_id"]
@@ -138,7 +143,7 @@ def test_players_join_withdraw_and_join_again_until_the_last_round_is_paired(
 
 def test_a_server_without_a_database_of_record_has_no_tournaments(client, redis_client):
     app = new_app(redis_client)
-    answer = client.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_at": 1},
+    answer = client.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_in": 0},
                          headers=app.headers)  # fmt: skip
     assert (answer.status_code, answer.json["code"]) == (503, "tournaments_unavailable")
     assert answer.headers["Content-Type"] == "application/problem+json"
@@ -153,7 +158,7 @@ def test_a_clock_with_an_unknown_bot_level_is_refused_as_a_game_refuses_it(
     tournament is made."""
     app = new_app(redis_client)
     clock = {"seconds_per_move": 30, "bot_level": level}
-    answer = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_at": 1,
+    answer = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_in": 0,
                                                 "clock": clock}, headers=app.headers)  # fmt: skip
     assert (answer.status_code, answer.json["code"]) == (422, "unknown_bot_level")
     assert answer.headers["Content-Type"] == "application/problem+json"
@@ -214,3 +219,18 @@ def test_an_entry_is_seeded_by_the_players_rating_in_the_tournaments_pool(
         assert [e.rating for e in TournamentRecords(db).entries(tid)] == [1712.0]
     finally:
         db.close()
+
+
+def test_an_app_holds_a_bounded_number_of_unfinished_tournaments(http, redis_client):
+    """Each tournament is a row and a scheduled job: an app's key alone must not make
+    them without end. Past the bound, 409 too_many_tournaments, and nothing is made;
+    another app is not held back by it."""
+    app, other = new_app(redis_client), new_app(redis_client)
+    for _ in range(MAX_OPEN_TOURNAMENTS):
+        create(http, app)
+    refused = http.post("/v1/tournaments", json={"name": "One more", "rounds": 1},
+                        headers=app.headers)  # fmt: skip
+    assert refused.status_code == 409, refused.get_data(as_text=True)
+    assert refused.json["code"] == "too_many_tournaments"
+    assert refused.headers["Content-Type"] == "application/problem+json"
+    create(http, other)

@@ -17,7 +17,6 @@ from typing import Any
 from flask_smorest import Blueprint
 
 from schemas.tournaments import (
-    MAX_LEAD_SECONDS,
     BoardsSchema,
     CreateTournamentSchema,
     EntrySchema,
@@ -33,6 +32,7 @@ from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
 from service.jobs.tournaments import schedule_round
 from service.store.tournament_records import (
+    MAX_UNFINISHED_PER_APP,
     Tournament,
     TournamentRecords,
     TournamentStatus,
@@ -106,21 +106,19 @@ def _open(tournament: Tournament) -> None:
 @blp.route("/tournaments", methods=["POST"])
 @blp.arguments(CreateTournamentSchema, example=examples.TOURNAMENT_REQUEST)
 @blp.response(201, TournamentSchema, example=examples.TOURNAMENT)
-@operation(blp, "createTournament", security=CLIENT_KEY, problems=BODY)
+@operation(blp, "createTournament", security=CLIENT_KEY, problems=BODY + (409,))
 @idempotent
 def create_tournament(body: dict[str, Any]):
     """Create a Swiss tournament for your app's players (with your client key).
 
     Its players join (`POST /v1/tournaments/{id}/entries`, with their tokens)
     before its start and between rounds. A worker pairs the first round at
-    `starts_at`, each later round once every game of the round before has
+    `starts_in` seconds after its creation, each later round once every game of the round before has
     ended, and ends the tournament after its last round. Its games are
     ordinary rated games, with the tournament's variant and clock.
     """
     app = client_app("creating a tournament")
     now = time.time()
-    if body["starts_at"] > now + MAX_LEAD_SECONDS:
-        raise Problem("starts_at is more than a year ahead", code=ProblemCode.INVALID_REQUEST)
     clock = clock_body(time_control(body.get("clock")))
     tournament = Tournament(
         id="tn_" + secrets.token_hex(8),
@@ -130,10 +128,15 @@ def create_tournament(body: dict[str, Any]):
         variant=body["variant"],
         clock=clock,
         rounds=body["rounds"],
-        starts_ms=int(max(body["starts_at"], now) * 1000),
+        starts_ms=int((now + body["starts_in"]) * 1000),
         created_ms=int(now * 1000),
     )
     records = _records()
+    if records.unfinished(app.id) >= MAX_UNFINISHED_PER_APP:
+        raise Problem(
+            f"your app holds {MAX_UNFINISHED_PER_APP} tournaments not finished",
+            code=ProblemCode.TOO_MANY_TOURNAMENTS,
+        )
     records.create(tournament)
     schedule_round(
         queues(), tournament.id, 1, datetime.fromtimestamp(tournament.starts_ms / 1000, UTC)

@@ -269,7 +269,7 @@ async function flow(studio: Studio, hookUrl: string): Promise<{ notices: Notice[
 
   // A Swiss of one round for the two: both enter, the round is paired, its game resigned.
   const swiss = must(
-    await studio.app.POST("/v1/tournaments", { body: { name: "Friday Swiss", rounds: 1, starts_at: Date.now() / 1000 + 3 } }),
+    await studio.app.POST("/v1/tournaments", { body: { name: "Friday Swiss", rounds: 1, starts_in: 3 } }),
     "tournament",
   );
   const tournament = { params: { path: { tournament_id: swiss.tournament_id } } };
