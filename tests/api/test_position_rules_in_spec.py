@@ -130,6 +130,9 @@ UNSTATED = re.compile(
     r"|never held|neither held nor played|drew the turn-up|was not on lead"
     r"|face-up card is the trump jack|card taken must be a trump|took \w\w and kept it"
     r"|declare|declared twice|must also be listed|you took \w\w: it is in your hand"
+    # Where a card went across the hands, the tricks and the exchange: no schema says it.
+    r"|was never on lead while|yet seat \d (?:played|declared) it|had to play one of"
+    r"|would hold|could not have held|never led|went out"
 )
 
 

@@ -14,7 +14,9 @@ from schemas import name_pattern
 from schemas.name_characters import NAME_PATTERN
 from service.game.players import NAME_MAX, InvalidName, display_name
 
-PATTERN = re.compile(NAME_PATTERN)
+#: The pattern as JSON Schema reads it (ECMA-262): its ``$`` is the end of the text. In
+#: Python ``$`` also matches before a last newline, so "0\n" looked admitted.
+PATTERN = re.compile(NAME_PATTERN.removesuffix("$") + r"\Z")
 SETTINGS = settings(max_examples=200, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))  # fmt: skip
 
