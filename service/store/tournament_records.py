@@ -28,14 +28,23 @@ from typing import Any
 from service.store.records_db import Duplicate, RecordsDatabase, Transaction
 
 _TOURNAMENT = (
-    "tournament_id, app, kind, name, variant, clock, rounds, starts_ms, created_ms, status, round"
+    "tournament_id, app, kind, name, variant, clock, rounds, starts_ms, created_ms, status, "
+    "round, ends_ms"
 )
 _STANDING = "player_id, rank, points, buchholz, sonneborn_berger, wins, games, byes"
 
 
+class TournamentKind(enum.StrEnum):
+    """A Swiss: a fixed number of rounds; an arena: a fixed time, each player paired again
+    as soon as their game ends (docs/tournaments.md)."""
+
+    SWISS = "swiss"
+    ARENA = "arena"
+
+
 class TournamentStatus(enum.StrEnum):
-    """Where a tournament is: entries open before its first round (``created``), rounds
-    being played (``started``), over (``finished``)."""
+    """Where a tournament is: entries open before its first round or its start
+    (``created``), being played (``started``), over (``finished``)."""
 
     CREATED = "created"
     STARTED = "started"
@@ -44,7 +53,8 @@ class TournamentStatus(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Tournament:
-    """A tournament as kept: ``round`` is the latest round paired (0 before the first)."""
+    """A tournament as kept: ``round`` is the latest round paired (0 before the first);
+    in an arena each pairing is a round, and ``ends_ms`` its end (None in a Swiss)."""
 
     id: str
     app: str
@@ -57,6 +67,15 @@ class Tournament:
     created_ms: int
     status: TournamentStatus = TournamentStatus.CREATED
     round: int = 0
+    ends_ms: int | None = None
+
+    @property
+    def arena(self) -> bool:
+        return self.kind == TournamentKind.ARENA.value
+
+    def over_at(self, now_ms: int) -> bool:
+        """Whether an arena's time is up at ``now_ms`` (no new pairing after it)."""
+        return self.ends_ms is not None and now_ms >= self.ends_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +148,8 @@ class TournamentRecords:
         t = tournament
         with self.db.write() as run:
             run(
-                f"INSERT INTO tournaments ({_TOURNAMENT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO tournaments ({_TOURNAMENT}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     t.id,
                     t.app,
@@ -142,6 +162,7 @@ class TournamentRecords:
                     t.created_ms,
                     t.status.value,
                     t.round,
+                    t.ends_ms,
                 ),
             )
 
@@ -218,25 +239,41 @@ class TournamentRecords:
         bye: str | None,
     ) -> bool:
         """Keep round ``number``'s pairing and make it the tournament's round, all at
-        once; False (and nothing written) when the round was claimed already."""
+        once; False (and nothing written) when the round was claimed already, when the
+        tournament is over (an arena's time up at ``at_ms``), or when a player of the
+        pairing is on a board still played: nobody is in two games at once, whatever the
+        pairing read before."""
+        players = [p for b in boards for p in (b.dealer, b.forehand)]
         try:
             with self.db.write() as run:
+                run.lock(f"tournament-play:{tournament_id}")
                 run(
                     "INSERT INTO tournament_rounds (tournament_id, round, seed, paired_ms, bye) "
                     "VALUES (?, ?, ?, ?, ?)",
                     (tournament_id, number, seed, at_ms, bye),
                 )
+                if players and _any_playing(run, tournament_id, players):
+                    raise _Refused
                 for b in boards:
                     run(
                         "INSERT INTO tournament_boards (tournament_id, round, board, game_id, "
                         "dealer, forehand) VALUES (?, ?, ?, ?, ?, ?)",
                         (tournament_id, number, b.board, b.game_id, b.dealer, b.forehand),
                     )
-                run(
-                    "UPDATE tournaments SET round = ?, status = ? WHERE tournament_id = ?",
-                    (number, TournamentStatus.STARTED.value, tournament_id),
-                )
-        except Duplicate:
+                changed = run(
+                    "UPDATE tournaments SET round = ?, status = ? WHERE tournament_id = ? "
+                    "AND status <> ? AND (ends_ms IS NULL OR ends_ms > ?)",
+                    (
+                        number,
+                        TournamentStatus.STARTED.value,
+                        tournament_id,
+                        TournamentStatus.FINISHED.value,
+                        at_ms,
+                    ),
+                ).rowcount
+                if changed != 1:
+                    raise _Refused
+        except (Duplicate, _Refused):
             return False
         return True
 
@@ -325,12 +362,40 @@ class TournamentRecords:
             ).fetchone()[0]
         return [_standing(row) for row in rows], int(total)
 
-    def finish(self, tournament_id: str) -> bool:
-        """Mark the tournament over, once: False when it was already."""
+    def start(self, tournament_id: str) -> bool:
+        """Mark an arena begun (its start came), once: False when it was already."""
         with self.db.write() as run:
             changed = run(
-                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status <> ?",
-                (TournamentStatus.FINISHED.value, tournament_id, TournamentStatus.FINISHED.value),
+                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status = ?",
+                (TournamentStatus.STARTED.value, tournament_id, TournamentStatus.CREATED.value),
+            ).rowcount
+        return changed == 1
+
+    def in_play(self, tournament_id: str) -> list[Board]:
+        """The boards whose games have no result kept yet, in round and board order."""
+        with self.db.read() as run:
+            rows = run(
+                "SELECT round, board, game_id, dealer, forehand, winner FROM tournament_boards "
+                "WHERE tournament_id = ? AND winner IS NULL ORDER BY round, board",
+                (tournament_id,),
+            ).fetchall()
+        return [_board(row) for row in rows]
+
+    def finish(self, tournament_id: str) -> bool:
+        """Mark the tournament over, once, and only with no board still played (taking
+        turns with ``claim_round``): False when it was over already or a game is played."""
+        with self.db.write() as run:
+            run.lock(f"tournament-play:{tournament_id}")
+            changed = run(
+                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status <> ? "
+                "AND NOT EXISTS (SELECT 1 FROM tournament_boards "
+                "WHERE tournament_id = ? AND winner IS NULL)",
+                (
+                    TournamentStatus.FINISHED.value,
+                    tournament_id,
+                    TournamentStatus.FINISHED.value,
+                    tournament_id,
+                ),
             ).rowcount
         return changed == 1
 
@@ -348,6 +413,20 @@ class TournamentRecords:
 
     def close(self) -> None:
         self.db.close()
+
+
+class _Refused(Exception):
+    """A claim that may not be kept: its transaction is rolled back."""
+
+
+def _any_playing(run: Transaction, tournament_id: str, players: Sequence[str]) -> bool:
+    marks = ", ".join("?" for _ in players)
+    row = run(
+        "SELECT 1 FROM tournament_boards WHERE tournament_id = ? AND winner IS NULL "
+        f"AND (dealer IN ({marks}) OR forehand IN ({marks})) LIMIT 1",
+        (tournament_id, *players, *players),
+    ).fetchone()
+    return row is not None
 
 
 def _one_entry(run: Transaction, tournament_id: str, player: str) -> Any:
@@ -371,7 +450,7 @@ def _boards(run: Transaction, tournament_id: str, number: int | None) -> list[Bo
 
 
 def _tournament(row: Sequence[Any]) -> Tournament:
-    tid, app, kind, name, variant, clock, rounds, starts, created, status, number = row
+    tid, app, kind, name, variant, clock, rounds, starts, created, status, number, ends = row
     return Tournament(
         id=tid,
         app=app,
@@ -384,6 +463,7 @@ def _tournament(row: Sequence[Any]) -> Tournament:
         created_ms=int(created),
         status=TournamentStatus(status),
         round=int(number),
+        ends_ms=None if ends is None else int(ends),
     )
 
 
