@@ -107,7 +107,9 @@ def pair_arena(tournament_id: str, number: int | None = None) -> dict[str, Any]:
             Board(number, index, game_id_of(seed, index), pairing.dealer, pairing.forehand)
             for index, pairing in enumerate(pairings, start=1)
         ]
-        if not records.claim_round(tournament_id, number, seed, at_ms, new, None):
+        if not records.claim_round(
+            tournament_id, number, seed, at_ms, new, None, entered_only=True
+        ):
             continue  # another job paired first: pair again from what it left
         paired = records.paired_round(tournament_id, number)
         assert paired is not None  # claimed now, by this job

@@ -237,12 +237,14 @@ class TournamentRecords:
         at_ms: int,
         boards: Sequence[Board],
         bye: str | None,
+        entered_only: bool = False,
     ) -> bool:
         """Keep round ``number``'s pairing and make it the tournament's round, all at
         once; False (and nothing written) when the round was claimed already, when the
-        tournament is over (an arena's time up at ``at_ms``), or when a player of the
-        pairing is on a board still played: nobody is in two games at once, whatever the
-        pairing read before."""
+        tournament is over (an arena's time up at ``at_ms``), when a player of the
+        pairing is on a board still played (nobody is in two games at once, whatever the
+        pairing read before), or, ``entered_only`` (an arena's), when one is not entered
+        or has paused since."""
         players = [p for b in boards for p in (b.dealer, b.forehand)]
         try:
             with self.db.write() as run:
@@ -253,6 +255,8 @@ class TournamentRecords:
                     (tournament_id, number, seed, at_ms, bye),
                 )
                 if players and _any_playing(run, tournament_id, players):
+                    raise _Refused
+                if entered_only and _entered(run, tournament_id, players) != len(set(players)):
                     raise _Refused
                 for b in boards:
                     run(
@@ -427,6 +431,19 @@ def _any_playing(run: Transaction, tournament_id: str, players: Sequence[str]) -
         (tournament_id, *players, *players),
     ).fetchone()
     return row is not None
+
+
+def _entered(run: Transaction, tournament_id: str, players: Sequence[str]) -> int:
+    """How many of ``players`` are entered and not withdrawn (paused)."""
+    if not players:
+        return 0
+    marks = ", ".join("?" for _ in players)
+    row = run(
+        "SELECT COUNT(*) FROM tournament_entries WHERE tournament_id = ? "
+        f"AND withdrawn_ms IS NULL AND player_id IN ({marks})",
+        (tournament_id, *players),
+    ).fetchone()
+    return int(row[0])
 
 
 def _one_entry(run: Transaction, tournament_id: str, player: str) -> Any:
