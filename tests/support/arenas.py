@@ -90,6 +90,8 @@ class DriverLog:
     overlaps: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     polls: int = 0
+    #: Games ended before their resignation (their clocks, while the driver held them).
+    timed_out: int = 0
 
 
 class ArenaDriver:
@@ -211,7 +213,9 @@ class ArenaDriver:
                               timeout=30)  # fmt: skip
         if answer.status_code == 200:
             played.resigned = sent
-        else:  # ended otherwise (its clock): the checks read how
+        elif answer.status_code == 409 and answer.json().get("code") == "game_over":
+            self.log.timed_out += 1  # its clock ended it while held: the checks read how
+        else:
             self.log.errors.append(f"{played.game_id}: resign {answer.status_code} {answer.text}")
 
 
@@ -230,23 +234,48 @@ def records_of(database: str) -> TournamentRecords:
     return TournamentRecords(open_records_database(database))
 
 
-def at_rest(arena: Arena, records: TournamentRecords) -> list[str] | None:
+@dataclass(frozen=True)
+class AtRest:
+    """The arena at rest: who waits (none, when every player is on a board)."""
+
+    waiting: tuple[str, ...]
+
+
+def at_rest(
+    arena: Arena, records: TournamentRecords, why: list[str] | None = None
+) -> AtRest | None:
     """With no game ending: None until every ended game is counted and every player free
     to be paired is (the ones left are those ``arena_pairings`` cannot pair: an odd one,
-    or two who just met); then the players waiting."""
+    or two who just met); then who waits. ``why`` takes what it waits for."""
+    why = [] if why is None else why
+    why.clear()
     boards = records.every_board(arena.tournament_id)
     for board in boards:
         if board.winner is None:
             answer = requests.get(f"{arena.url}/v1/games/{board.game_id}", timeout=30)
             if answer.status_code != 200 or answer.json()["status"] != "active":
+                why.append(f"{board.game_id} of round {board.round}: {answer.status_code} "
+                           f"{answer.json().get('status') if answer.ok else ''}")  # fmt: skip
                 return None  # not made yet, or ended and not counted yet
     busy = {p for b in boards if b.winner is None for p in (b.dealer, b.forehand)}
     free = [e.player for e in records.entries(arena.tournament_id)
             if e.playing and e.player not in busy]  # fmt: skip
     results = [Result(b.round, b.dealer, b.forehand, b.winner) for b in boards if b.winner]
     if arena_pairings([Waiting(p) for p in free], results):
+        why.append(f"{len(free)} free players could be paired")
         return None
-    return free
+    return AtRest(tuple(free))
+
+
+#: The checks of a finished arena, by name.
+TWO_AT_ONCE = "no player in two games at once"
+REMATCH = "no immediate rematch"
+MADE_ONCE = "every game made once"
+OUT_OF_TIME = "nobody paired while paused or after the end"
+STANDINGS = "the stored standings equal the recomputation from the games"
+WINNERS = "every game finished, its winner kept"
+DRIVER = "the driver's requests answered"
+CHECKS = (TWO_AT_ONCE, REMATCH, MADE_ONCE, OUT_OF_TIME, STANDINGS, WINNERS, DRIVER)
 
 
 @dataclass
@@ -256,7 +285,12 @@ class ArenaReport:
     players: int
     #: Seconds from a game's end (its resignation sent) to its players' next pairing.
     delays: list[float]
-    failures: list[str]
+    #: Each check's failures (an empty list: it held).
+    checks: dict[str, list[str]]
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"{name}: {failure}" for name, found in self.checks.items() for failure in found]
 
     def figures(self) -> dict[str, Any]:
         delays = sorted(self.delays)
@@ -284,53 +318,59 @@ def check_arena(
     stored standings, read page by page, equal to ``arena_standings`` of the games as
     read over HTTP."""
     url, tid = arena.url, arena.tournament_id
-    failures = list(log.overlaps) + [f"driver: {e}" for e in log.errors]
+    checks: dict[str, list[str]] = {name: [] for name in CHECKS}
+    checks[TWO_AT_ONCE] += log.overlaps
+    checks[DRIVER] += log.errors
     tournament = records.get(tid)
     assert tournament is not None and tournament.ends_ms is not None
     if tournament.status.value != "finished":
-        failures.append(f"status {tournament.status.value} after the end")
+        checks[OUT_OF_TIME].append(f"status {tournament.status.value} after the end")
     boards = records.every_board(tid)
     paired_ms = {n: records.paired_round(tid, n).paired_ms for n in {b.round for b in boards}}
     ids = [b.game_id for b in boards]
     if len(ids) != len(set(ids)):
-        failures.append("a game id on two boards")
+        checks[MADE_ONCE].append("a game id on two boards")
     unseen = set(ids) - set(log.boards)
     if unseen:
-        failures.append(f"{len(unseen)} boards the driver never saw in play")
+        checks[MADE_ONCE].append(f"{len(unseen)} boards the driver never saw in play")
     by_player: dict[str, list[Board]] = defaultdict(list)
     for board in boards:  # round order: the order each player's games were paired
         by_player[board.dealer].append(board)
         by_player[board.forehand].append(board)
         if paired_ms[board.round] >= tournament.ends_ms:
-            failures.append(f"{board.game_id} paired after the end")
+            checks[OUT_OF_TIME].append(f"{board.game_id} paired after the end")
         for player in (board.dealer, board.forehand):
             since, until = paused.get(player, (0.0, 0.0))
             if since * 1000 <= paired_ms[board.round] < until * 1000:
-                failures.append(f"{player} paired on {board.game_id} while paused")
+                checks[OUT_OF_TIME].append(f"{player} paired on {board.game_id} while paused")
     delays: list[float] = []
     for player, games in by_player.items():
         for before, after in zip(games, games[1:], strict=False):
             if {before.dealer, before.forehand} == {after.dealer, after.forehand}:
-                failures.append(f"{player} met the same player twice in a row: {after.game_id}")
+                checks[REMATCH].append(
+                    f"{player} met the same player twice in a row: {after.game_id}"
+                )
             ended = log.boards.get(before.game_id)
             if before.round >= after.round:
-                failures.append(f"{player} on {before.game_id} and {after.game_id} in one pairing")
+                checks[TWO_AT_ONCE].append(
+                    f"{player} on {before.game_id} and {after.game_id} in one pairing"
+                )
             elif ended is not None and ended.resigned is not None:
                 gap = paired_ms[after.round] / 1000 - ended.resigned
                 if gap < -0.001:
-                    failures.append(f"{player} paired on {after.game_id} before "
-                                    f"{before.game_id} ended ({gap:.3f} s)")  # fmt: skip
+                    checks[TWO_AT_ONCE].append(f"{player} paired on {after.game_id} before "
+                                               f"{before.game_id} ended ({gap:.3f} s)")  # fmt: skip
                 else:
                     delays.append(gap)
     results: list[Result] = []
     for board in boards:
         game = requests.get(f"{url}/v1/games/{board.game_id}", timeout=30).json()
         if game["status"] != "finished" or game["winner"] not in (0, 1):
-            failures.append(f"{board.game_id} not finished with a winner: {game['status']}")
+            checks[WINNERS].append(f"{board.game_id} not finished with a winner: {game['status']}")
             continue
         winner = (board.dealer, board.forehand)[game["winner"]]
         if winner != board.winner:
-            failures.append(f"{board.game_id}: kept winner {board.winner}, the game's {winner}")
+            checks[WINNERS].append(f"{board.game_id}: kept {board.winner}, the game's {winner}")
         results.append(Result(board.round, board.dealer, board.forehand, winner))
     expected = arena_standings(results, arena.tokens)
     stored: list[dict[str, Any]] = []
@@ -345,11 +385,11 @@ def check_arena(
     if [(s["rank"], s["player_id"], s["points"], s["wins"], s["games"]) for s in stored] != [
         (s.rank, s.player, s.points, s.wins, s.games) for s in expected
     ]:
-        failures.append("the stored standings differ from the recomputation from the games")
+        checks[STANDINGS].append("the stored standings differ from the recomputation")
     made = _app_games(arena)
     if sorted(made) != sorted(ids):
-        failures.append(f"the app's games ({len(made)}) are not the boards ({len(ids)})")
-    return ArenaReport(len(boards), len(paired_ms), len(arena.tokens), delays, failures)
+        checks[MADE_ONCE].append(f"the app's games ({len(made)}) are not the boards ({len(ids)})")
+    return ArenaReport(len(boards), len(paired_ms), len(arena.tokens), delays, checks)
 
 
 def _app_games(arena: Arena) -> list[str]:
@@ -369,8 +409,10 @@ def _app_games(arena: Arena) -> list[str]:
 
 
 __all__ = [
+    "CHECKS",
     "Arena",
     "ArenaDriver",
+    "AtRest",
     "ArenaReport",
     "DriverLog",
     "at_rest",

@@ -107,7 +107,8 @@ def test_an_arena_pairs_each_player_again_once_through_a_kill_and_counts_every_g
             assert first.kill(), "the worker was running"
             third = worker(service)
             driver.hold()
-            waiting = wait_until(lambda: at_rest(arena, records), TIMEOUT, "the arena at rest")
+            rest = wait_until(lambda: at_rest(arena, records), TIMEOUT, "the arena at rest")
+            waiting = rest.waiting
             assert pauser not in waiting
             # Who waits could not be paired: an odd one out, or two who just met.
             assert len(waiting) <= 2, waiting
