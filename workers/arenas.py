@@ -37,6 +37,7 @@ from service.jobs.tournaments import enqueue_game_ended, schedule_end, schedule_
 from service.store.tournament_records import (
     Board,
     Entry,
+    Kept,
     StandingRow,
     Tournament,
     TournamentRecords,
@@ -68,7 +69,8 @@ def waiting(entries: list[Entry], boards: list[Board]) -> list[str]:
 
 
 def start_arena(tournament_id: str) -> dict[str, Any]:
-    """At the start: the arena begins (told once) and whoever entered is paired."""
+    """At the start: the arena begins (told once), the first pairing's games are made if
+    it was claimed and some are not, and whoever waits is paired."""
     records = tournament_records()
     tournament = records.get(tournament_id)
     if tournament is None or tournament.status is TournamentStatus.FINISHED:
@@ -77,7 +79,7 @@ def start_arena(tournament_id: str) -> dict[str, Any]:
         records.start(tournament_id)
     tell(tournament.app, [started_notice(tournament_id, 0)])
     save_arena_standings(records, tournament_id)
-    return {"tournament_id": tournament_id, "started": True, **pair_arena(tournament_id)}
+    return {"tournament_id": tournament_id, "started": True, **pair_arena(tournament_id, 1)}
 
 
 def pair_arena(tournament_id: str, number: int | None = None) -> dict[str, Any]:
@@ -155,17 +157,18 @@ def end_arena(tournament_id: str) -> dict[str, Any]:
 
 
 def save_arena_standings(records: TournamentRecords, tournament_id: str) -> None:
-    """Keep the table recomputed from every kept result (entrants with no game included):
-    points, wins and games; an arena has no Buchholz, Sonneborn-Berger or bye (0)."""
-    results = results_of(records.every_board(tournament_id))
-    players = [entry.player for entry in records.entries(tournament_id)]
-    records.save_standings(
-        tournament_id,
-        [
+    """Keep the table recomputed from every kept result (entrants with no game included),
+    read in the write that keeps it: points, wins and games; an arena has no Buchholz,
+    Sonneborn-Berger or bye (0)."""
+
+    def table(kept: Kept) -> list[StandingRow]:
+        players = [entry.player for entry in kept.entries]
+        return [
             StandingRow(s.player, s.rank, s.points, 0, 0, s.wins, s.games, 0)
-            for s in arena_standings(results, players)
-        ],
-    )
+            for s in arena_standings(results_of(kept.boards), players)
+        ]
+
+    records.recompute_standings(tournament_id, table)
 
 
 def ask_for_arena(connection: Redis, records: TournamentRecords, tournament: Tournament) -> int:

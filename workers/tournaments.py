@@ -33,6 +33,7 @@ from service.game.tournament_notices import NoticeBoard, finished_notice, round_
 from service.jobs.tournaments import enqueue_game_ended, schedule_round
 from service.store.tournament_records import (
     Board,
+    Kept,
     StandingRow,
     Tournament,
     TournamentRecords,
@@ -107,26 +108,20 @@ def history(records: TournamentRecords, tournament_id: str) -> tuple[list[Result
 
 
 def save_standings(records: TournamentRecords, tournament_id: str) -> None:
-    """Keep the table recomputed from every kept result (entrants with no game included)."""
-    results, byes = history(records, tournament_id)
-    players = [entry.player for entry in records.entries(tournament_id)]
-    table = swiss_standings(results, byes, players)
-    records.save_standings(
-        tournament_id,
-        [
-            StandingRow(
-                s.player,
-                s.rank,
-                s.points,
-                s.buchholz,
-                s.sonneborn_berger,
-                s.wins,
-                s.games,
-                s.byes,
-            )
-            for s in table
-        ],
-    )
+    """Keep the table recomputed from every kept result (entrants with no game included),
+    read in the write that keeps it."""
+
+    def table(kept: Kept) -> list[StandingRow]:
+        results = results_of(kept.boards)
+        byes = [Bye(number, player) for number, player in kept.byes]
+        players = [entry.player for entry in kept.entries]
+        return [
+            StandingRow(s.player, s.rank, s.points, s.buchholz, s.sonneborn_berger, s.wins,
+                        s.games, s.byes)
+            for s in swiss_standings(results, byes, players)
+        ]  # fmt: skip
+
+    records.recompute_standings(tournament_id, table)
 
 
 def tournament_game_ended(game_id: str) -> dict[str, Any]:

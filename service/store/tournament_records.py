@@ -11,7 +11,8 @@ promises:
   claim leaves a complete pairing (its seed names the games, so the games made again
   are the same games);
 - ``record_result`` writes a board's winner once; the standings written beside it are
-  replaced whole (``save_standings``), always a recomputation from the boards.
+  replaced whole (``recompute_standings``), always a recomputation from the boards read
+  in the same write.
 
 The store knows players by their ids only; what a pairing or a standing means is the
 competition core's (``service.competition``).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,6 +134,16 @@ class StandingRow:
     byes: int
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What a tournament's standings are computed from, read at once: every board (round
+    and board order), every entry (withdrawn ones too) and every (round, bye)."""
+
+    boards: list[Board]
+    entries: list[Entry]
+    byes: list[tuple[int, str]]
+
+
 #: Tournaments not finished an app may hold at once: each is a row and a scheduled job,
 #: made with an app's key alone.
 MAX_UNFINISHED_PER_APP = 100
@@ -222,11 +233,7 @@ class TournamentRecords:
     def entries(self, tournament_id: str) -> list[Entry]:
         """Every entry, withdrawn ones too, in the order they joined."""
         with self.db.read() as run:
-            rows = run(
-                "SELECT player_id, rating, joined_ms, withdrawn_ms FROM tournament_entries "
-                "WHERE tournament_id = ? ORDER BY joined_ms, player_id",
-                (tournament_id,),
-            ).fetchall()
+            rows = _entry_rows(run, tournament_id)
         return [_entry(row) for row in rows]
 
     def claim_round(
@@ -302,11 +309,7 @@ class TournamentRecords:
     def byes(self, tournament_id: str) -> list[tuple[int, str]]:
         """Every (round, player) who sat out a round."""
         with self.db.read() as run:
-            rows = run(
-                "SELECT round, bye FROM tournament_rounds "
-                "WHERE tournament_id = ? AND bye IS NOT NULL ORDER BY round",
-                (tournament_id,),
-            ).fetchall()
+            rows = _bye_rows(run, tournament_id)
         return [(int(number), player) for number, player in rows]
 
     def board_of_game(self, game_id: str) -> tuple[str, Board] | None:
@@ -328,27 +331,26 @@ class TournamentRecords:
             ).rowcount
         return changed == 1
 
+    def recompute_standings(
+        self, tournament_id: str, table: Callable[[Kept], Sequence[StandingRow]]
+    ) -> None:
+        """Replace the stored table with ``table`` of what is kept, read in the same write
+        (taking turns with every other): two jobs counting two games at once cannot
+        leave the table of the one that read before the other's result."""
+        with self.db.write() as run:
+            run.lock(f"tournament:{tournament_id}")
+            kept = Kept(
+                _boards(run, tournament_id, None),
+                [_entry(row) for row in _entry_rows(run, tournament_id)],
+                [(int(n), p) for n, p in _bye_rows(run, tournament_id)],
+            )
+            _write_standings(run, tournament_id, table(kept))
+
     def save_standings(self, tournament_id: str, rows: Sequence[StandingRow]) -> None:
         """Replace the stored table with ``rows`` (a recomputation from the boards)."""
         with self.db.write() as run:
             run.lock(f"tournament:{tournament_id}")
-            run("DELETE FROM tournament_standings WHERE tournament_id = ?", (tournament_id,))
-            for r in rows:
-                run(
-                    f"INSERT INTO tournament_standings (tournament_id, {_STANDING}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        tournament_id,
-                        r.player,
-                        r.rank,
-                        r.points,
-                        r.buchholz,
-                        r.sonneborn_berger,
-                        r.wins,
-                        r.games,
-                        r.byes,
-                    ),
-                )
+            _write_standings(run, tournament_id, rows)
 
     def standings(
         self, tournament_id: str, offset: int = 0, limit: int = 50
@@ -417,6 +419,33 @@ class TournamentRecords:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _write_standings(run: Transaction, tournament_id: str, rows: Sequence[StandingRow]) -> None:
+    run("DELETE FROM tournament_standings WHERE tournament_id = ?", (tournament_id,))
+    for r in rows:
+        run(
+            f"INSERT INTO tournament_standings (tournament_id, {_STANDING}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tournament_id, r.player, r.rank, r.points, r.buchholz, r.sonneborn_berger,
+             r.wins, r.games, r.byes),
+        )  # fmt: skip
+
+
+def _entry_rows(run: Transaction, tournament_id: str) -> list[Any]:
+    return run(
+        "SELECT player_id, rating, joined_ms, withdrawn_ms FROM tournament_entries "
+        "WHERE tournament_id = ? ORDER BY joined_ms, player_id",
+        (tournament_id,),
+    ).fetchall()
+
+
+def _bye_rows(run: Transaction, tournament_id: str) -> list[Any]:
+    return run(
+        "SELECT round, bye FROM tournament_rounds "
+        "WHERE tournament_id = ? AND bye IS NOT NULL ORDER BY round",
+        (tournament_id,),
+    ).fetchall()
 
 
 class _Refused(Exception):

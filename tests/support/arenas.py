@@ -382,10 +382,16 @@ def check_arena(
         stored += page["standings"]
         if not page["standings"]:
             break
-    if [(s["rank"], s["player_id"], s["points"], s["wins"], s["games"]) for s in stored] != [
-        (s.rank, s.player, s.points, s.wins, s.games) for s in expected
-    ]:
-        checks[STANDINGS].append("the stored standings differ from the recomputation")
+    kept = [(s["rank"], s["player_id"], s["points"], s["wins"], s["games"]) for s in stored]
+    again = [(s.rank, s.player, s.points, s.wins, s.games) for s in expected]
+    if kept != again:
+        first = next((i for i, (a, b) in enumerate(zip(kept, again, strict=False)) if a != b),
+                     min(len(kept), len(again)))  # fmt: skip
+        checks[STANDINGS].append(
+            f"{len(kept)} lines kept, {len(again)} recomputed; line {first + 1} kept "
+            f"{kept[first] if first < len(kept) else None}, recomputed "
+            f"{again[first] if first < len(again) else None}"
+        )
     made = _app_games(arena)
     if sorted(made) != sorted(ids):
         checks[MADE_ONCE].append(f"the app's games ({len(made)}) are not the boards ({len(ids)})")

@@ -10,6 +10,7 @@ standings equal the recomputation from the games. Its reads and notices show no 
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from redis import Redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import replay
+from service.store.tournament_records import Board
 from tests.support.arenas import at_rest, check_arena, driving, entered_arena, records_of
 from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import auth
@@ -207,3 +209,39 @@ def test_an_arenas_reads_show_no_hidden_card_and_only_a_players_own_seat(service
             assert cards_in(mine.json()) == set() and "token" not in mine.text
     finally:
         processes.stop()
+
+
+def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_by_the_sweep(service):
+    """The arena's first pairing is claimed in the database and its worker killed before
+    it made the games (written here as that worker left it): the workers' sweep finds
+    the claim's games missing and makes them, the claimed boards, once."""
+    app = new_app(service.redis)
+    arena = entered_arena(service.url, app, players=2, duration=600, starts_in=3600)
+    dealer, forehand = sorted(arena.tokens)
+    seed = secrets.token_hex(32)
+    game_id = secrets.token_hex(8)
+    records = records_of(service.database)
+    try:
+        now = int(time.time() * 1000)
+        with records.db.write() as run:
+            run("UPDATE tournaments SET starts_ms = ?, ends_ms = ?, status = ? "
+                "WHERE tournament_id = ?", (now, now + 600_000, "started", arena.tournament_id))  # fmt: skip
+        assert records.claim_round(arena.tournament_id, 1, seed, now,
+                                   [Board(1, 1, game_id, dealer, forehand)], None)  # fmt: skip
+        processes = worker(service)
+        try:
+            made = wait_until(
+                lambda: requests.get(f"{service.url}/v1/games/{game_id}", timeout=30).ok,
+                TIMEOUT,
+                "the claimed pairing's game made",
+            )
+            assert made
+            boards = requests.get(f"{service.url}/v1/tournaments/{arena.tournament_id}/boards",
+                                  headers=app.headers, timeout=30).json()  # fmt: skip
+            assert [(b["game_id"], b["dealer"], b["forehand"]) for b in boards["boards"]] == [
+                (game_id, dealer, forehand)
+            ]
+        finally:
+            processes.stop()
+    finally:
+        records.close()
