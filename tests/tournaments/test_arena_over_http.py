@@ -19,9 +19,13 @@ from dataclasses import dataclass
 import pytest
 import requests
 from redis import Redis
+from rq import Queue
+from rq.serializers import JSONSerializer
 
 from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import replay
+from service.jobs.names import MOVES
+from service.jobs.tournaments import round_job_id
 from service.store.tournament_records import Board
 from tests.support.arenas import at_rest, check_arena, driving, entered_arena, records_of
 from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
@@ -212,9 +216,11 @@ def test_an_arenas_reads_show_no_hidden_card_and_only_a_players_own_seat(service
 
 
 def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_by_the_sweep(service):
-    """The arena's first pairing is claimed in the database and its worker killed before
-    it made the games (written here as that worker left it): the workers' sweep finds
-    the claim's games missing and makes them, the claimed boards, once."""
+    """The arena's start job claimed its first pairing in the database and was lost with
+    its worker before it made the games (written here as that worker left it: the claim
+    kept, the job's record saying it waits where nothing holds it): the workers' sweep
+    finds the claim's games missing, asks for the start again, and it makes them, the
+    claimed boards, once."""
     app = new_app(service.redis)
     arena = entered_arena(service.url, app, players=2, duration=600, starts_in=3600)
     dealer, forehand = sorted(arena.tokens)
@@ -228,6 +234,9 @@ def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_by_the_sweep(se
                 "WHERE tournament_id = ?", (now, now + 600_000, "started", arena.tournament_id))  # fmt: skip
         assert records.claim_round(arena.tournament_id, 1, seed, now,
                                    [Board(1, 1, game_id, dealer, forehand)], None)  # fmt: skip
+        moves = Queue(MOVES, connection=service.redis, serializer=JSONSerializer)
+        start = round_job_id(arena.tournament_id, 1)
+        assert service.redis.zrem(moves.scheduled_job_registry.key, start) == 1
         processes = worker(service)
         try:
             made = wait_until(
