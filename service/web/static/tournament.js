@@ -42,22 +42,26 @@ function showTournament(tournament) {
   document.title = `Schnapsen: ${tournament.name}`;
 }
 
-function standingRow(line) {
+/** A line of the table; an arena's has no tiebreaks (Buchholz, Sonneborn-Berger). */
+function standingRow(line, arena) {
   const who = names.get(line.player_id) || line.player_id;
+  const tiebreaks = arena
+    ? []
+    : [el("td", {}, String(line.buchholz)), el("td", {}, String(line.sonneborn_berger))];
   return el(
     "tr",
     { dataset: { player: line.player_id } },
     el("td", {}, String(line.rank)),
     el("td", { class: "who" }, who),
     el("td", {}, String(line.points)),
-    el("td", {}, String(line.buchholz)),
-    el("td", {}, String(line.sonneborn_berger)),
+    ...tiebreaks,
     el("td", {}, String(line.games)),
   );
 }
 
-function showStandings(table) {
-  $("standings").replaceChildren(...table.standings.map(standingRow));
+function showStandings(table, arena) {
+  for (const head of document.querySelectorAll("th.tiebreak")) head.hidden = arena;
+  $("standings").replaceChildren(...table.standings.map((line) => standingRow(line, arena)));
   $("standings-empty").hidden = table.total > 0;
   const last = Math.min(offset + table.standings.length, table.total);
   $("standings-where").textContent = table.total ? W.standingsWhere(offset + 1, last, table.total) : "";
@@ -105,7 +109,7 @@ async function show(id, token, mine) {
   await learnNames(table.standings.map((line) => line.player_id), token);
   if (mine !== generation) return;
   showTournament(tournament);
-  showStandings(table);
+  showStandings(table, tournament.kind === "arena");
   $("tournament-boards").replaceChildren(...games.map(board));
   $("tournament-no-boards").hidden = games.length > 0;
   document.body.dataset.state = "shown";
