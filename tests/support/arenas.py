@@ -27,7 +27,8 @@ from service.competition import Result, Waiting, arena_pairings, arena_standings
 from service.store.records_db import open_records_database
 from service.store.tournament_records import Board, TournamentRecords
 from tests.support.http import auth
-from tests.support.players import AppKey, register_over_http
+from tests.support.players import AppKey
+from tests.support.tournaments import created_and_entered
 
 
 @dataclass(frozen=True)
@@ -49,25 +50,10 @@ def entered_arena(
 ) -> Arena:
     """An arena of ``players`` new players of ``app``, each entered before its start."""
     more = {} if clock is None else {"clock": clock}
-    answer = requests.post(
-        f"{url}/v1/tournaments",
-        json={"name": "Arena", "kind": "arena", "duration": duration, "starts_in": starts_in,
-              **more},
-        headers=app.headers,
-        timeout=30,
-    )  # fmt: skip
-    assert answer.status_code == 201, answer.text
-    tournament_id = answer.json()["tournament_id"]
-    tokens: dict[str, str] = {}
-    for index in range(players):
-        player = register_over_http(url, app.headers, f"Player {index}")
-        tokens[player["player"]["player_id"]] = player["token"]
-        joined = requests.post(
-            f"{url}/v1/tournaments/{tournament_id}/entries",
-            headers=auth(player["token"]),
-            timeout=30,
-        )
-        assert joined.status_code == 201, joined.text
+    body = {"name": "Arena", "kind": "arena", "duration": duration, "starts_in": starts_in,
+            **more}  # fmt: skip
+    tournament, tokens = created_and_entered(url, app, body, players)
+    tournament_id = tournament["tournament_id"]
     return Arena(url, app, tournament_id, tokens)
 
 

@@ -14,15 +14,12 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 import requests
-from redis import Redis
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import replay
 from service.jobs.names import MOVES
 from service.jobs.tournaments import round_job_id
@@ -33,7 +30,8 @@ from tests.support.http import auth
 from tests.support.log import log_events
 from tests.support.players import new_app
 from tests.support.receiver import Receiver
-from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.servers import WorkerProcess
+from tests.support.tournaments import TournamentService, tournament_service
 from tests.support.waiting import wait_until
 
 #: Webhooks reach the test's own receiver on loopback, and no other address.
@@ -44,38 +42,20 @@ TIMEOUT = 120
 TOURNAMENT_NOTICES = ["tournament.started", "tournament.round_paired", "tournament.finished"]
 
 
-@dataclass
-class Service:
-    url: str
-    redis_url: str
-    database: str
-    redis: Redis
-
-
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TournamentService]:
     """gunicorn with a SQLite database of record on a Redis of its own (workers are the
     tests')."""
     folder = tmp_path_factory.mktemp("arena")
-    redis_server = EmbeddedRedis(folder / "redis").start()
-    database = f"sqlite:///{folder / 'records.sqlite3'}"
-    server = LiveServer(
-        redis_server.url, workers=2, env={"SCHNAPSEN_ARCHIVE_URL": database, **LOOPBACK_HOOKS}
-    )
-    try:
-        yield Service(server.url, redis_server.url, database, Redis.from_url(redis_server.url))
-    finally:
-        server.stop()
-        redis_server.stop()
+    with tournament_service(folder, workers=0, env=LOOPBACK_HOOKS, gunicorn_workers=2) as found:
+        yield found
 
 
-def worker(service: Service) -> WorkerProcess:
-    return WorkerProcess(
-        service.redis_url, SCHNAPSEN_ARCHIVE_URL=service.database, **LOOPBACK_HOOKS
-    )
+def worker(service: TournamentService) -> WorkerProcess:
+    return service.new_worker()
 
 
-def status_of(service: Service, arena, token: str) -> dict:
+def status_of(service: TournamentService, arena, token: str) -> dict:
     answer = requests.get(f"{service.url}/v1/tournaments/{arena.tournament_id}",
                           headers=auth(token), timeout=30)  # fmt: skip
     assert answer.status_code == 200, answer.text
