@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 
 #: How often a command decides again after another writer got in first.
 APPEND_ATTEMPTS = 5
+#: The newest snapshot is written at versions that are a multiple of this (and at every
+#: deal start and a game's end), not at every append: encoding the state cost an action
+#: about a fortieth of its CPU, and a load that does not hold the game folds at most
+#: this many events less one after the newest snapshot.
+SNAPSHOT_EVERY = 4
 
 T = TypeVar("T")
 
@@ -331,6 +336,8 @@ class Transaction:
         """Append the decided events onto the game at ``version`` only if the log is
         still there, keep the state the decision folded them to, tell the listeners."""
         state = decided.decision.state
+        deal_start = isinstance(decided.events[-1], DealStarted)
+        due = deal_start or state.over or (version + len(decided.events)) % SNAPSHOT_EVERY == 0
         result = self.log.append(
             game_id,
             version,
@@ -338,8 +345,8 @@ class Transaction:
             seats=None if decided.seats is None else decided.seats.encode(),
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
-            snapshot=state_to_dict(state),
-            deal_start=isinstance(decided.events[-1], DealStarted),
+            snapshot=state_to_dict(state) if due else None,
+            deal_start=deal_start,
             held=held,
             counts=counts,
         )

@@ -57,9 +57,9 @@ def loads(data: bytes | str) -> Any:
             f"the JSON nests arrays and objects more than {MAX_DEPTH} deep",
         )
     try:
-        return json.loads(
-            text, parse_int=_integer, parse_float=_fraction, parse_constant=_not_a_number
-        )
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as error:
         raise JsonRefused(
             ProblemCode.MALFORMED_JSON, f"the body is not valid JSON: {error}"
@@ -119,3 +119,7 @@ def _not_a_number(text: str) -> Any:
     raise JsonRefused(
         ProblemCode.MALFORMED_JSON, f"{text} is not JSON (RFC 8259 has no such number)"
     )
+
+
+#: ``json.loads`` with these hooks makes a decoder per call: one, made once.
+_DECODER = json.JSONDecoder(parse_int=_integer, parse_float=_fraction, parse_constant=_not_a_number)

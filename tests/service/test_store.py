@@ -20,6 +20,7 @@ from service.engine import (
 from service.engine.snapshot import ENGINE_VERSION, state_from_dict, state_to_dict
 from service.game import dealing
 from service.game.commands import GameService, NewGame
+from service.game.transaction import SNAPSHOT_EVERY
 from service.store.client_games import ClientGames
 from service.store.events import Duplicate, EventStore, StaleVersionError, keys
 
@@ -145,3 +146,25 @@ def test_reads_of_the_past_start_from_the_deal_start_snapshot(store, games):
         last_start = max([v for v in deal_starts if v <= version], default=0)
         assert len(loaded.events) <= version - last_start
         assert games.current(game, version).state == replay(log[:version])
+
+
+def test_the_newest_snapshot_is_written_every_few_versions_and_a_load_folds_the_rest(store, games):
+    """Encoding the state at every append cost an action more than a load saves: the
+    newest snapshot is kept every ``SNAPSHOT_EVERY`` versions (and at deal starts and
+    the end), so a load folds fewer events than that after it, to the same state."""
+    created = games.create(NewGame(seed=15))
+    game = created.current.game_id
+    joined = games.join(game, created.invite)
+    tokens = {0: created.token, 1: joined.token}
+    rng = random.Random(3)
+    folded = []
+    while games.current(game).state.winner is None:
+        state = games.current(game).state
+        games.act(game, tokens[state.to_move], rng.choice(legal_actions(state)))
+        loaded = store.load(game)
+        assert loaded.head - loaded.snapshot_version < SNAPSHOT_EVERY
+        assert state_from_dict(loaded.snapshot) is not None
+        assert replay(loaded.events, state_from_dict(loaded.snapshot)) == replay(store.events(game))
+        folded.append(len(loaded.events))
+    assert max(folded) == SNAPSHOT_EVERY - 1  # not written at every append
+    assert folded[-1] == 0  # a finished game's snapshot is its end
