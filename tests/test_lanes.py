@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from tests.support.lanes import FAST_LANES, LANES, SHARED_LANES
+from tests.support.lanes import FAST_LANES, LANES, SHARED_LANES, SYSTEM_CALLS
 from tests.support.paths import REPO
 
 
@@ -45,6 +45,20 @@ def test_the_fast_lanes_hold_the_rules_and_the_store_but_no_server_nor_browser()
     assert code == 0
     files = {name.split("::")[0] for name in fast}
     assert files == {"tests/engine/test_core.py", "tests/service/test_store.py"}, files
+
+
+def test_no_test_of_a_module_that_starts_the_services_processes_is_in_the_fast_lanes():
+    """A module that starts gunicorn, RQ workers or the run command runs in the system lane
+    on every parameter: a PostgreSQL back end's ``redis`` mark (tests/conftest.py, rule
+    1) must not bring its gunicorn and workers into the fast lanes."""
+    starts = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "tests").rglob("test_*.py"))
+        if any(call in path.read_text() for call in SYSTEM_CALLS)
+    ]
+    assert starts, "no module starts the service's processes"
+    _, fast = collected("-m", " or ".join(FAST_LANES), *starts)
+    assert fast == [], fast
 
 
 def test_a_brute_force_over_thousands_of_positions_runs_in_the_heavy_lane_its_sample_fast():
