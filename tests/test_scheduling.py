@@ -18,6 +18,7 @@ from tests.support.scheduling import (
     UNKNOWN_TEST_SECONDS,
     ModuleCost,
     costliest_first,
+    fold_costs,
     read_known_costs,
     unit_cost,
     unit_of,
@@ -76,3 +77,20 @@ def test_the_known_costs_name_modules_that_exist():
     assert known, "tests/known_costs.tsv is empty"
     gone = [module for module in known if not (REPO / module).is_file()]
     assert gone == [], f"modules no longer in the tree: {gone}"
+
+
+def test_the_table_from_a_run_counts_each_test_once_and_only_modules_of_the_tree():
+    """A test that runs pytest itself (tests/test_scheduling.py, tests/test_failure_reports.py)
+    writes its inner tests' lines into the same file: a node id seen again is not counted
+    twice, and a module outside the tree (a temporary one) gets no row."""
+    lines = [
+        "tests/engine/test_deal.py::test_a\t0.1\t0\t1.0\n",
+        "tests/engine/test_deal.py::test_b\t0.1\t0\t2.0\n",
+        "tests/engine/test_deal.py::test_a\t0.1\t0\t1.5\n",  # again, from an inner run
+        "test_lineless.py::test_passes\t0.0\t0\t0.1\n",  # a temporary module of an inner run
+        "tests/test_scheduling.py::test_x\t3.0\t5.0\t4.0\n",
+    ]
+    assert fold_costs(lines) == {
+        "tests/engine/test_deal.py": ModuleCost(3.0, 2),
+        "tests/test_scheduling.py": ModuleCost(4.0, 1),
+    }
