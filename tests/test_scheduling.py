@@ -94,3 +94,11 @@ def test_the_table_from_a_run_counts_each_test_once_and_only_modules_of_the_tree
         "tests/engine/test_deal.py": ModuleCost(3.0, 2),
         "tests/test_scheduling.py": ModuleCost(4.0, 1),
     }
+
+
+def test_every_test_module_has_a_known_cost():
+    """A module missing from the table counts half a second a test, so a long one goes out
+    among the last and runs alone at the end of the run (a benchmark of minutes did)."""
+    modules = {str(path.relative_to(REPO)) for path in (REPO / "tests").rglob("test_*.py")}
+    missing = sorted(modules - set(read_known_costs()))
+    assert missing == [], f"modules without a row in tests/known_costs.tsv: {missing}"
