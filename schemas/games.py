@@ -25,7 +25,7 @@ from schemas.components import (
     TrueOrFalse,
     WholeNumber,
 )
-from schemas.cursor_pattern import CURSOR_PATTERN
+from schemas.paging import cursor_parameter, next_cursor_field
 from service.engine.outcomes import DealEndReason
 from service.game.clock import (
     DEFAULT_BOT_LEVEL,
@@ -306,13 +306,7 @@ class ListGamesQuerySchema(Schema):
         validate=validate.Range(min=1, max=100),
         metadata=_doc("Most games on one page"),
     )
-    cursor = fields.String(
-        validate=validate.Length(min=1, max=200),
-        metadata={
-            **_doc("The `next_cursor` of the previous page, as it came"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )
+    cursor = cursor_parameter("The `next_cursor` of the previous page, as it came")
 
 
 #: The most games one export of a client's games holds, and how many it holds unless told.
@@ -617,7 +611,7 @@ class GameSummarySchema(Schema):
     created_at = fields.String(metadata=_doc("When it was created, UTC, ISO 8601 (…Z)"))
     version = fields.Integer()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
-    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    variant = ChoiceField("Variant")
     dealing = _dealing()
     rated = fields.Boolean(metadata=_doc("Its end changes the players' ratings"))
     pool = ChoiceField("Pool", metadata=_doc("The rating pool of its variant and clock"))
@@ -631,13 +625,7 @@ class GameSummarySchema(Schema):
 @answer()
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), metadata=_doc("Newest first"))
-    next_cursor = fields.String(
-        allow_none=True,
-        metadata={
-            **_doc("Pass as `cursor` for the next page; null on the last"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )
+    next_cursor = next_cursor_field("Pass as `cursor` for the next page; null on the last")
 
 
 @answer()
@@ -812,7 +800,7 @@ class GameExportLineSchema(Schema):
     game_id = fields.String()
     created_at = fields.String(metadata=_doc("When it was created, UTC, ISO 8601 (…Z)"))
     ended_at = fields.String(metadata=_doc("When it ended, UTC, ISO 8601 (…Z)"))
-    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    variant = ChoiceField("Variant")
     status = fields.String(validate=validate.OneOf(["finished"]))
     replay = fields.Nested(
         ReplaySchema,

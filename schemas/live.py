@@ -5,8 +5,8 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField, SeatField
-from schemas.cursor_pattern import CURSOR_PATTERN
 from schemas.games import PlayerSchema, answer
+from schemas.paging import cursor_parameter, next_cursor_field
 
 #: What a tournament's id may look like in a query: any other text is 422, never looked up.
 TOURNAMENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -45,12 +45,8 @@ class LiveGamesQuerySchema(Schema):
         validate=validate.Range(min=1, max=50),
         metadata=_doc("Most games on one page"),
     )
-    cursor = fields.String(
-        validate=validate.Length(min=1, max=200),
-        metadata={
-            **_doc("The `next_cursor` of the previous page of the same filters, as it came"),
-            "pattern": CURSOR_PATTERN,
-        },
+    cursor = cursor_parameter(
+        "The `next_cursor` of the previous page of the same filters, as it came"
     )
 
 
@@ -82,7 +78,7 @@ class LiveGameSchema(Schema):
     game_id = fields.String()
     pool = ChoiceField("Pool", metadata=_doc("The rating pool of its variant and clock"))
     rated = fields.Boolean(metadata=_doc("Its end changes the players' ratings"))
-    variant = fields.String(validate=validate.OneOf(["head", "tracked"]))
+    variant = ChoiceField("Variant")
     rating = fields.Integer(
         allow_none=True,
         metadata=_doc("The game's rating, which orders the listing: the mean of its seats' "
@@ -106,13 +102,7 @@ class LiveGameListSchema(Schema):
         fields.Nested(LiveGameSchema),
         metadata=_doc("Highest rating first; of one rating, by id (descending)"),
     )
-    next_cursor = fields.String(
-        allow_none=True,
-        metadata={
-            **_doc("Pass as `cursor` for the next page; null on the last"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )
+    next_cursor = next_cursor_field("Pass as `cursor` for the next page; null on the last")
 
 
 __all__ = [

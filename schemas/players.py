@@ -5,9 +5,9 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, fields, validate
 
 from schemas.components import ChoiceField, SeatField, TrueOrFalse
-from schemas.cursor_pattern import CURSOR_PATTERN
 from schemas.games import ClockSchema, answer
 from schemas.name_characters import NAME_PATTERN
+from schemas.paging import cursor_parameter, next_cursor_field
 from schemas.webhooks import DeliverySchema
 from service.game.players import APP_PLAYER_ID, NAME_MAX, NAME_MIN
 from service.game.pools import DEFAULT_POOL
@@ -105,14 +105,9 @@ class LeaderboardQuerySchema(PageQuerySchema):
 
 
 def _cursor() -> fields.String:
-    return fields.String(
-        validate=validate.Length(min=1, max=200),
-        metadata={
-            **_doc("`next_cursor` of the page before, as it came: the next page starts "
-                   "after its last"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )  # fmt: skip
+    return cursor_parameter(
+        "`next_cursor` of the page before, as it came: the next page starts after its last"
+    )
 
 
 class HistoryQuerySchema(Schema):
@@ -208,13 +203,7 @@ class RatingChangeSchema(Schema):
 @answer()
 class RatingHistorySchema(Schema):
     changes = fields.List(fields.Nested(RatingChangeSchema), metadata=_doc("Newest first"))
-    next_cursor = fields.String(
-        allow_none=True,
-        metadata={
-            **_doc("Where the next page starts; null: this is the last"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )
+    next_cursor = next_cursor_field("Where the next page starts; null: this is the last")
 
 
 @answer()
@@ -237,13 +226,7 @@ class PlayerGameSchema(Schema):
 class PlayerGamesSchema(Schema):
     games = fields.List(fields.Nested(PlayerGameSchema), metadata=_doc("Newest first"))
     next_before = fields.Integer(allow_none=True)
-    next_cursor = fields.String(
-        allow_none=True,
-        metadata={
-            **_doc("Where the next page starts; null: this is the last"),
-            "pattern": CURSOR_PATTERN,
-        },
-    )
+    next_cursor = next_cursor_field("Where the next page starts; null: this is the last")
 
 
 @answer()

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from typing import Any, ClassVar
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from schemas.components import ChoiceField, SeatField, WholeNumber
 from schemas.games import ClockSchema, answer
 
 #: Most rounds a Swiss may have.
 MAX_ROUNDS = 20
+#: An arena's shortest and longest time (s): half a minute to a day.
+MIN_DURATION = 30
+MAX_DURATION = 24 * 3600
 #: How far ahead a tournament may start (s): a year.
 MAX_LEAD_SECONDS = 366 * 24 * 3600
 
@@ -28,15 +33,24 @@ class CreateTournamentSchema(Schema):
     )
     kind = fields.String(
         load_default="swiss",
-        validate=validate.OneOf(["swiss"]),
-        metadata=_doc("swiss: a fixed number of rounds, each paired by score groups"),
+        validate=validate.OneOf(["swiss", "arena"]),
+        metadata=_doc(
+            "swiss: a fixed number of rounds, each paired by score groups; arena: a fixed "
+            "time, each player paired again as soon as their game ends"
+        ),
     )
     variant = ChoiceField("Variant", load_default="head")
     clock = fields.Nested(ClockSchema, metadata=_doc("Every game's time control; absent: none"))
     rounds = WholeNumber(
-        required=True,
         validate=validate.Range(min=1, max=MAX_ROUNDS),
-        metadata=_doc(f"How many rounds (1-{MAX_ROUNDS})"),
+        metadata=_doc(f"How many rounds (1-{MAX_ROUNDS}): a Swiss's, required; an arena has none"),
+    )
+    duration = WholeNumber(
+        validate=validate.Range(min=MIN_DURATION, max=MAX_DURATION),
+        metadata=_doc(
+            f"An arena's time from its start, in seconds ({MIN_DURATION}-{MAX_DURATION}): "
+            "required for an arena; a Swiss has none"
+        ),
     )
     starts_in = WholeNumber(
         load_default=0,
@@ -47,26 +61,64 @@ class CreateTournamentSchema(Schema):
             f"whole rule and a client's clock does not matter"
         ),
     )
+    #: What ``_kind_needs_its_length`` checks, in the document (``service.web.spec``).
+    openapi_extra: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"kind": {"const": "arena"}}, "required": ["kind"]},
+        "then": {"properties": {"rounds": {"not": {}}}, "required": ["duration"]},
+        "else": {"properties": {"duration": {"not": {}}}, "required": ["rounds"]},
+    }
+
+    @validates_schema
+    def _kind_needs_its_length(self, data, **kwargs):
+        if data.get("kind") == "arena":
+            if "rounds" in data:
+                raise ValidationError("an arena has a duration, not rounds", "rounds")
+            if "duration" not in data:
+                raise ValidationError("an arena needs a 'duration' (seconds)", "duration")
+        else:
+            if "duration" in data:
+                raise ValidationError("a Swiss has rounds, not a duration", "duration")
+            if "rounds" not in data:
+                raise ValidationError("a Swiss needs 'rounds'", "rounds")
 
 
 @answer()
 class TournamentSchema(Schema):
     tournament_id = fields.String()
     name = fields.String()
-    kind = fields.String(metadata=_doc("swiss"))
+    kind = fields.String(
+        validate=validate.OneOf(["swiss", "arena"]), metadata=_doc("swiss or arena")
+    )
     variant = ChoiceField("Variant")
     clock = fields.Nested(
         ClockSchema, allow_none=True, metadata=_doc("Every game's time control; null: none")
     )
-    rounds = fields.Integer(metadata=_doc("How many rounds it has"))
-    round = fields.Integer(metadata=_doc("The latest round paired; 0 before the first"))
+    rounds = fields.Integer(metadata=_doc("How many rounds it has; 0 in an arena"))
+    round = fields.Integer(
+        metadata=_doc(
+            "The latest round paired; 0 before the first (in an arena each pairing of the "
+            "players waiting is a round)"
+        )
+    )
+    duration = fields.Integer(
+        allow_none=True, metadata=_doc("An arena's time in seconds; null in a Swiss")
+    )
+    ends_at = fields.Float(
+        allow_none=True,
+        metadata=_doc(
+            "When an arena stops pairing (s since the epoch); games started before it are "
+            "played out and count. null in a Swiss"
+        ),
+    )
     status = fields.String(
         validate=validate.OneOf(["created", "started", "finished"]),
-        metadata=_doc("created: taking entries before its first round; started; finished"),
+        metadata=_doc("created: taking entries before its first round or start; started; finished"),
     )
-    starts_at = fields.Float(metadata=_doc("When the first round is paired (s since the epoch)"))
+    starts_at = fields.Float(
+        metadata=_doc("When the first round is paired, or an arena starts (s since the epoch)")
+    )
     created = fields.Float(metadata=_doc("When it was created (s since the epoch)"))
-    players = fields.Integer(metadata=_doc("Players entered and not withdrawn"))
+    players = fields.Integer(metadata=_doc("Players entered and not withdrawn (not paused)"))
 
 
 @answer()
@@ -79,8 +131,12 @@ class EntrySchema(Schema):
     tournament_id = fields.String()
     player_id = fields.String()
     status = fields.String(
-        validate=validate.OneOf(["entered", "withdrawn"]),
-        metadata=_doc("entered: paired from the next round; withdrawn: paired no more"),
+        validate=validate.OneOf(["entered", "withdrawn", "paused"]),
+        metadata=_doc(
+            "entered: paired from the next round (an arena: as soon as a partner is free); "
+            "withdrawn: paired no more; paused: an arena's player paired no more until they "
+            "enter again"
+        ),
     )
 
 
@@ -88,12 +144,21 @@ class EntrySchema(Schema):
 class StandingSchema(Schema):
     rank = fields.Integer(metadata=_doc("Place, 1 first"))
     player_id = fields.String()
-    points = fields.Integer(metadata=_doc("1 a win, 1 a bye, 0 a loss"))
-    buchholz = fields.Integer(metadata=_doc("Sum of the final scores of every opponent met"))
-    sonneborn_berger = fields.Integer(metadata=_doc("Sum of the final scores of opponents beaten"))
+    points = fields.Integer(
+        metadata=_doc(
+            "Swiss: 1 a win, 1 a bye, 0 a loss. Arena: 2 a win, 4 a win on a streak (after "
+            "two wins in a row, until the next loss), 0 a loss"
+        )
+    )
+    buchholz = fields.Integer(
+        metadata=_doc("Sum of the final scores of every opponent met; 0 in an arena")
+    )
+    sonneborn_berger = fields.Integer(
+        metadata=_doc("Sum of the final scores of opponents beaten; 0 in an arena")
+    )
     wins = fields.Integer()
     games = fields.Integer()
-    byes = fields.Integer()
+    byes = fields.Integer(metadata=_doc("Rounds sat out; 0 in an arena"))
 
 
 @answer()
@@ -126,9 +191,16 @@ class BoardSchema(Schema):
 @answer()
 class BoardsSchema(Schema):
     tournament_id = fields.String()
-    round = fields.Integer(metadata=_doc("The round shown: the latest paired; 0 before the first"))
+    round = fields.Integer(
+        metadata=_doc(
+            "The round shown: the latest paired; 0 before the first (an arena: its latest pairing)"
+        )
+    )
     bye = fields.String(allow_none=True, metadata=_doc("Who sits the round out (odd field)"))
-    boards = fields.List(fields.Nested(BoardSchema))
+    boards = fields.List(
+        fields.Nested(BoardSchema),
+        metadata=_doc("A Swiss: the round's boards. An arena: every board being played"),
+    )
 
 
 @answer()
@@ -149,7 +221,12 @@ class TournamentNoticeDataSchema(Schema):
     only, games by theirs (no token, no card)."""
 
     tournament_id = fields.String()
-    round = fields.Integer(metadata=_doc("The round paired; the last round when finished"))
+    round = fields.Integer(
+        metadata=_doc(
+            "The round paired (an arena: its pairing); the last round when finished; an "
+            "arena's start: 0"
+        )
+    )
     status = fields.String(validate=validate.OneOf(["started", "finished"]))
     bye = fields.String(allow_none=True, metadata=_doc("Who sits the round out; null: nobody"))
     boards = fields.List(

@@ -23,67 +23,44 @@ and leaving one that waits or runs. Asking twice is harmless, for the reasons ab
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import secrets
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 from service.competition import Bye, Entrant, Result, pair_round, swiss_standings
-from service.engine import Variant
-from service.game.clock import TimeControl
-from service.game.problems import GameNotFound
-from service.game.tournament_notices import (
-    NoticeBoard,
-    TournamentNotice,
-    finished_notice,
-    round_notices,
-)
-from service.game.values import Current
-from service.jobs.tournaments import VIA, enqueue_game_ended, schedule_round
+from service.game.tournament_notices import NoticeBoard, finished_notice, round_notices
+from service.jobs.tournaments import enqueue_game_ended, schedule_round
 from service.store.tournament_records import (
     Board,
-    PairedRound,
+    Kept,
     StandingRow,
     Tournament,
     TournamentRecords,
     TournamentStatus,
 )
+from workers.arenas import arena_game_ended, ask_for_arena, pair_arena, start_arena
 from workers.runtime import runtime
-
-
-def tournament_records() -> TournamentRecords:
-    """The tournaments of this worker's database of record."""
-    records = runtime().tournaments
-    if records is None:
-        raise RuntimeError("tournaments need the database of record (SCHNAPSEN_ARCHIVE_URL)")
-    return records
-
-
-def _tell(app: str, found: list[TournamentNotice]) -> None:
-    """Deliver ``found`` to the app's webhooks; told again by a job run again, the same
-    notices (their ids are the tournament's, the kind's and the round's) are kept once."""
-    for notice in found:
-        runtime().webhook_events.tell_app(app, notice)
-
-
-def _derived(seed: str, what: str) -> str:
-    """A value of the round's games, from the round's stored secret seed alone."""
-    return hmac.new(bytes.fromhex(seed), what.encode(), hashlib.sha256).hexdigest()
-
-
-def game_id_of(seed: str, board: int) -> str:
-    return _derived(seed, f"game:{board}")[:16]
+from workers.tournament_games import (
+    game_id_of,
+    game_of,
+    make_games,
+    results_of,
+    tell,
+    tournament_records,
+)
 
 
 def pair_tournament_round(tournament_id: str, number: int) -> dict[str, Any]:
-    """Pair round ``number`` (once), make its games (once each), keep the standings."""
+    """Pair round ``number`` (once), make its games (once each), keep the standings. In
+    an arena: its start (round 1's job), or a pairing of the players waiting
+    (``workers.arenas``)."""
     records = tournament_records()
     tournament = records.get(tournament_id)
     if tournament is None or tournament.status is TournamentStatus.FINISHED:
         return {"tournament_id": tournament_id, "round": number, "paired": False}
+    if tournament.arena:
+        return start_arena(tournament_id) if number == 1 else pair_arena(tournament_id, number)
     if number > tournament.rounds:
         return _finish(records, tournament)
     paired = records.paired_round(tournament_id, number)
@@ -95,9 +72,9 @@ def pair_tournament_round(tournament_id: str, number: int) -> dict[str, Any]:
         _claim(records, tournament, number)
         paired = records.paired_round(tournament_id, number)
         assert paired is not None  # claimed now, by this job or another
-    _make_games(tournament, paired)
+    make_games(tournament, paired)
     save_standings(records, tournament_id)
-    _tell(tournament.app, round_notices(tournament_id, number, paired.bye, [
+    tell(tournament.app, round_notices(tournament_id, number, paired.bye, [
         NoticeBoard(b.board, b.game_id, b.dealer, b.forehand) for b in paired.boards
     ]))  # fmt: skip
     if paired.over:  # nobody to play (a lone player's bye): on to the next round
@@ -123,69 +100,28 @@ def _claim(records: TournamentRecords, tournament: Tournament, number: int) -> b
     )
 
 
-def _make_games(tournament: Tournament, paired: PairedRound) -> None:
-    games = runtime().games
-    clock = None if tournament.clock is None else TimeControl.decode(json.dumps(tournament.clock))
-    for board in paired.boards:
-        try:
-            games.current(board.game_id)
-            continue
-        except GameNotFound:
-            pass
-        nonces = (
-            _derived(paired.seed, f"nonce:{board.board}:0")[:32],
-            _derived(paired.seed, f"nonce:{board.board}:1")[:32],
-        )
-        games.create_paired(
-            board.game_id,
-            tournament.app,
-            (board.dealer, board.forehand),
-            Variant(tournament.variant),
-            True,
-            clock,
-            VIA,
-            nonces=nonces,
-            first_dealer=0,
-            tournament=tournament.id,
-        )
-        # Each player's list of games holds it, as a seek's or a challenge's game.
-        runtime().players.played(
-            tournament.app, (board.dealer, board.forehand), board.game_id, int(time.time() * 1000)
-        )
-
-
 def history(records: TournamentRecords, tournament_id: str) -> tuple[list[Result], list[Bye]]:
     """Every kept result and bye of the tournament, as the competition core reads them."""
-    results = [
-        Result(board.round, board.dealer, board.forehand, board.winner)
-        for board in records.every_board(tournament_id)
-        if board.winner is not None
-    ]
+    results = results_of(records.every_board(tournament_id))
     byes = [Bye(number, player) for number, player in records.byes(tournament_id)]
     return results, byes
 
 
 def save_standings(records: TournamentRecords, tournament_id: str) -> None:
-    """Keep the table recomputed from every kept result (entrants with no game included)."""
-    results, byes = history(records, tournament_id)
-    players = [entry.player for entry in records.entries(tournament_id)]
-    table = swiss_standings(results, byes, players)
-    records.save_standings(
-        tournament_id,
-        [
-            StandingRow(
-                s.player,
-                s.rank,
-                s.points,
-                s.buchholz,
-                s.sonneborn_berger,
-                s.wins,
-                s.games,
-                s.byes,
-            )
-            for s in table
-        ],
-    )
+    """Keep the table recomputed from every kept result (entrants with no game included),
+    read in the write that keeps it."""
+
+    def table(kept: Kept) -> list[StandingRow]:
+        results = results_of(kept.boards)
+        byes = [Bye(number, player) for number, player in kept.byes]
+        players = [entry.player for entry in kept.entries]
+        return [
+            StandingRow(s.player, s.rank, s.points, s.buchholz, s.sonneborn_berger, s.wins,
+                        s.games, s.byes)
+            for s in swiss_standings(results, byes, players)
+        ]  # fmt: skip
+
+    records.recompute_standings(tournament_id, table)
 
 
 def tournament_game_ended(game_id: str) -> dict[str, Any]:
@@ -196,6 +132,9 @@ def tournament_game_ended(game_id: str) -> dict[str, Any]:
     if found is None:
         return {"game_id": game_id, "counted": False}
     tournament_id, board = found
+    tournament = records.get(tournament_id)
+    if tournament is not None and tournament.arena:
+        return arena_game_ended(tournament_id, game_id)
     current = runtime().games.current(game_id)
     winner = current.state.winner
     if winner is None:
@@ -205,7 +144,6 @@ def tournament_game_ended(game_id: str) -> dict[str, Any]:
     records.record_result(game_id, player)
     save_standings(records, tournament_id)
     paired = records.paired_round(tournament_id, board.round)
-    tournament = records.get(tournament_id)
     if paired is not None and paired.over and tournament is not None:
         if board.round >= tournament.rounds:
             _finish(records, tournament)
@@ -217,7 +155,7 @@ def tournament_game_ended(game_id: str) -> dict[str, Any]:
 def _finish(records: TournamentRecords, tournament: Tournament) -> dict[str, Any]:
     save_standings(records, tournament.id)
     records.finish(tournament.id)
-    _tell(tournament.app, [finished_notice(tournament.id, tournament.rounds)])
+    tell(tournament.app, [finished_notice(tournament.id, tournament.rounds)])
     return {"tournament_id": tournament.id, "finished": True}
 
 
@@ -238,6 +176,9 @@ def ask_what_was_lost(now_ms: int | None = None) -> int:
     now = datetime.now(UTC)
     asked = 0
     for tournament in records.due(now_ms or int(time.time() * 1000), SWEEP_BATCH):
+        if tournament.arena:
+            asked += ask_for_arena(connection, records, tournament)
+            continue
         if tournament.round == 0:
             schedule_round(connection, tournament.id, 1, now)
             asked += 1
@@ -252,7 +193,7 @@ def ask_what_was_lost(now_ms: int | None = None) -> int:
         for board in paired.boards:
             if board.winner is not None:
                 continue
-            current = _game(board.game_id)
+            current = game_of(board.game_id)
             if current is None:  # the claim is kept, its games not all made
                 schedule_round(connection, tournament.id, tournament.round, now)
                 asked += 1
@@ -261,13 +202,6 @@ def ask_what_was_lost(now_ms: int | None = None) -> int:
                 enqueue_game_ended(connection, board.game_id)
                 asked += 1
     return asked
-
-
-def _game(game_id: str) -> Current | None:
-    try:
-        return runtime().games.current(game_id)
-    except GameNotFound:
-        return None
 
 
 __all__ = ["ask_what_was_lost", "pair_tournament_round", "tournament_game_ended"]

@@ -1,4 +1,5 @@
-"""A tournament's notices to its app: its start, each round's pairing, its end.
+"""A tournament's notices to its app: its start, each round's pairing (an arena's each
+pairing), its end.
 
 Unlike a game's notices (``service.game.notices``) these are about no seat: the body
 names the tournament, its round, its players by their ids and its games by theirs,
@@ -70,20 +71,37 @@ class TournamentNotice:
         }  # fmt: skip
 
 
+def started_notice(tournament_id: str, number: int = 1) -> TournamentNotice:
+    """The start: a Swiss's with its first round (1), an arena's at its start time (0)."""
+    return TournamentNotice(NoticeKind.TOURNAMENT_STARTED, tournament_id, number, "started")
+
+
+def paired_notice(
+    tournament_id: str, number: int, bye: str | None, boards: Sequence[NoticeBoard]
+) -> TournamentNotice:
+    """A round's pairing (in an arena, each pairing of the players waiting is a round)."""
+    return TournamentNotice(
+        NoticeKind.TOURNAMENT_ROUND_PAIRED, tournament_id, number, "started", bye, tuple(boards)
+    )
+
+
 def round_notices(
     tournament_id: str, number: int, bye: str | None, boards: Sequence[NoticeBoard]
 ) -> list[TournamentNotice]:
     """The notices of round ``number``'s pairing: the first also starts the tournament."""
-    paired = TournamentNotice(
-        NoticeKind.TOURNAMENT_ROUND_PAIRED, tournament_id, number, "started", bye, tuple(boards)
-    )
-    if number != 1:
-        return [paired]
-    return [TournamentNotice(NoticeKind.TOURNAMENT_STARTED, tournament_id, 1, "started"), paired]
+    paired = paired_notice(tournament_id, number, bye, boards)
+    return [paired] if number != 1 else [started_notice(tournament_id), paired]
 
 
 def finished_notice(tournament_id: str, last_round: int) -> TournamentNotice:
     return TournamentNotice(NoticeKind.TOURNAMENT_FINISHED, tournament_id, last_round, "finished")
 
 
-__all__ = ["NoticeBoard", "TournamentNotice", "finished_notice", "round_notices"]
+__all__ = [
+    "NoticeBoard",
+    "TournamentNotice",
+    "finished_notice",
+    "paired_notice",
+    "round_notices",
+    "started_notice",
+]

@@ -7,7 +7,8 @@ happen once is the round's claim in the database (``service.store.tournament_rec
 so a job run twice, or two workers' jobs at once, still leave one pairing. Every later
 round is asked for when the last game of the round before ends: each ended tournament
 game's job (``tournament-game-<game>``) counts its result and, when it was the round's
-last, asks for the next round at once.
+last, asks for the next round at once. An arena's pairings are rounds too, each asked
+for when a game ends or a player joins, and its end is a job at its end time.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ def round_job_id(tournament_id: str, number: int) -> str:
     return f"tournament-{tournament_id}-round-{number}"
 
 
+def end_job_id(tournament_id: str) -> str:
+    """One end job per arena, at its end time."""
+    return f"tournament-{tournament_id}-end"
+
+
 def game_job_id(game_id: str) -> str:
     """One counting job per tournament game."""
     return f"tournament-game-{game_id}"
@@ -71,6 +77,31 @@ def schedule_round(connection: Redis, tournament_id: str, number: int, due: date
         queue(MOVES, connection).enqueue_at(whole, function, tournament_id, number, **options)
     else:
         queue(MOVES, connection).enqueue(function, tournament_id, number, **options)
+    return job_id
+
+
+def schedule_end(connection: Redis, tournament_id: str, due: datetime) -> str:
+    """Ask for an arena's end at ``due`` (at once when past): from then no pairing is
+    made, and the arena is over once no game of it is played (``workers.arenas``). A job
+    that waits or runs is left alone, one ended or lost is replaced, as a round's is."""
+    job_id = end_job_id(tournament_id)
+    forget_if_lost(connection, job_id, MOVES)
+    if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
+        return job_id
+    options = {
+        "job_id": job_id,
+        "job_timeout": PAIRING_TIMEOUT,
+        "retry": Retry(max=5, interval=[1, 2, 5, 10, 30]),
+        "result_ttl": RESULT_TTL,
+        "failure_ttl": FAILURE_TTL,
+        "description": f"end of arena {tournament_id}",
+    }
+    function = "workers.arenas.end_arena"
+    if due > datetime.now(UTC):
+        whole = due.replace(microsecond=0) + timedelta(seconds=1 if due.microsecond else 0)
+        queue(MOVES, connection).enqueue_at(whole, function, tournament_id, **options)
+    else:
+        queue(MOVES, connection).enqueue(function, tournament_id, **options)
     return job_id
 
 
@@ -108,8 +139,10 @@ class CountWhenEnded:
 __all__ = [
     "VIA",
     "CountWhenEnded",
+    "end_job_id",
     "enqueue_game_ended",
     "game_job_id",
     "round_job_id",
+    "schedule_end",
     "schedule_round",
 ]

@@ -18,6 +18,7 @@ import redis
 
 from service.game.log import Listed
 from service.store.archive import Archive, ArchiveKey, ArchiveQuery
+from service.store.sorted_pages import page_down
 
 
 def index_key(client_id: str) -> str:
@@ -40,23 +41,7 @@ class ClientGames:
         Games of the same millisecond come in descending id order, so the
         cursor (time, id) splits them exactly.
         """
-        top: str | int = "+inf" if after is None else after.created_ms
-        found: list[Listed] = []
-        offset = 0
-        while len(found) < count:
-            batch = self.redis.zrevrangebyscore(
-                index_key(client_id), top, "-inf", start=offset, num=count, withscores=True
-            )
-            if not batch:
-                break
-            offset += len(batch)
-            for member, score in batch:
-                game_id = member.decode()
-                tied = after is not None and int(score) == after.created_ms
-                if tied and game_id >= after.game_id:
-                    continue  # shown on an earlier page
-                found.append(Listed(game_id, int(score)))
-        return found[:count]
+        return page_down(self.redis, index_key(client_id), after=after, count=count)
 
 
 class ClientGamesWithArchive:

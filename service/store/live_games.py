@@ -47,6 +47,7 @@ from service.game.pools import POOLS, Pool, pool_of
 from service.game.values import Current
 from service.store.players import UnknownPlayer
 from service.store.ratings import BOT_RATING_BASE
+from service.store.sorted_pages import page_down
 
 log = logging.getLogger(__name__)
 
@@ -175,29 +176,14 @@ class LiveGames:
         rating, highest first, then by id, descending; only ratings of at least
         ``min_rating``; with ``tournament``, only its boards (``pool`` is then the
         caller's to check: a tournament's games are all of one pool)."""
-        top: str | int = "+inf" if after is None else after.created_ms
-        bottom: str | int = "-inf" if min_rating is None else min_rating
-        found: list[LiveEntry] = []
-        offset = 0
-        while len(found) < count:
-            batch = self.redis.zrevrangebyscore(
-                index_key(app, pool, tournament),
-                top,
-                bottom,
-                start=offset,
-                num=count,
-                withscores=True,
-            )
-            if not batch:
-                break
-            offset += len(batch)
-            for member, score in batch:
-                game_id = member.decode()
-                tied = after is not None and int(score) == after.created_ms
-                if tied and game_id >= after.game_id:
-                    continue  # shown on an earlier page
-                found.append(LiveEntry(game_id, int(score)))
-        return found[:count]
+        listed = page_down(
+            self.redis,
+            index_key(app, pool, tournament),
+            after=after,
+            count=count,
+            bottom=min_rating,
+        )
+        return [LiveEntry(entry.game_id, entry.created_ms) for entry in listed]
 
     def top(self, app: str, count: int) -> list[LiveEntry]:
         """Up to ``count`` entries of the app's highest rating (by id, descending)."""

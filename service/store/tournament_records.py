@@ -11,7 +11,8 @@ promises:
   claim leaves a complete pairing (its seed names the games, so the games made again
   are the same games);
 - ``record_result`` writes a board's winner once; the standings written beside it are
-  replaced whole (``save_standings``), always a recomputation from the boards.
+  replaced whole (``recompute_standings``), always a recomputation from the boards read
+  in the same write.
 
 The store knows players by their ids only; what a pairing or a standing means is the
 competition core's (``service.competition``).
@@ -21,21 +22,30 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.store.records_db import Duplicate, RecordsDatabase, Transaction
 
 _TOURNAMENT = (
-    "tournament_id, app, kind, name, variant, clock, rounds, starts_ms, created_ms, status, round"
+    "tournament_id, app, kind, name, variant, clock, rounds, starts_ms, created_ms, status, "
+    "round, ends_ms"
 )
 _STANDING = "player_id, rank, points, buchholz, sonneborn_berger, wins, games, byes"
 
 
+class TournamentKind(enum.StrEnum):
+    """A Swiss: a fixed number of rounds; an arena: a fixed time, each player paired again
+    as soon as their game ends (docs/tournaments.md)."""
+
+    SWISS = "swiss"
+    ARENA = "arena"
+
+
 class TournamentStatus(enum.StrEnum):
-    """Where a tournament is: entries open before its first round (``created``), rounds
-    being played (``started``), over (``finished``)."""
+    """Where a tournament is: entries open before its first round or its start
+    (``created``), being played (``started``), over (``finished``)."""
 
     CREATED = "created"
     STARTED = "started"
@@ -44,7 +54,8 @@ class TournamentStatus(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Tournament:
-    """A tournament as kept: ``round`` is the latest round paired (0 before the first)."""
+    """A tournament as kept: ``round`` is the latest round paired (0 before the first);
+    in an arena each pairing is a round, and ``ends_ms`` its end (None in a Swiss)."""
 
     id: str
     app: str
@@ -57,6 +68,15 @@ class Tournament:
     created_ms: int
     status: TournamentStatus = TournamentStatus.CREATED
     round: int = 0
+    ends_ms: int | None = None
+
+    @property
+    def arena(self) -> bool:
+        return self.kind == TournamentKind.ARENA.value
+
+    def over_at(self, now_ms: int) -> bool:
+        """Whether an arena's time is up at ``now_ms`` (no new pairing after it)."""
+        return self.ends_ms is not None and now_ms >= self.ends_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +134,16 @@ class StandingRow:
     byes: int
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What a tournament's standings are computed from, read at once: every board (round
+    and board order), every entry (withdrawn ones too) and every (round, bye)."""
+
+    boards: list[Board]
+    entries: list[Entry]
+    byes: list[tuple[int, str]]
+
+
 #: Tournaments not finished an app may hold at once: each is a row and a scheduled job,
 #: made with an app's key alone.
 MAX_UNFINISHED_PER_APP = 100
@@ -129,7 +159,8 @@ class TournamentRecords:
         t = tournament
         with self.db.write() as run:
             run(
-                f"INSERT INTO tournaments ({_TOURNAMENT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO tournaments ({_TOURNAMENT}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     t.id,
                     t.app,
@@ -142,6 +173,7 @@ class TournamentRecords:
                     t.created_ms,
                     t.status.value,
                     t.round,
+                    t.ends_ms,
                 ),
             )
 
@@ -201,11 +233,7 @@ class TournamentRecords:
     def entries(self, tournament_id: str) -> list[Entry]:
         """Every entry, withdrawn ones too, in the order they joined."""
         with self.db.read() as run:
-            rows = run(
-                "SELECT player_id, rating, joined_ms, withdrawn_ms FROM tournament_entries "
-                "WHERE tournament_id = ? ORDER BY joined_ms, player_id",
-                (tournament_id,),
-            ).fetchall()
+            rows = _entry_rows(run, tournament_id)
         return [_entry(row) for row in rows]
 
     def claim_round(
@@ -216,27 +244,47 @@ class TournamentRecords:
         at_ms: int,
         boards: Sequence[Board],
         bye: str | None,
+        entered_only: bool = False,
     ) -> bool:
         """Keep round ``number``'s pairing and make it the tournament's round, all at
-        once; False (and nothing written) when the round was claimed already."""
+        once; False (and nothing written) when the round was claimed already, when the
+        tournament is over (an arena's time up at ``at_ms``), when a player of the
+        pairing is on a board still played (nobody is in two games at once, whatever the
+        pairing read before), or, ``entered_only`` (an arena's), when one is not entered
+        or has paused since."""
+        players = [p for b in boards for p in (b.dealer, b.forehand)]
         try:
             with self.db.write() as run:
+                run.lock(f"tournament-play:{tournament_id}")
                 run(
                     "INSERT INTO tournament_rounds (tournament_id, round, seed, paired_ms, bye) "
                     "VALUES (?, ?, ?, ?, ?)",
                     (tournament_id, number, seed, at_ms, bye),
                 )
+                if players and _any_playing(run, tournament_id, players):
+                    raise _Refused
+                if entered_only and _entered(run, tournament_id, players) != len(set(players)):
+                    raise _Refused
                 for b in boards:
                     run(
                         "INSERT INTO tournament_boards (tournament_id, round, board, game_id, "
                         "dealer, forehand) VALUES (?, ?, ?, ?, ?, ?)",
                         (tournament_id, number, b.board, b.game_id, b.dealer, b.forehand),
                     )
-                run(
-                    "UPDATE tournaments SET round = ?, status = ? WHERE tournament_id = ?",
-                    (number, TournamentStatus.STARTED.value, tournament_id),
-                )
-        except Duplicate:
+                changed = run(
+                    "UPDATE tournaments SET round = ?, status = ? WHERE tournament_id = ? "
+                    "AND status <> ? AND (ends_ms IS NULL OR ends_ms > ?)",
+                    (
+                        number,
+                        TournamentStatus.STARTED.value,
+                        tournament_id,
+                        TournamentStatus.FINISHED.value,
+                        at_ms,
+                    ),
+                ).rowcount
+                if changed != 1:
+                    raise _Refused
+        except (Duplicate, _Refused):
             return False
         return True
 
@@ -261,11 +309,7 @@ class TournamentRecords:
     def byes(self, tournament_id: str) -> list[tuple[int, str]]:
         """Every (round, player) who sat out a round."""
         with self.db.read() as run:
-            rows = run(
-                "SELECT round, bye FROM tournament_rounds "
-                "WHERE tournament_id = ? AND bye IS NOT NULL ORDER BY round",
-                (tournament_id,),
-            ).fetchall()
+            rows = _bye_rows(run, tournament_id)
         return [(int(number), player) for number, player in rows]
 
     def board_of_game(self, game_id: str) -> tuple[str, Board] | None:
@@ -287,27 +331,26 @@ class TournamentRecords:
             ).rowcount
         return changed == 1
 
+    def recompute_standings(
+        self, tournament_id: str, table: Callable[[Kept], Sequence[StandingRow]]
+    ) -> None:
+        """Replace the stored table with ``table`` of what is kept, read in the same write
+        (taking turns with every other): two jobs counting two games at once cannot
+        leave the table of the one that read before the other's result."""
+        with self.db.write() as run:
+            run.lock(f"tournament:{tournament_id}")
+            kept = Kept(
+                _boards(run, tournament_id, None),
+                [_entry(row) for row in _entry_rows(run, tournament_id)],
+                [(int(n), p) for n, p in _bye_rows(run, tournament_id)],
+            )
+            _write_standings(run, tournament_id, table(kept))
+
     def save_standings(self, tournament_id: str, rows: Sequence[StandingRow]) -> None:
         """Replace the stored table with ``rows`` (a recomputation from the boards)."""
         with self.db.write() as run:
             run.lock(f"tournament:{tournament_id}")
-            run("DELETE FROM tournament_standings WHERE tournament_id = ?", (tournament_id,))
-            for r in rows:
-                run(
-                    f"INSERT INTO tournament_standings (tournament_id, {_STANDING}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        tournament_id,
-                        r.player,
-                        r.rank,
-                        r.points,
-                        r.buchholz,
-                        r.sonneborn_berger,
-                        r.wins,
-                        r.games,
-                        r.byes,
-                    ),
-                )
+            _write_standings(run, tournament_id, rows)
 
     def standings(
         self, tournament_id: str, offset: int = 0, limit: int = 50
@@ -325,12 +368,40 @@ class TournamentRecords:
             ).fetchone()[0]
         return [_standing(row) for row in rows], int(total)
 
-    def finish(self, tournament_id: str) -> bool:
-        """Mark the tournament over, once: False when it was already."""
+    def start(self, tournament_id: str) -> bool:
+        """Mark an arena begun (its start came), once: False when it was already."""
         with self.db.write() as run:
             changed = run(
-                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status <> ?",
-                (TournamentStatus.FINISHED.value, tournament_id, TournamentStatus.FINISHED.value),
+                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status = ?",
+                (TournamentStatus.STARTED.value, tournament_id, TournamentStatus.CREATED.value),
+            ).rowcount
+        return changed == 1
+
+    def in_play(self, tournament_id: str) -> list[Board]:
+        """The boards whose games have no result kept yet, in round and board order."""
+        with self.db.read() as run:
+            rows = run(
+                "SELECT round, board, game_id, dealer, forehand, winner FROM tournament_boards "
+                "WHERE tournament_id = ? AND winner IS NULL ORDER BY round, board",
+                (tournament_id,),
+            ).fetchall()
+        return [_board(row) for row in rows]
+
+    def finish(self, tournament_id: str) -> bool:
+        """Mark the tournament over, once, and only with no board still played (taking
+        turns with ``claim_round``): False when it was over already or a game is played."""
+        with self.db.write() as run:
+            run.lock(f"tournament-play:{tournament_id}")
+            changed = run(
+                "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status <> ? "
+                "AND NOT EXISTS (SELECT 1 FROM tournament_boards "
+                "WHERE tournament_id = ? AND winner IS NULL)",
+                (
+                    TournamentStatus.FINISHED.value,
+                    tournament_id,
+                    TournamentStatus.FINISHED.value,
+                    tournament_id,
+                ),
             ).rowcount
         return changed == 1
 
@@ -348,6 +419,60 @@ class TournamentRecords:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _write_standings(run: Transaction, tournament_id: str, rows: Sequence[StandingRow]) -> None:
+    run("DELETE FROM tournament_standings WHERE tournament_id = ?", (tournament_id,))
+    for r in rows:
+        run(
+            f"INSERT INTO tournament_standings (tournament_id, {_STANDING}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tournament_id, r.player, r.rank, r.points, r.buchholz, r.sonneborn_berger,
+             r.wins, r.games, r.byes),
+        )  # fmt: skip
+
+
+def _entry_rows(run: Transaction, tournament_id: str) -> list[Any]:
+    return run(
+        "SELECT player_id, rating, joined_ms, withdrawn_ms FROM tournament_entries "
+        "WHERE tournament_id = ? ORDER BY joined_ms, player_id",
+        (tournament_id,),
+    ).fetchall()
+
+
+def _bye_rows(run: Transaction, tournament_id: str) -> list[Any]:
+    return run(
+        "SELECT round, bye FROM tournament_rounds "
+        "WHERE tournament_id = ? AND bye IS NOT NULL ORDER BY round",
+        (tournament_id,),
+    ).fetchall()
+
+
+class _Refused(Exception):
+    """A claim that may not be kept: its transaction is rolled back."""
+
+
+def _any_playing(run: Transaction, tournament_id: str, players: Sequence[str]) -> bool:
+    marks = ", ".join("?" for _ in players)
+    row = run(
+        "SELECT 1 FROM tournament_boards WHERE tournament_id = ? AND winner IS NULL "
+        f"AND (dealer IN ({marks}) OR forehand IN ({marks})) LIMIT 1",
+        (tournament_id, *players, *players),
+    ).fetchone()
+    return row is not None
+
+
+def _entered(run: Transaction, tournament_id: str, players: Sequence[str]) -> int:
+    """How many of ``players`` are entered and not withdrawn (paused)."""
+    if not players:
+        return 0
+    marks = ", ".join("?" for _ in players)
+    row = run(
+        "SELECT COUNT(*) FROM tournament_entries WHERE tournament_id = ? "
+        f"AND withdrawn_ms IS NULL AND player_id IN ({marks})",
+        (tournament_id, *players),
+    ).fetchone()
+    return int(row[0])
 
 
 def _one_entry(run: Transaction, tournament_id: str, player: str) -> Any:
@@ -371,7 +496,7 @@ def _boards(run: Transaction, tournament_id: str, number: int | None) -> list[Bo
 
 
 def _tournament(row: Sequence[Any]) -> Tournament:
-    tid, app, kind, name, variant, clock, rounds, starts, created, status, number = row
+    tid, app, kind, name, variant, clock, rounds, starts, created, status, number, ends = row
     return Tournament(
         id=tid,
         app=app,
@@ -384,6 +509,7 @@ def _tournament(row: Sequence[Any]) -> Tournament:
         created_ms=int(created),
         status=TournamentStatus(status),
         round=int(number),
+        ends_ms=None if ends is None else int(ends),
     )
 
 

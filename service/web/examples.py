@@ -402,6 +402,8 @@ TOURNAMENT = {
               "bot_moves_limit": 3},
     "rounds": 5,
     "round": 2,
+    "duration": None,
+    "ends_at": None,
     "status": "started",
     "starts_at": 1796515200.0,
     "created": 1796511900.0,

@@ -152,10 +152,12 @@ NOTICE_WHEN = {
     "seek.paired": "Two seeks were paired and their game made; one for each seat",
     "challenge.accepted": "A challenge was accepted and its game made; one for each seat",
     "rematch.offered": "A seat offered a rematch of a finished game; for the other seat",
-    "tournament.started": "A tournament's first round was paired; one for the tournament",
-    "tournament.round_paired": "A tournament's round was paired and its games made; one for "
-    "each round",
-    "tournament.finished": "A tournament's last round ended; one for the tournament",
+    "tournament.started": "A tournament's first round was paired (an arena: its start came, "
+    "round 0); one for the tournament",
+    "tournament.round_paired": "A tournament's round was paired and its games made (an arena: "
+    "each pairing of its players waiting); one for each round",
+    "tournament.finished": "A tournament's last round ended (an arena: its time was up and its "
+    "last game ended); one for the tournament",
 }
 #: The headers of every delivery, as a receiver reads them.
 DELIVERY_HEADERS = [

@@ -12,7 +12,10 @@ Elsewhere, the same search covers the reads and notices of other parts: a player
 reads and exports (tests/players/test_player_leaks.py), webhook deliveries
 (tests/webhooks/test_deliveries.py), and a tournament's reads, boards and notices
 (``test_tournament_reads_and_notices_leak_no_hidden_card`` in
-tests/tournaments/test_swiss_over_http.py), and the live listing of a tournament's
+tests/tournaments/test_swiss_over_http.py; an arena's, with its pairings' notices, in
+``test_an_arenas_reads_show_no_hidden_card_and_only_a_players_own_seat`` and
+``test_an_arena_pairs_each_player_again_once_through_a_kill_and_counts_every_game`` in
+tests/tournaments/test_arena_over_http.py), and the live listing of a tournament's
 boards (``GET /v1/games/live?tournament=``:
 ``test_the_tournament_listing_shows_no_hidden_card_while_its_boards_are_played`` in
 tests/tournaments/test_live_tournament_games.py).

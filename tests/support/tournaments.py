@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,14 @@ class TournamentService:
     url: str
     redis_url: str
     redis: Redis
+    #: The database of record's URL (a worker a test starts itself needs it).
+    database: str
+    #: The settings the server and its workers run with beside the database's.
+    env: dict[str, str] = field(default_factory=dict)
+
+    def new_worker(self) -> WorkerProcess:
+        """One more RQ worker of this service (a test that kills workers starts its own)."""
+        return WorkerProcess(self.redis_url, SCHNAPSEN_ARCHIVE_URL=self.database, **self.env)
 
 
 @dataclass(frozen=True)
@@ -41,18 +49,53 @@ class EnteredSwiss:
 
 
 @contextmanager
-def tournament_service(folder: Path) -> Iterator[TournamentService]:
-    """gunicorn and one worker on a Redis of their own, with a SQLite database of record."""
+def tournament_service(
+    folder: Path,
+    workers: int = 1,
+    env: dict[str, str] | None = None,
+    gunicorn_workers: int = 1,
+) -> Iterator[TournamentService]:
+    """gunicorn and ``workers`` RQ workers on a Redis of their own, with a SQLite database
+    of record; ``env``: more settings for both (a test that kills workers starts its own)."""
     redis_server = EmbeddedRedis(folder / "redis").start()
     database = f"sqlite:///{folder / 'records.sqlite3'}"
-    server = LiveServer(redis_server.url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database})
-    worker = WorkerProcess(redis_server.url, SCHNAPSEN_ARCHIVE_URL=database)
+    service = TournamentService(
+        "", redis_server.url, Redis.from_url(redis_server.url), database, dict(env or {})
+    )
+    server = LiveServer(
+        redis_server.url,
+        workers=gunicorn_workers,
+        env={"SCHNAPSEN_ARCHIVE_URL": database, **service.env},
+    )
+    started = [service.new_worker() for _ in range(workers)]
     try:
-        yield TournamentService(server.url, redis_server.url, Redis.from_url(redis_server.url))
+        yield replace(service, url=server.url)
     finally:
-        worker.stop()
+        for worker in started:
+            worker.stop()
         server.stop()
         redis_server.stop()
+
+
+def created_and_entered(
+    url: str, app: AppKey, body: dict[str, Any], players: int
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """A tournament ``app`` creates with ``body``, and ``players`` new players of ``app``
+    entered in it: the create's answer, and each player's token by id."""
+    answer = requests.post(f"{url}/v1/tournaments", json=body, headers=app.headers, timeout=30)
+    assert answer.status_code == 201, answer.text
+    tournament = answer.json()
+    tokens: dict[str, str] = {}
+    for index in range(players):
+        player = register_over_http(url, app.headers, f"Player {index}")
+        tokens[player["player"]["player_id"]] = player["token"]
+        joined = requests.post(
+            f"{url}/v1/tournaments/{tournament['tournament_id']}/entries",
+            headers=auth(player["token"]),
+            timeout=30,
+        )
+        assert joined.status_code == 201, joined.text
+    return tournament, tokens
 
 
 def entered_swiss(
@@ -64,25 +107,9 @@ def entered_swiss(
 ) -> EnteredSwiss:
     """A Swiss of ``players`` new players of ``app`` (else a new app), starting in 3 s."""
     app = app or new_app(service.redis)
-    answer = requests.post(
-        f"{service.url}/v1/tournaments",
-        json={"name": name, "rounds": rounds, "starts_in": 3},
-        headers=app.headers,
-        timeout=30,
-    )
-    assert answer.status_code == 201, answer.text
-    tournament_id = answer.json()["tournament_id"]
-    tokens: dict[str, str] = {}
-    for index in range(players):
-        player = register_over_http(service.url, app.headers, f"Player {index}")
-        tokens[player["player"]["player_id"]] = player["token"]
-        joined = requests.post(
-            f"{service.url}/v1/tournaments/{tournament_id}/entries",
-            headers=auth(player["token"]),
-            timeout=30,
-        )
-        assert joined.status_code == 201, joined.text
-    return EnteredSwiss(app, tournament_id, tokens)
+    body = {"name": name, "rounds": rounds, "starts_in": 3}
+    tournament, tokens = created_and_entered(service.url, app, body, players)
+    return EnteredSwiss(app, tournament["tournament_id"], tokens)
 
 
 def round_in_play(service: TournamentService, swiss: EnteredSwiss, number: int) -> dict[str, Any]:
@@ -119,6 +146,7 @@ __all__ = [
     "PAIRING_TIMEOUT",
     "EnteredSwiss",
     "TournamentService",
+    "created_and_entered",
     "entered_swiss",
     "round_in_play",
     "seat_token",

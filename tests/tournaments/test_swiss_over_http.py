@@ -9,18 +9,15 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 import requests
-from redis import Redis
 from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.competition import Bye, Result, swiss_standings
 from service.competition.dealing import dealer_balance, last_dealt
-from service.devtools.embedded_redis import EmbeddedRedis
 from service.engine import Variant, replay
 from service.game.clock import TimeControl
 from service.game.pools import pool_of
@@ -29,9 +26,14 @@ from service.jobs.tournaments import game_job_id, round_job_id
 from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import auth
 from tests.support.log import log_events
-from tests.support.players import new_app, register_over_http
+from tests.support.players import new_app
 from tests.support.receiver import Receiver
-from tests.support.servers import LiveServer, WorkerProcess
+from tests.support.servers import WorkerProcess
+from tests.support.tournaments import (
+    TournamentService,
+    created_and_entered,
+    tournament_service,
+)
 from tests.support.waiting import wait_until
 
 #: Bounds a hang of one round's pairing or the whole tournament's end, never a speed.
@@ -43,66 +45,34 @@ LOOPBACK_HOOKS = {"SCHNAPSEN_WEBHOOK_ALLOW_ADDRESSES": "127.0.0.1/32"}
 RECOVERY_TIMEOUT = 4 * ROUND_TIMEOUT
 
 
-@dataclass
-class Swiss:
-    url: str
-    redis_url: str
-    database: str
-    redis: Redis
-
-
 @pytest.fixture(scope="module")
-def swiss(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swiss]:
+def swiss(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TournamentService]:
     """A live server whose records live in a SQLite database (workers are the tests'), on
     a Redis of its own: another module's worker (the session's, which has no database of
     record) would take its tournaments' jobs and fail them."""
     folder = tmp_path_factory.mktemp("swiss")
-    redis_server = EmbeddedRedis(folder / "redis").start()
-    database = f"sqlite:///{folder / 'records.sqlite3'}"
-    server = LiveServer(
-        redis_server.url, workers=1, env={"SCHNAPSEN_ARCHIVE_URL": database, **LOOPBACK_HOOKS}
-    )
-    try:
-        yield Swiss(server.url, redis_server.url, database, Redis.from_url(redis_server.url))
-    finally:
-        server.stop()
-        redis_server.stop()
+    with tournament_service(folder, workers=0, env=LOOPBACK_HOOKS) as service:
+        yield service
 
 
-def worker(swiss: Swiss) -> WorkerProcess:
-    return WorkerProcess(swiss.redis_url, SCHNAPSEN_ARCHIVE_URL=swiss.database, **LOOPBACK_HOOKS)
+def worker(swiss: TournamentService) -> WorkerProcess:
+    return swiss.new_worker()
 
 
 def entered_tournament(
-    swiss: Swiss, redis_client, players: int, rounds: int, clock: dict | None = None
+    swiss: TournamentService, redis_client, players: int, rounds: int, clock: dict | None = None
 ):
     """A Swiss of ``players`` new players of a new app, starting now: (app, id, tokens)."""
     app = new_app(redis_client)
     more = {} if clock is None else {"clock": clock}
-    answer = requests.post(
-        f"{swiss.url}/v1/tournaments",
-        json={"name": "Friday Swiss", "rounds": rounds, "starts_in": 3, **more},
-        headers=app.headers,
-        timeout=30,
-    )
-    assert answer.status_code == 201, answer.text
-    tournament = answer.json()
+    body = {"name": "Friday Swiss", "rounds": rounds, "starts_in": 3, **more}
+    tournament, tokens = created_and_entered(swiss.url, app, body, players)
     assert (tournament["status"], tournament["round"], tournament["players"]) == ("created", 0, 0)
-    tokens: dict[str, str] = {}
-    for index in range(players):
-        player = register_over_http(swiss.url, app.headers, f"Player {index}")
-        tokens[player["player"]["player_id"]] = player["token"]
-        joined = requests.post(
-            f"{swiss.url}/v1/tournaments/{tournament['tournament_id']}/entries",
-            headers=auth(player["token"]),
-            timeout=30,
-        )
-        assert joined.status_code == 201, joined.text
     return app, tournament["tournament_id"], tokens
 
 
 def play_round(
-    swiss: Swiss,
+    swiss: TournamentService,
     tid: str,
     number: int,
     tokens: dict[str, str],
@@ -150,7 +120,9 @@ def play_round(
     return boards
 
 
-def finished(swiss: Swiss, tid: str, token: str, timeout: float = ROUND_TIMEOUT) -> dict:
+def finished(
+    swiss: TournamentService, tid: str, token: str, timeout: float = ROUND_TIMEOUT
+) -> dict:
     def over() -> dict | None:
         answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}", headers=auth(token), timeout=30)
         return answer.json() if answer.json()["status"] == "finished" else None
@@ -158,7 +130,9 @@ def finished(swiss: Swiss, tid: str, token: str, timeout: float = ROUND_TIMEOUT)
     return wait_until(over, timeout, "the tournament's end")
 
 
-def check_played(swiss: Swiss, tid: str, token: str, rounds: list[dict], players: set[str]):
+def check_played(
+    swiss: TournamentService, tid: str, token: str, rounds: list[dict], players: set[str]
+):
     """Every round paired every player once (a board or the bye), no pair met twice, and
     the stored standings, read page by page, equal the recomputation from the games."""
     met: set[frozenset[str]] = set()
@@ -195,7 +169,7 @@ def check_played(swiss: Swiss, tid: str, token: str, rounds: list[dict], players
     ] == [(s.rank, s.player, s.points, s.buchholz, s.sonneborn_berger) for s in expected]
 
 
-def check_first_dealers(swiss: Swiss, rounds: list[dict]) -> None:
+def check_first_dealers(swiss: TournamentService, rounds: list[dict]) -> None:
     """Each game's first deal is dealt by its board's dealer (seat 0), whom the pairing
     chose by the dealer balance of the rounds before: the lower balance deals; on equal
     balances, the player who did not deal first last time."""

@@ -157,3 +157,70 @@ def test_of_many_claims_of_one_round_at_once_exactly_one_is_kept(database):
         assert (kept.seed, [b.game_id for b in kept.boards]) == (f"seed-{winner}", [f"g{winner}"])
     finally:
         db.close()
+
+
+def arena(tid: str = "a1", ends_ms: int = 60_000) -> Tournament:
+    return Tournament(
+        id=tid,
+        app="app1",
+        kind="arena",
+        name="Evening arena",
+        variant="head",
+        clock={"seconds_per_move": 60, "on_timeout": "lose"},
+        rounds=0,
+        starts_ms=5_000,
+        created_ms=1_000,
+        ends_ms=ends_ms,
+    )
+
+
+def test_of_many_arena_pairings_of_one_player_at_once_one_is_kept(database):
+    """Each arena pairing is a round of its own number, so no key stops two of them: the
+    claim's turn-taking does (SQLite's one writer, PostgreSQL's advisory lock), and the
+    claim that comes second sees the player on a board still played."""
+    setup = open_records_database(database)
+    try:
+        records = TournamentRecords(setup)
+        records.create(arena())
+        for player in ("p1", *[f"q{i}" for i in range(6)]):
+            records.join("a1", player, 1500.0, 2_000)
+    finally:
+        setup.close()
+    start = threading.Barrier(6)
+
+    def claim(index: int) -> bool:
+        db = open_records_database(database)
+        try:
+            boards = [Board(index + 1, 1, f"g{index}", "p1", f"q{index}")]
+            start.wait()
+            return TournamentRecords(db).claim_round(
+                "a1", index + 1, f"seed-{index}", 6_000, boards, None, entered_only=True
+            )
+        finally:
+            db.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        claimed = list(pool.map(claim, range(6)))
+    assert claimed.count(True) == 1
+    db = open_records_database(database)
+    try:
+        boards = TournamentRecords(db).every_board("a1")
+        assert [b.game_id for b in boards] == [f"g{claimed.index(True)}"]
+    finally:
+        db.close()
+
+
+def test_an_arena_pairing_after_its_end_or_of_a_paused_player_is_refused(records):
+    writer, reader = records
+    writer.create(arena(ends_ms=60_000))
+    for player in ("p1", "p2", "p3"):
+        writer.join("a1", player, 1500.0, 2_000)
+    writer.withdraw("a1", "p3", 3_000)  # paused
+
+    paused = [Board(1, 1, "g1", "p1", "p3")]
+    assert not writer.claim_round("a1", 1, "s1", 6_000, paused, None, entered_only=True)
+    late = [Board(1, 1, "g2", "p1", "p2")]
+    assert not reader.claim_round("a1", 1, "s2", 60_000, late, None, entered_only=True)
+    assert reader.every_board("a1") == []
+    assert reader.claim_round("a1", 1, "s3", 59_999, late, None, entered_only=True)
+    assert [b.game_id for b in writer.every_board("a1")] == ["g2"]

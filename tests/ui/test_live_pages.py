@@ -109,3 +109,30 @@ def test_a_game_in_play_is_listed_and_its_live_board_follows_each_move(live_serv
         assert page.is_visible("#live-empty")
         check_layout(page, "the empty list")
         context.close()
+
+
+def test_a_wrong_key_shows_the_problem_and_the_right_key_then_lists_the_games(
+    live_server, redis_client
+):
+    base = live_server.url
+    app = new_app(redis_client)
+    game = call("POST", f"{base}/v1/games", json={"opponent": {"type": "bot", "level": "random"}},
+                headers=app.headers)  # fmt: skip
+
+    with chromium() as browser:
+        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.goto(f"{base}/live/")
+        page.fill("#live-key", "not-a-key-of-any-app")
+        page.tap("#live-show")
+        page.wait_for_selector("#problem:not([hidden])")
+        assert "401" in page.inner_text("#problem")
+        check_layout(page, "the list refused")
+
+        # The right key takes over: the problem goes, the game is listed.
+        page.fill("#live-key", app.key)
+        page.tap("#live-show")
+        page.wait_for_selector(f'#live-list li[data-game="{game["game_id"]}"] a')
+        page.wait_for_selector("#problem", state="hidden")
+        context.close()

@@ -17,8 +17,10 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from tests.support.arenas import entered_arena
 from tests.support.browser import PageWatch, check_layout, chromium, screenshot
 from tests.support.http import auth
+from tests.support.players import new_app
 from tests.support.tournaments import (
     TournamentService,
     entered_swiss,
@@ -136,5 +138,57 @@ def test_a_running_swiss_shows_its_standings_and_opens_one_of_its_boards(tournam
         assert headings == ["Tabelle", "Tische im Spiel"]
         check_layout(page, "the standings in German")
         screenshot(page, "tournament-390x844-04-german")
+        assert watch.errors == []
+        context.close()
+
+
+def test_a_running_arena_shows_its_standings_without_tiebreaks(tournament_service):
+    """An arena's page: its end time and pairings among the facts, its table by points and
+    games (no Buchholz or Sonneborn-Berger: an arena has none), and its boards being
+    played; a board that ends leaves the list and its winner's two points show."""
+    service = tournament_service
+    app = new_app(service.redis)
+    arena = entered_arena(service.url, app, players=6, duration=120, starts_in=1)
+    tid = arena.tournament_id
+
+    def in_play() -> list[dict] | None:
+        boards = requests.get(f"{service.url}/v1/tournaments/{tid}/boards",
+                              headers=app.headers, timeout=30).json()["boards"]  # fmt: skip
+        made = all(requests.get(f"{service.url}/v1/games/{b['game_id']}", timeout=30).ok
+                   for b in boards)  # fmt: skip
+        return boards if len(boards) == 3 and made else None
+
+    boards = wait_until(in_play, REFRESH_TIMEOUT, "the arena's first boards")
+    with chromium() as browser:
+        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        watch = PageWatch(page)
+        page.goto(f"{service.url}/tournament/?id={tid}&lang=en")
+        page.fill("#tournament-key", app.key)
+        page.tap("#tournament-show")
+        page.wait_for_selector('body[data-state="shown"]')
+        facts = page.inner_text("#tournament-facts")
+        assert "arena until" in facts and "1 pairing" in facts and "6 players" in facts, facts
+        assert [len(line) for line in rows(page)] == [4] * 6
+        hidden = page.eval_on_selector_all("th.tiebreak", "ths => ths.map(th => th.hidden)")
+        assert hidden == [True, True]
+        assert set(board_links(page)) == {b["game_id"] for b in boards}
+        check_layout(page, "a running arena's standings")
+        screenshot(page, "tournament-390x844-05-arena")
+
+        ended = boards[0]
+        own = requests.get(f"{service.url}/v1/tournaments/{tid}/boards",
+                           headers=auth(arena.tokens[ended["dealer"]]), timeout=30).json()  # fmt: skip
+        [mine] = [b["token"] for b in own["boards"] if b["game_id"] == ended["game_id"]]
+        resigned = requests.post(f"{service.url}/v1/games/{ended['game_id']}/resign",
+                                 headers=auth(mine), timeout=30)  # fmt: skip
+        assert resigned.status_code == 200, resigned.text
+        wait_until(
+            lambda: ended["game_id"] not in board_links(page) and rows(page)[0][2] == "2",
+            REFRESH_TIMEOUT,
+            "the page to drop the ended board and count its winner's points",
+        )
+        check_layout(page, "an arena's standings after a board ended")
         assert watch.errors == []
         context.close()

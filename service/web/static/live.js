@@ -2,9 +2,10 @@
 // read with the app's client key or a player's token (kept in this tab only). Each
 // game links to its live board (/watch/). The list is read again every few seconds.
 
-import { api, el, problemText } from "./cards.js";
+import { api, el } from "./cards.js";
 import { W } from "./words.js";
 import { $ } from "./table.js";
+import { gameLine, refresher, seatName, showError } from "./following.js";
 
 /** Where the key typed in is kept (this tab only); the tournament page shares it. */
 export const LIVE_KEY = "schnapsen:live-key";
@@ -13,9 +14,8 @@ const POOLS = [
   "head-blitz", "head-rapid", "head-classical", "head-untimed",
   "tracked-blitz", "tracked-rapid", "tracked-classical", "tracked-untimed",
 ];
-const REFRESH_MS = 5000;
+const follow = refresher([401]);
 
-let generation = 0;
 let next = null; // the next page's cursor
 
 function query(cursor) {
@@ -26,32 +26,11 @@ function query(cursor) {
   return `/v1/games/live?${params}`;
 }
 
-function showProblem(error) {
-  $("problem").hidden = !error;
-  $("problem").textContent = error ? problemText(error) : "";
-}
-
-/** "Anna (1688)", "Bot (random) (1000)", "Player 2": a seat as the list names it. */
-export function seatName(seat) {
-  const who = seat.name || (seat.type === "bot" ? W.bot(seat.level) : W.player(seat.seat + 1));
-  return seat.rating === null ? who : `${who} (${seat.rating})`;
-}
-
 function entry(game) {
-  const [a, b] = game.players;
   const facts = [game.pool, game.rated ? W.liveRated : W.liveCasual];
   if (game.rating !== null) facts.push(W.liveRating(game.rating));
   facts.push(W.liveVersion(game.version));
-  return el(
-    "li",
-    { dataset: { game: game.game_id } },
-    el(
-      "a",
-      { href: game.links.board },
-      el("span", { class: "who" }, `${seatName(a)} \u2013 ${seatName(b)}`),
-      el("span", { class: "what" }, facts.join(" \u00b7 ")),
-    ),
-  );
+  return gameLine(game, facts.join(" \u00b7 "));
 }
 
 async function showFeatured(token) {
@@ -70,9 +49,9 @@ async function showFeatured(token) {
   }
 }
 
-async function show(token, mine) {
+async function show(token, current) {
   const page = await api("GET", query(null), { token });
-  if (mine !== generation) return;
+  if (!current()) return;
   await showFeatured(token);
   $("live-list").replaceChildren(...page.games.map(entry));
   $("live-empty").hidden = page.games.length > 0;
@@ -90,20 +69,6 @@ async function more() {
   $("live-more").hidden = !next;
 }
 
-async function follow(token) {
-  const mine = ++generation;
-  while (mine === generation) {
-    try {
-      await show(token, mine);
-      showProblem(null);
-    } catch (error) {
-      showProblem(error);
-      if (error.status === 401) return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
-  }
-}
-
 export function startLive() {
   $("live-pool").append(...POOLS.map((pool) => el("option", { value: pool }, pool)));
   const stored = sessionStorage.getItem(KEY);
@@ -112,9 +77,9 @@ export function startLive() {
     event.preventDefault();
     const token = $("live-key").value.trim();
     sessionStorage.setItem(KEY, token);
-    follow(token);
+    follow((current) => show(token, current));
   });
-  $("live-more").addEventListener("click", () => more().catch(showProblem));
+  $("live-more").addEventListener("click", () => more().catch(showError));
   document.body.dataset.state = "setup";
-  if (stored) follow(stored);
+  if (stored) follow((current) => show(stored, current));
 }

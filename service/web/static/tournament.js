@@ -3,22 +3,17 @@
 // the app's client key or a player's token (kept in this tab, shared with /live/), and
 // read again every few seconds. The page decides nothing: it draws the API's answers.
 
-import { api, el, problemText } from "./cards.js";
+import { api, el } from "./cards.js";
 import { W } from "./words.js";
 import { $ } from "./table.js";
-import { LIVE_KEY, seatName } from "./live.js";
+import { gameLine, refresher } from "./following.js";
+import { LIVE_KEY } from "./live.js";
 
 const PAGE_SIZE = 20;
-const REFRESH_MS = 5000;
+const follow = refresher([401, 404, 422]);
 
-let generation = 0;
 let offset = 0; // the first line of the standings shown
 const names = new Map(); // player id -> display name (null: none to show)
-
-function showProblem(error) {
-  $("problem").hidden = !error;
-  $("problem").textContent = error ? problemText(error) : "";
-}
 
 /** The display names of the players not yet known, read once each. */
 async function learnNames(ids, token) {
@@ -42,22 +37,26 @@ function showTournament(tournament) {
   document.title = `Schnapsen: ${tournament.name}`;
 }
 
-function standingRow(line) {
+/** A line of the table; an arena's has no tiebreaks (Buchholz, Sonneborn-Berger). */
+function standingRow(line, arena) {
   const who = names.get(line.player_id) || line.player_id;
+  const tiebreaks = arena
+    ? []
+    : [el("td", {}, String(line.buchholz)), el("td", {}, String(line.sonneborn_berger))];
   return el(
     "tr",
     { dataset: { player: line.player_id } },
     el("td", {}, String(line.rank)),
     el("td", { class: "who" }, who),
     el("td", {}, String(line.points)),
-    el("td", {}, String(line.buchholz)),
-    el("td", {}, String(line.sonneborn_berger)),
+    ...tiebreaks,
     el("td", {}, String(line.games)),
   );
 }
 
-function showStandings(table) {
-  $("standings").replaceChildren(...table.standings.map(standingRow));
+function showStandings(table, arena) {
+  for (const head of document.querySelectorAll("th.tiebreak")) head.hidden = arena;
+  $("standings").replaceChildren(...table.standings.map((line) => standingRow(line, arena)));
   $("standings-empty").hidden = table.total > 0;
   const last = Math.min(offset + table.standings.length, table.total);
   $("standings-where").textContent = table.total ? W.standingsWhere(offset + 1, last, table.total) : "";
@@ -67,17 +66,7 @@ function showStandings(table) {
 }
 
 function board(game) {
-  const [a, b] = game.players;
-  return el(
-    "li",
-    { dataset: { game: game.game_id } },
-    el(
-      "a",
-      { href: game.links.board },
-      el("span", { class: "who" }, `${seatName(a)} \u2013 ${seatName(b)}`),
-      el("span", { class: "what" }, W.liveVersion(game.version)),
-    ),
-  );
+  return gameLine(game, W.liveVersion(game.version));
 }
 
 /** Every board of the tournament in play: the live listing, page after page. */
@@ -95,7 +84,7 @@ async function boardsInPlay(id, token) {
   return games;
 }
 
-async function show(id, token, mine) {
+async function show(id, token, current) {
   const path = `/v1/tournaments/${encodeURIComponent(id)}`;
   const [tournament, table, games] = await Promise.all([
     api("GET", path, { token }),
@@ -103,28 +92,13 @@ async function show(id, token, mine) {
     boardsInPlay(id, token),
   ]);
   await learnNames(table.standings.map((line) => line.player_id), token);
-  if (mine !== generation) return;
+  if (!current()) return;
   showTournament(tournament);
-  showStandings(table);
+  showStandings(table, tournament.kind === "arena");
   $("tournament-boards").replaceChildren(...games.map(board));
   $("tournament-no-boards").hidden = games.length > 0;
   document.body.dataset.state = "shown";
   document.body.dataset.tournament = tournament.status;
-}
-
-async function follow(id, token) {
-  const mine = ++generation;
-  while (mine === generation) {
-    try {
-      await show(id, token, mine);
-      showProblem(null);
-    } catch (error) {
-      if (mine !== generation) return;
-      showProblem(error);
-      if ([401, 404, 422].includes(error.status)) return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
-  }
 }
 
 function start() {
@@ -135,7 +109,7 @@ function start() {
   const url = new URL(location.href);
   url.searchParams.set("id", id);
   history.replaceState(null, "", url);
-  follow(id, token);
+  follow((current) => show(id, token, current));
 }
 
 function turn(by) {

@@ -11,6 +11,9 @@ export const LANGUAGES = { en: "English", de: "Deutsch" };
 export const STORED_LANGUAGE = "schnapsen:lang";
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+/** A time of day (HH:MM, the reader's own zone) from seconds since the epoch. */
+const clockTime = (seconds) =>
+  new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 const EN = {
   you: "You",
@@ -155,7 +158,10 @@ const EN = {
   // a tournament's page
   tournamentFacts: (t) =>
     `${{ created: "entries open", started: "being played", finished: "over" }[t.status] || t.status}` +
-    ` · round ${t.round} of ${t.rounds} · ${plural(t.players, "player", "players")}`,
+    (t.kind === "arena"
+      ? ` · arena until ${clockTime(t.ends_at)} · ${plural(t.round, "pairing", "pairings")}`
+      : ` · round ${t.round} of ${t.rounds}`) +
+    ` · ${plural(t.players, "player", "players")}`,
   standingsWhere: (first, last, total) => `${first}–${last} of ${total}`,
   // pages.js
   pages: {
@@ -303,7 +309,10 @@ const DE = {
   watchNoGame: "Diese Adresse nennt keine Partie: öffne eine aus der Liste der laufenden Partien.",
   tournamentFacts: (t) =>
     `${{ created: "Anmeldung offen", started: "läuft", finished: "beendet" }[t.status] || t.status}` +
-    ` · Runde ${t.round} von ${t.rounds} · ${plural(t.players, "Spieler", "Spieler")}`,
+    (t.kind === "arena"
+      ? ` · Arena bis ${clockTime(t.ends_at)} · ${plural(t.round, "Paarung", "Paarungen")}`
+      : ` · Runde ${t.round} von ${t.rounds}`) +
+    ` · ${plural(t.players, "Spieler", "Spieler")}`,
   standingsWhere: (first, last, total) => `${first}–${last} von ${total}`,
   pages: {
     play: ["", "gegen einen Bot oder zu zweit spielen"],

@@ -27,9 +27,9 @@ from service.engine.cards import parse_cards
 from service.game.commands import Acted, NewGame, Opponent
 from service.game.problem_codes import ProblemCode
 from service.game.problems import InvalidRequest, Problem, VersionConflict
-from service.store.client_games import Listed
 from service.web import examples, limits
 from service.web.callers import client_app, current_caller, current_player, seat_token
+from service.web.cursors import cursor_of
 from service.web.game_answers import (
     listed_game,
     rematch_shown,
@@ -143,15 +143,7 @@ def list_games(query: dict[str, Any]):
     and still have a next cursor (statuses are read from the games' logs).
     """
     client = client_app("listing your games")
-    after = None
-    if "cursor" in query:
-        try:
-            after = Listed.decode(query["cursor"])
-        except ValueError:
-            raise Problem(
-                "cursor is not the next_cursor of a page of this listing",
-                code=ProblemCode.INVALID_CURSOR,
-            ) from None
+    after = cursor_of(query)
     page = games().list_games(
         client.id, status=query.get("status"), after=after, limit=query["limit"]
     )

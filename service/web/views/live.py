@@ -13,12 +13,12 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE
 
 from schemas.live import LiveGameListSchema, LiveGameSchema, LiveGamesQuerySchema
-from service.game.log import Listed
 from service.game.pools import Pool
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Problem
 from service.web import examples
 from service.web.callers import player_or_client
+from service.web.cursors import cursor_of
 from service.web.live_answers import featured, live_entry, live_page
 from service.web.operations import PLAYER_OR_APP, V1, operation
 from service.web.services import games, services
@@ -43,15 +43,7 @@ def list_live_games(query: dict[str, Any]):
     `links`: the spectator's view and stream.
     """
     app, _player = player_or_client("listing your app's live games")
-    after = None
-    if "cursor" in query:
-        try:
-            after = Listed.decode(query["cursor"])
-        except ValueError:
-            raise Problem(
-                "cursor is not the next_cursor of a page of this listing",
-                code=ProblemCode.INVALID_CURSOR,
-            ) from None
+    after = cursor_of(query)
     pool = Pool.parse(query["pool"]) if "pool" in query else None
     tournament = query.get("tournament")
     if tournament is not None:

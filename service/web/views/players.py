@@ -32,6 +32,7 @@ from service.store.archived_log import ArchivedLog
 from service.store.players import PlayersFull, UnknownPlayer
 from service.web import examples
 from service.web.callers import client_app, player_or_client, required_player
+from service.web.cursors import cursor_of
 from service.web.idempotency import answer_names_player, idempotent
 from service.web.operations import BODY, CLIENT_KEY, PLAYER, PLAYER_OR_APP, V1, operation
 from service.web.player_answers import (
@@ -116,15 +117,7 @@ def _after(query: dict[str, Any]) -> Listed | None:
     """Where a page starts: after the cursor's place (None: at the newest). The other ways
     of paging (``offset``, ``before``) count from there: OpenAPI describes a listing's
     parameters one by one, so each combination the document allows reads a page."""
-    if "cursor" not in query:
-        return None
-    try:
-        return Listed.decode(query["cursor"])
-    except ValueError:
-        raise Problem(
-            "cursor is not the next_cursor of a page of this listing",
-            code=ProblemCode.INVALID_CURSOR,
-        ) from None
+    return cursor_of(query)
 
 
 @blp.route("/players/<player_id>/ratings", methods=["GET"])

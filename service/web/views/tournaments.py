@@ -1,9 +1,12 @@
-"""Tournaments: an app makes a Swiss for its players, who join and withdraw; anyone of the
-app reads it, its standings and its boards (docs/api.md, "Tournaments").
+"""Tournaments: an app makes a Swiss or an arena for its players, who join and withdraw
+(an arena's pause and come back); anyone of the app reads it, its standings and its
+boards (docs/api.md, "Tournaments").
 
 The tournament lasts in the database of record (``service.store.tournament_records``);
 its rounds are paired by a worker (``workers.tournaments``), the first at the start this
-view schedules, each later one when the round before has ended.
+view schedules, each later one when the round before has ended. An arena's pairings are
+made by a worker as games end and players join (``workers.arenas``), until the end this
+view schedules too.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from service.game.players import Player
 from service.game.pools import Pool, pool_of
 from service.game.problem_codes import ProblemCode
 from service.game.problems import Conflict, GameNotFound, Problem
-from service.jobs.tournaments import schedule_round
+from service.jobs.tournaments import schedule_end, schedule_round
 from service.store.tournament_records import (
     MAX_UNFINISHED_PER_APP,
     Tournament,
+    TournamentKind,
     TournamentRecords,
     TournamentStatus,
 )
@@ -81,6 +85,10 @@ def _view(tournament: Tournament, players: int | None = None) -> dict[str, Any]:
         "clock": tournament.clock,
         "rounds": tournament.rounds,
         "round": tournament.round,
+        "duration": None
+        if tournament.ends_ms is None
+        else (tournament.ends_ms - tournament.starts_ms) // 1000,
+        "ends_at": None if tournament.ends_ms is None else tournament.ends_ms / 1000,
         "status": tournament.status.value,
         "starts_at": tournament.starts_ms / 1000,
         "created": tournament.created_ms / 1000,
@@ -95,8 +103,13 @@ def tournament_pool(tournament: Tournament) -> Pool:
 
 
 def _open(tournament: Tournament) -> None:
-    """409 once no round is left to enter or leave: finished, or its last round paired."""
-    if tournament.status is TournamentStatus.FINISHED or tournament.round >= tournament.rounds:
+    """409 once no round is left to enter or leave: finished, or its last round paired (an
+    arena: its time is up)."""
+    if tournament.arena:
+        over = tournament.over_at(int(time.time() * 1000))
+    else:
+        over = tournament.round >= tournament.rounds
+    if tournament.status is TournamentStatus.FINISHED or over:
         raise Conflict(
             f"tournament {tournament.id} has no round left to enter or leave",
             code=ProblemCode.TOURNAMENT_FINISHED,
@@ -109,17 +122,22 @@ def _open(tournament: Tournament) -> None:
 @operation(blp, "createTournament", security=CLIENT_KEY, problems=BODY + (409,))
 @idempotent
 def create_tournament(body: dict[str, Any]):
-    """Create a Swiss tournament for your app's players (with your client key).
+    """Create a Swiss or an arena tournament for your app's players (with your client key).
 
     Its players join (`POST /v1/tournaments/{id}/entries`, with their tokens)
-    before its start and between rounds. A worker pairs the first round at
+    before its start and between rounds. A worker pairs a Swiss's first round at
     `starts_in` seconds after its creation, each later round once every game of the round before has
-    ended, and ends the tournament after its last round. Its games are
+    ended, and ends the tournament after its last round. An arena starts at
+    `starts_in` and lasts `duration` seconds: its players join, pause and come back at
+    any time, and whoever is free is paired at once with a free player close in the
+    standings; games started before its end are played out and count. Its games are
     ordinary rated games, with the tournament's variant and clock.
     """
     app = client_app("creating a tournament")
     now = time.time()
     clock = clock_body(time_control(body.get("clock")))
+    starts_ms = int((now + body["starts_in"]) * 1000)
+    arena = body["kind"] == TournamentKind.ARENA.value
     tournament = Tournament(
         id="tn_" + secrets.token_hex(8),
         app=app.id,
@@ -127,9 +145,10 @@ def create_tournament(body: dict[str, Any]):
         name=body["name"],
         variant=body["variant"],
         clock=clock,
-        rounds=body["rounds"],
-        starts_ms=int((now + body["starts_in"]) * 1000),
+        rounds=0 if arena else body["rounds"],
+        starts_ms=starts_ms,
         created_ms=int(now * 1000),
+        ends_ms=starts_ms + body["duration"] * 1000 if arena else None,
     )
     records = _records()
     if records.unfinished(app.id) >= MAX_UNFINISHED_PER_APP:
@@ -141,6 +160,10 @@ def create_tournament(body: dict[str, Any]):
     schedule_round(
         queues(), tournament.id, 1, datetime.fromtimestamp(tournament.starts_ms / 1000, UTC)
     )
+    if tournament.ends_ms is not None:
+        schedule_end(
+            queues(), tournament.id, datetime.fromtimestamp(tournament.ends_ms / 1000, UTC)
+        )
     return _view(tournament, 0), 201, {"Location": f"/v1/tournaments/{tournament.id}"}
 
 
@@ -159,7 +182,8 @@ def get_tournament(tournament_id: str):
 @idempotent
 def join_tournament(tournament_id: str):
     """Enter a tournament of your app (again, after a withdrawal): you are paired from
-    its next round. Entering twice changes nothing. A retry with the same
+    its next round; in an arena (again after a pause), as soon as another player is free.
+    Entering twice changes nothing. A retry with the same
     `Idempotency-Key` answers the first answer again and enters nobody again (after a
     withdrawal in between, you stay withdrawn)."""
     player = required_player()
@@ -167,6 +191,8 @@ def join_tournament(tournament_id: str):
     _open(tournament)
     rating = player.rating_in(tournament_pool(tournament)).rating
     _records().join(tournament.id, player.id, rating, int(time.time() * 1000))
+    if tournament.arena and tournament.status is TournamentStatus.STARTED:
+        schedule_round(queues(), tournament.id, tournament.round + 1, datetime.now(UTC))
     return _entry(tournament, player, "entered"), 201
 
 
@@ -175,7 +201,8 @@ def join_tournament(tournament_id: str):
 @operation(blp, "withdrawFromTournament", security=PLAYER, problems=_TOURNAMENT + (409,))
 def withdraw_from_tournament(tournament_id: str):
     """Withdraw: you are paired in no later round; your results stay in the standings.
-    A game of yours being played is played out."""
+    A game of yours being played is played out. In an arena this is a pause (status
+    `paused`): enter again to be paired again."""
     player = required_player()
     tournament = app_tournament(player.app, tournament_id)
     _open(tournament)
@@ -183,7 +210,7 @@ def withdraw_from_tournament(tournament_id: str):
         raise Conflict(
             f"you have no entry in tournament {tournament.id}", code=ProblemCode.NOT_ENTERED
         )
-    return _entry(tournament, player, "withdrawn")
+    return _entry(tournament, player, "paused" if tournament.arena else "withdrawn")
 
 
 def _entry(tournament: Tournament, player: Player, status: str) -> dict[str, Any]:
@@ -223,13 +250,15 @@ def get_tournament_standings(query: dict[str, Any], tournament_id: str):
 @blp.response(200, BoardsSchema, example=examples.BOARDS)
 @operation(blp, "getTournamentBoards", security=PLAYER_OR_APP, problems=_TOURNAMENT)
 def get_tournament_boards(tournament_id: str):
-    """The boards of the latest round paired: each an ordinary game to read or watch.
-    A player's own board also carries the player's seat and seat token."""
+    """The boards of the latest round paired (an arena: every board being played): each
+    an ordinary game to read or watch. A player's own board also carries the player's
+    seat and seat token."""
     app, player = player_or_client("reading a tournament")
     tournament = app_tournament(app, tournament_id)
-    paired = _records().paired_round(tournament.id, tournament.round)
+    paired = None if tournament.arena else _records().paired_round(tournament.id, tournament.round)
+    shown_boards = _records().in_play(tournament.id) if tournament.arena else ()
     boards: list[dict[str, Any]] = []
-    for board in () if paired is None else paired.boards:
+    for board in shown_boards if paired is None else paired.boards:
         shown: dict[str, Any] = {
             "round": board.round,
             "board": board.board,
