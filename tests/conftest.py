@@ -24,7 +24,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.jobs.watch import JobWatcher
 from service.live.watcher import LogWatcher
 from tests.support.http import Api
-from tests.support.lanes import LANES, SHARED_LANES
+from tests.support.lanes import LANES, SHARED_LANES, SYSTEM_CALLS
 from tests.support.paths import REPO, SECRET
 from tests.support.postgres import PostgresServer
 from tests.support.scheduling import make_scheduler, unit_of
@@ -148,7 +148,8 @@ def worker(redis_url: str) -> Iterator[WorkerProcess]:
 #      or the store, in this process; or a PostgreSQL server (``postgres_url``, or a
 #      module that starts one: ``PostgresServer(``), the archive's. A test that needs
 #      PostgreSQL for one parameter only (the archive's back ends) carries the lane
-#      on that parameter itself (rule 1);
+#      on that parameter itself (rule 1), but never in a module that starts the
+#      service's processes, whose every run is system (tests/test_lanes.py);
 #   5. unit: anything else (plain functions, files of the repository).
 
 FOLDER_LANES = {
@@ -172,8 +173,6 @@ SYSTEM_FIXTURES = frozenset(
         "tournament_service",
     }
 )
-#: What a test module writes when it starts such processes itself.
-SYSTEM_CALLS = ("LiveServer(", "WorkerProcess(", "RunCommand(", "subprocess.Popen(")
 #: Fixtures that are, or start, a Redis server (or the archive's PostgreSQL server).
 REDIS_FIXTURES = frozenset(
     {"redis_url", "own_redis", "lone_redis", "persistent_redis", "postgres_url"}

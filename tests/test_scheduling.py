@@ -18,6 +18,7 @@ from tests.support.scheduling import (
     UNKNOWN_TEST_SECONDS,
     ModuleCost,
     costliest_first,
+    fold_costs,
     read_known_costs,
     unit_cost,
     unit_of,
@@ -25,7 +26,9 @@ from tests.support.scheduling import (
 
 
 def test_each_module_runs_on_one_worker_under_the_test_commands_distribution():
-    modules = ["tests/engine/test_core.py", "tests/game/test_glicko2.py"]
+    # Two modules of many quick tests (38 and 47, a tenth of a CPU second each), which
+    # a distribution test by test would spread over both workers.
+    modules = ["tests/engine/test_deal.py", "tests/engine/test_events.py"]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v"]
         + ["-n", "2", "--dist", "loadgroup", *modules],
@@ -74,3 +77,28 @@ def test_the_known_costs_name_modules_that_exist():
     assert known, "tests/known_costs.tsv is empty"
     gone = [module for module in known if not (REPO / module).is_file()]
     assert gone == [], f"modules no longer in the tree: {gone}"
+
+
+def test_the_table_from_a_run_counts_each_test_once_and_only_modules_of_the_tree():
+    """A test that runs pytest itself (tests/test_scheduling.py, tests/test_failure_reports.py)
+    writes its inner tests' lines into the same file: a node id seen again is not counted
+    twice, and a module outside the tree (a temporary one) gets no row."""
+    lines = [
+        "tests/engine/test_deal.py::test_a\t0.1\t0\t1.0\n",
+        "tests/engine/test_deal.py::test_b\t0.1\t0\t2.0\n",
+        "tests/engine/test_deal.py::test_a\t0.1\t0\t1.5\n",  # again, from an inner run
+        "test_lineless.py::test_passes\t0.0\t0\t0.1\n",  # a temporary module of an inner run
+        "tests/test_scheduling.py::test_x\t3.0\t5.0\t4.0\n",
+    ]
+    assert fold_costs(lines) == {
+        "tests/engine/test_deal.py": ModuleCost(3.0, 2),
+        "tests/test_scheduling.py": ModuleCost(4.0, 1),
+    }
+
+
+def test_every_test_module_has_a_known_cost():
+    """A module missing from the table counts half a second a test, so a long one goes out
+    among the last and runs alone at the end of the run (a benchmark of minutes did)."""
+    modules = {str(path.relative_to(REPO)) for path in (REPO / "tests").rglob("test_*.py")}
+    missing = sorted(modules - set(read_known_costs()))
+    assert missing == [], f"modules without a row in tests/known_costs.tsv: {missing}"

@@ -33,9 +33,10 @@ from tests.support.positions import random_states
 SPEC = Draft202012Validator({**component("Position"), "components": DOCUMENT["components"]})
 
 
-def real_positions() -> list[dict[str, Any]]:
+def real_positions(seeds: range) -> list[dict[str, Any]]:
+    """The seat to move's position at every step of one random game per seed and variant."""
     positions = []
-    for seed in range(5):
+    for seed in seeds:
         for variant in Variant:
             for state in random_states(seed, variant):
                 seat = state.to_move
@@ -43,12 +44,24 @@ def real_positions() -> list[dict[str, Any]]:
     return positions
 
 
-POSITIONS = real_positions()
+#: Five games of each variant, every step of them (about 1,250 positions).
+POSITIONS = real_positions(range(5))
+#: The first game of each variant, every step (about 250): the fast lanes' share.
+SAMPLE = real_positions(range(1))
 
 
-def test_every_position_a_real_deal_reaches_is_valid_for_the_spec():
-    assert len(POSITIONS) > 200
-    for position in POSITIONS:
+@pytest.mark.parametrize(
+    "positions",
+    [
+        pytest.param(SAMPLE, id="sample"),
+        pytest.param(POSITIONS, id="all", marks=pytest.mark.heavy),
+    ],
+)
+def test_every_position_a_real_deal_reaches_is_valid_for_the_spec(positions):
+    """The fast lanes check every position of one game per variant, the heavy lane of five
+    (the spec's validator takes about 14 ms a position)."""
+    assert len(positions) > 200
+    for position in positions:
         errors = [error.message for error in SPEC.iter_errors(position)]
         assert not errors, (position, errors[:3])
 

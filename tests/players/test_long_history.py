@@ -52,10 +52,8 @@ from tests.support.postgres import records_database
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
 
-BACK_ENDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
-]
+#: Both runs start gunicorn and workers: the system lane (tests/conftest.py), both alike.
+BACK_ENDS = ["sqlite", "postgresql"]
 #: The player's rated games: four times the games, and ten times the changes, Redis kept.
 GAMES = 2_000
 #: Of them, the games played over HTTP and rated by the worker.

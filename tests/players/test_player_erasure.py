@@ -38,10 +38,8 @@ from tests.support.receiver import Receiver
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
 
-BACK_ENDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
-]
+#: Both runs start gunicorn and workers: the system lane (tests/conftest.py), both alike.
+BACK_ENDS = ["sqlite", "postgresql"]
 #: Tricks each rated game plays before its loser resigns: both ratings move (RX7).
 TRICKS = 3
 

@@ -34,10 +34,8 @@ from tests.support.postgres import fresh_database, program
 from tests.support.servers import LiveServer, WorkerProcess
 from tests.support.waiting import wait_until
 
-BACK_ENDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
-]
+#: Both runs start gunicorn and workers: the system lane (tests/conftest.py), both alike.
+BACK_ENDS = ["sqlite", "postgresql"]
 #: The reads an app's key opens that hold no game in play (those live in Redis alone).
 READS = ("/v1/games?client=me", "/v1/games/export?client=me", "/v1/leaderboard")
 #: The reads a player's token opens ({id}: the player's id; {game}: the rated game).

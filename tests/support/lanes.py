@@ -11,3 +11,13 @@ FAST_LANES = ("unit", "redis")
 #: cluster's topology (six Redis nodes, three gunicorns, two RQ workers) starts once, not
 #: once per worker, and a single ``npm ci`` fills tests/contract/ts/node_modules.
 SHARED_LANES = ("cluster", "contract")
+#: What a test module writes when it starts processes of the service itself (gunicorn, RQ
+#: workers, the run command, or a deployment of them: tests/support/tournaments.py): its
+#: tests run in the ``system`` lane (tests/conftest.py).
+SYSTEM_CALLS = (
+    "LiveServer(",
+    "WorkerProcess(",
+    "RunCommand(",
+    "subprocess.Popen(",
+    "tournament_service(",
+)

@@ -103,14 +103,20 @@ def make_scheduler(config, log):
 
 def fold_costs(lines: Iterable[str]) -> dict[str, ModuleCost]:
     """SCHNAPSEN_TEST_COSTS lines (node id, CPU s, children's CPU s, wall s) summed per
-    module: its wall seconds and its number of tests."""
+    module: its wall seconds and its number of tests. A test that runs pytest itself
+    writes its inner tests' lines into the same file: a node id already counted is not
+    counted again, and a module that is not in the tree (a temporary one) gets no row."""
     seconds: dict[str, float] = {}
     tests: dict[str, int] = {}
+    seen: set[str] = set()
     for line in lines:
         fields = line.rstrip("\n").split("\t")
-        if len(fields) != 4:
+        if len(fields) != 4 or fields[0] in seen:
             continue
+        seen.add(fields[0])
         module = module_of(fields[0])
+        if not (REPO / module).is_file():
+            continue
         seconds[module] = seconds.get(module, 0.0) + float(fields[3])
         tests[module] = tests.get(module, 0) + 1
     return {module: ModuleCost(round(seconds[module], 1), tests[module]) for module in seconds}
