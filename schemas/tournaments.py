@@ -61,11 +61,14 @@ class CreateTournamentSchema(Schema):
             f"whole rule and a client's clock does not matter"
         ),
     )
-    #: What ``_kind_needs_its_length`` checks, in the document (``service.web.spec``).
+    #: What ``_kind_needs_its_length`` checks, in the document (``service.web.spec``). A
+    #: length that must be absent is ``not: {required: [...]}``, not a ``properties``
+    #: entry: linters that close every subschema with ``properties`` (Redocly's example
+    #: check) would otherwise read the branch as refusing every other field.
     openapi_extra: ClassVar[dict[str, Any]] = {
         "if": {"properties": {"kind": {"const": "arena"}}, "required": ["kind"]},
-        "then": {"properties": {"rounds": {"not": {}}}, "required": ["duration"]},
-        "else": {"properties": {"duration": {"not": {}}}, "required": ["rounds"]},
+        "then": {"required": ["duration"], "not": {"required": ["rounds"]}},
+        "else": {"required": ["rounds"], "not": {"required": ["duration"]}},
     }
 
     @validates_schema
