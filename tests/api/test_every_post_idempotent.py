@@ -16,12 +16,12 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-import yaml
 
 from service.web.openapi import OPENAPI_FILE, generate
 from tests.support.games import Game, new_game, to_move_view
 from tests.support.http import Api, ok, problem, session_from
 from tests.support.log import log_head, log_unchanged
+from tests.support.openapi_document import load_yaml
 from tests.support.servers import LiveServer
 from tests.support.waiting import wait_until
 
@@ -238,7 +238,7 @@ def test_retries_at_once_start_one_job_and_all_answer_it(server, redis_client):
 
 
 def test_the_document_offers_the_idempotency_key_on_every_post():
-    for document in (yaml.safe_load(generate()), yaml.safe_load(OPENAPI_FILE.read_text())):
+    for document in (load_yaml(generate()), load_yaml(OPENAPI_FILE.read_text())):
         missing = []
         for path, operations in document["paths"].items():
             post = operations.get("post")

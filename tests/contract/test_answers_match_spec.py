@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
 from service.engine.cards import Card
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
 from tests.contract.spec_check import Answer, RecordingClient, SpecChecker
 from tests.support.http import auth
+from tests.support.openapi_document import load_yaml
 from tests.support.servers import LiveServer
 from tests.support.waiting import wait_until
 
@@ -119,7 +119,7 @@ def play_to_the_end(seat: RecordingClient, spectator: RecordingClient, game_id: 
 
 
 def test_every_answer_of_a_whole_game_matches_the_spec(server, worker, redis_client):
-    document = yaml.safe_load(OPENAPI_FILE.read_text())
+    document = load_yaml(OPENAPI_FILE.read_text())
     answers: list[Answer] = []
     _, key = ClientRegistry(redis_client).create("contract test (answers)")
     app = RecordingClient(server.url, answers, {"X-Client-Key": key})

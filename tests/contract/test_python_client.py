@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
 from tests.support.contract import BIN, CONTRACT, run
+from tests.support.openapi_document import load_yaml
 
 EXAMPLE = CONTRACT / "python_example.py"
 
@@ -34,7 +33,7 @@ def test_the_generated_client_has_one_type_per_shared_component(python_client):
 
 def operations() -> dict[str, dict[str, Any]]:
     """The spec's operations by the name of their generated module (``getGame``: get_game)."""
-    document = yaml.safe_load(OPENAPI_FILE.read_text())
+    document = load_yaml(OPENAPI_FILE.read_text())
     return {re.sub(r"(?<!^)(?=[A-Z])", "_", op["operationId"]).lower(): op
             for item in document["paths"].values() for op in item.values()
             if isinstance(op, dict) and "operationId" in op}  # fmt: skip

@@ -11,17 +11,17 @@ import json
 from typing import Any
 
 import pytest
-import yaml
 
 from service.web.openapi import OPENAPI_FILE
 from tests.contract.spec_check import Answer, SpecChecker
+from tests.support.openapi_document import load_yaml
 
 GAME = "/v1/games/{game_id}"
 
 
 @pytest.fixture(scope="module")
 def checker() -> SpecChecker:
-    return SpecChecker(yaml.safe_load(OPENAPI_FILE.read_text()))
+    return SpecChecker(load_yaml(OPENAPI_FILE.read_text()))
 
 
 def answer(path: str, status: int, body: Any, media: str = "application/json") -> Answer:

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from redis import Redis
 
 from service.devtools.embedded_redis import EmbeddedRedis
@@ -38,6 +37,7 @@ from service.store.clients import ClientRegistry
 from service.web.openapi import OPENAPI_FILE
 from tests.contract.spec_check import Answer, SpecChecker
 from tests.support.contract import BIN, CONTRACT, TS, run
+from tests.support.openapi_document import load_yaml
 from tests.support.servers import LiveServer, WorkerProcess
 
 SETTINGS = {
@@ -104,7 +104,7 @@ def assert_0_mismatches(record: FlowRecord, also: frozenset[str] = frozenset()) 
     """Every answer and notice as the spec says, every notice and export line read as its
     generated type, and the flow met every part of the contract it is about (``FLOW``, and
     ``also``)."""
-    checker = SpecChecker(yaml.safe_load(OPENAPI_FILE.read_text()))
+    checker = SpecChecker(load_yaml(OPENAPI_FILE.read_text()))
     mismatches = [found for answer in record.answers for found in checker.mismatches(answer)]
     mismatches += [found for got in record.notices
                    for found in checker.notice_mismatches(got["body"].encode(), got["headers"])]  # fmt: skip

@@ -10,7 +10,17 @@ import yaml
 
 from service.web.openapi import OPENAPI_FILE
 
-DOCUMENT: dict[str, Any] = yaml.safe_load(OPENAPI_FILE.read_text())
+#: libyaml's parser where PyYAML was built with it (five times quicker on a document
+#: this size than the pure-Python one, and every test process reads it at least once).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str) -> Any:
+    """``text`` parsed as YAML's safe subset, as ``yaml.safe_load`` does, but quicker."""
+    return yaml.load(text, Loader=_LOADER)
+
+
+DOCUMENT: dict[str, Any] = load_yaml(OPENAPI_FILE.read_text())
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
