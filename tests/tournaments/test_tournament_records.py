@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 
@@ -45,6 +46,7 @@ def records(database) -> Iterator[tuple[TournamentRecords, TournamentRecords]]:
 
 
 def swiss(tid: str = "t1", starts_ms: int = 5_000) -> Tournament:
+    """A Swiss of three rounds, as an app would have made it."""
     return Tournament(
         id=tid,
         app="app1",
@@ -55,6 +57,18 @@ def swiss(tid: str = "t1", starts_ms: int = 5_000) -> Tournament:
         rounds=3,
         starts_ms=starts_ms,
         created_ms=1_000,
+    )
+
+
+def arena(tid: str = "a1", ends_ms: int = 60_000) -> Tournament:
+    """An arena of the same app, made as the Swiss is: no rounds, an end instead."""
+    return replace(
+        swiss(tid),
+        kind="arena",
+        name="Evening arena",
+        clock={"seconds_per_move": 60, "on_timeout": "lose"},
+        rounds=0,
+        ends_ms=ends_ms,
     )
 
 
@@ -157,21 +171,6 @@ def test_of_many_claims_of_one_round_at_once_exactly_one_is_kept(database):
         assert (kept.seed, [b.game_id for b in kept.boards]) == (f"seed-{winner}", [f"g{winner}"])
     finally:
         db.close()
-
-
-def arena(tid: str = "a1", ends_ms: int = 60_000) -> Tournament:
-    return Tournament(
-        id=tid,
-        app="app1",
-        kind="arena",
-        name="Evening arena",
-        variant="head",
-        clock={"seconds_per_move": 60, "on_timeout": "lose"},
-        rounds=0,
-        starts_ms=5_000,
-        created_ms=1_000,
-        ends_ms=ends_ms,
-    )
 
 
 def test_of_many_arena_pairings_of_one_player_at_once_one_is_kept(database):
