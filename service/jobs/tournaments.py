@@ -59,32 +59,42 @@ def schedule_round(connection: Redis, tournament_id: str, number: int, due: date
     A job of the round that waits or runs is left alone; one that ended, or that waits
     nowhere (lost with a killed worker, ``forget_if_lost``), is replaced (pairing again is
     harmless: the round's claim is made once)."""
-    job_id = round_job_id(tournament_id, number)
-    forget_if_lost(connection, job_id, MOVES)
-    if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
-        return job_id
-    options = {
-        "job_id": job_id,
-        "job_timeout": PAIRING_TIMEOUT,
-        "retry": Retry(max=5, interval=[1, 2, 5, 10, 30]),
-        "result_ttl": RESULT_TTL,
-        "failure_ttl": FAILURE_TTL,
-        "description": f"round {number} of tournament {tournament_id}",
-    }
-    function = "workers.tournaments.pair_tournament_round"
-    if due > datetime.now(UTC):
-        whole = due.replace(microsecond=0) + timedelta(seconds=1 if due.microsecond else 0)
-        queue(MOVES, connection).enqueue_at(whole, function, tournament_id, number, **options)
-    else:
-        queue(MOVES, connection).enqueue(function, tournament_id, number, **options)
-    return job_id
+    return _schedule(
+        connection,
+        round_job_id(tournament_id, number),
+        "workers.tournaments.pair_tournament_round",
+        (tournament_id, number),
+        due,
+        f"round {number} of tournament {tournament_id}",
+    )
 
 
 def schedule_end(connection: Redis, tournament_id: str, due: datetime) -> str:
     """Ask for an arena's end at ``due`` (at once when past): from then no pairing is
     made, and the arena is over once no game of it is played (``workers.arenas``). A job
     that waits or runs is left alone, one ended or lost is replaced, as a round's is."""
-    job_id = end_job_id(tournament_id)
+    return _schedule(
+        connection,
+        end_job_id(tournament_id),
+        "workers.arenas.end_arena",
+        (tournament_id,),
+        due,
+        f"end of arena {tournament_id}",
+    )
+
+
+def _schedule(
+    connection: Redis,
+    job_id: str,
+    function: str,
+    args: tuple[object, ...],
+    due: datetime,
+    description: str,
+) -> str:
+    """Enqueue ``function(*args)`` as ``job_id`` on the ``moves`` queue at ``due`` (at once
+    when past), unless a job of that id waits or runs; one lost with a killed worker is
+    forgotten first. Rounds and an arena's end keep one rule for this: two copies of it
+    could drift, and a job asked for twice must stay one job."""
     forget_if_lost(connection, job_id, MOVES)
     if not _free_for_another(connection, job_id, keep=lambda status: status in _UNFINISHED_NAMES):
         return job_id
@@ -94,14 +104,14 @@ def schedule_end(connection: Redis, tournament_id: str, due: datetime) -> str:
         "retry": Retry(max=5, interval=[1, 2, 5, 10, 30]),
         "result_ttl": RESULT_TTL,
         "failure_ttl": FAILURE_TTL,
-        "description": f"end of arena {tournament_id}",
+        "description": description,
     }
-    function = "workers.arenas.end_arena"
     if due > datetime.now(UTC):
+        # RQ's scheduler keeps whole seconds: round up, so the job never runs early.
         whole = due.replace(microsecond=0) + timedelta(seconds=1 if due.microsecond else 0)
-        queue(MOVES, connection).enqueue_at(whole, function, tournament_id, **options)
+        queue(MOVES, connection).enqueue_at(whole, function, *args, **options)
     else:
-        queue(MOVES, connection).enqueue(function, tournament_id, **options)
+        queue(MOVES, connection).enqueue(function, *args, **options)
     return job_id
 
 

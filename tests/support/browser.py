@@ -68,6 +68,25 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+#: A phone's screen in portrait (CSS pixels): the pages that follow an app's games are
+#: read on phones first.
+PHONE = {"width": 390, "height": 844}
+
+
+@contextmanager
+def phone_page(timeout_ms: int = 30_000) -> Iterator[Any]:
+    """A page of a new headless Chromium as a phone shows it (``PHONE``, touch, a mobile
+    viewport), each wait on it bounded by ``timeout_ms``; its context closed after."""
+    with chromium() as browser:
+        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        try:
+            page = context.new_page()
+            page.set_default_timeout(timeout_ms)
+            yield page
+        finally:
+            context.close()
+
+
 class PageWatch:
     """A page's JavaScript errors and failed requests, collected for assertions."""
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 
 import redis
 import requests
+from flask.testing import FlaskClient
 
 from service.store.clients import ClientRegistry
 
@@ -43,3 +45,15 @@ def register_over_http(url: str, headers: dict[str, str], name: str = "Player") 
     )
     assert answer.status_code == 201, answer.text
     return answer.json()
+
+
+def register_in_process(http: FlaskClient, app: AppKey, name: str = "Anna") -> tuple[str, str]:
+    """A new player of ``app``, registered through the app's test client ``http``: its id
+    and its token (the ``app_player_id`` is new each time, so a name may be used twice)."""
+    answer = http.post(
+        "/v1/players",
+        json={"app_player_id": f"p-{name}-{time.time_ns()}", "name": name},
+        headers=app.headers,
+    )
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    return answer.json["player"]["player_id"], answer.json["token"]

@@ -11,34 +11,8 @@ import pytest
 
 from service.store.records_db import open_records_database
 from service.store.tournament_records import TournamentRecords
-from service.web.app import create_app
 from tests.support.http import auth
-from tests.support.players import new_app
-from tests.support.servers import SECRET
-
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory) -> str:
-    return f"sqlite:///{tmp_path_factory.mktemp('records') / 'records.sqlite3'}"
-
-
-@pytest.fixture(scope="module")
-def with_records(redis_url: str, database: str):
-    return create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET, "ARCHIVE_URL": database})
-
-
-@pytest.fixture
-def http(with_records):
-    return with_records.test_client()
-
-
-def register(http, app, name: str) -> tuple[str, str]:
-    answer = http.post(
-        "/v1/players", json={"app_player_id": f"p-{name}-{time.time_ns()}", "name": name},
-        headers=app.headers,
-    )  # fmt: skip
-    assert answer.status_code == 201, answer.get_data(as_text=True)
-    return answer.json["player"]["player_id"], answer.json["token"]
+from tests.support.players import new_app, register_in_process
 
 
 def create_arena(http, app, **body) -> dict:
@@ -91,7 +65,7 @@ def test_a_bad_arena_is_refused_as_a_problem_with_its_code_and_makes_nothing(
     assert answer.headers["Content-Type"] == "application/problem+json"
     assert answer.json["code"] == "invalid_request"
     assert field in str(answer.json), answer.json
-    _player, token = register(http, app, "Anna")
+    _player, token = register_in_process(http, app, "Anna")
     assert http.get("/v1/players/me/tournaments", headers=auth(token)).json == {"tournaments": []}
 
 
@@ -114,8 +88,8 @@ def test_an_arena_reads_as_an_arena_of_its_duration(http, redis_client):
 
 def test_players_enter_pause_and_come_back_until_the_arena_ends(http, redis_client, database):
     app = new_app(redis_client)
-    _anna, anna_token = register(http, app, "Anna")
-    _bert, bert_token = register(http, app, "Bert")
+    _anna, anna_token = register_in_process(http, app, "Anna")
+    _bert, bert_token = register_in_process(http, app, "Bert")
     tid = create_arena(http, app)["tournament_id"]
     entries = f"/v1/tournaments/{tid}/entries"
 

@@ -18,17 +18,16 @@ from rq.serializers import JSONSerializer
 
 from service.competition import Bye, Result, swiss_standings
 from service.competition.dealing import dealer_balance, last_dealt
-from service.engine import Variant, replay
+from service.engine import Variant
 from service.game.clock import TimeControl
 from service.game.pools import pool_of
 from service.jobs.names import MOVES
 from service.jobs.tournaments import game_job_id, round_job_id
-from tests.support.hidden import assert_hides, cards_in, hands_in, hidden_cards
 from tests.support.http import auth
-from tests.support.log import log_events
 from tests.support.players import new_app
 from tests.support.receiver import Receiver
 from tests.support.servers import WorkerProcess
+from tests.support.tournament_leaks import assert_notices_hide_cards, assert_reads_hide_cards
 from tests.support.tournaments import (
     TournamentService,
     created_and_entered,
@@ -271,33 +270,7 @@ def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, tmp_path):
             return boards if boards["round"] == 1 and live else None
 
         boards = wait_until(made, ROUND_TIMEOUT, "round 1's games made")
-        assert all("token" not in b and "seat" not in b for b in boards["boards"])
-        for board in boards["boards"]:
-            state = replay(log_events(swiss.redis, board["game_id"]))
-            everything = hidden_cards(state, None)
-            assert everything, "a deal runs: cards are hidden"
-            spectator = requests.get(f"{swiss.url}/v1/games/{board['game_id']}", timeout=30)
-            assert_hides(spectator.json(), everything, "a spectator's view")
-            assert all(hand == [] for hand in hands_in(spectator.json()))
-            for seat, player in enumerate((board["dealer"], board["forehand"])):
-                own = requests.get(f"{swiss.url}/v1/tournaments/{tid}/boards",
-                                   headers=auth(tokens[player]), timeout=30).json()  # fmt: skip
-                mine = [b for b in own["boards"] if "token" in b]
-                assert [(b["game_id"], b["seat"]) for b in mine] == [(board["game_id"], seat)]
-                view = requests.get(f"{swiss.url}/v1/games/{board['game_id']}",
-                                    headers=auth(mine[0]["token"]), timeout=30).json()  # fmt: skip
-                assert view["seat"] == seat
-                assert_hides(view, hidden_cards(state, seat), f"seat {seat}'s view")
-            for read in ("", "/standings", "/boards"):
-                for headers in (app.headers, auth(tokens[board["dealer"]])):
-                    answer = requests.get(f"{swiss.url}/v1/tournaments/{tid}{read}",
-                                          headers=headers, timeout=30).json()  # fmt: skip
-                    assert cards_in(answer) == set(), f"{read or 'the tournament'} shows cards"
-            mine = requests.get(f"{swiss.url}/v1/players/me/tournaments",
-                                headers=auth(tokens[board["dealer"]]), timeout=30)  # fmt: skip
-            assert mine.status_code == 200 and [t["tournament_id"] for t in mine.json()[
-                "tournaments"]] == [tid], mine.text  # fmt: skip
-            assert cards_in(mine.json()) == set() and "token" not in mine.text
+        assert_reads_hide_cards(swiss.url, swiss.redis, app, tid, tokens, boards)
 
         def told() -> list[dict] | None:
             log = requests.get(f"{swiss.url}/v1/webhooks/{hook.json()['webhook_id']}/deliveries",
@@ -306,9 +279,9 @@ def test_tournament_reads_and_notices_leak_no_hidden_card(swiss, tmp_path):
             return log if kinds == ["tournament.round_paired", "tournament.started"] else None
 
         log = wait_until(told, ROUND_TIMEOUT, "the tournament's start and pairing told")
-        for delivery in [d for d in log if d["kind"].startswith("tournament.")]:
-            assert cards_in(json.loads(delivery["body"])) == set(), delivery["kind"]
-            assert "token" not in delivery["body"]
+        assert_notices_hide_cards(
+            (d["kind"], json.loads(d["body"])) for d in log if d["kind"].startswith("tournament.")
+        )
         paired = next(d for d in log if d["kind"] == "tournament.round_paired")
         told_boards = json.loads(paired["body"])["data"]["boards"]
         assert [b["game_id"] for b in told_boards] == [b["game_id"] for b in boards["boards"]]

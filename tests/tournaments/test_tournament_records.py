@@ -4,8 +4,10 @@ claimed once, a result is kept once, the standings are replaced whole."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import replace
 
 import pytest
 
@@ -45,6 +47,7 @@ def records(database) -> Iterator[tuple[TournamentRecords, TournamentRecords]]:
 
 
 def swiss(tid: str = "t1", starts_ms: int = 5_000) -> Tournament:
+    """A Swiss of three rounds, as an app would have made it."""
     return Tournament(
         id=tid,
         app="app1",
@@ -55,6 +58,18 @@ def swiss(tid: str = "t1", starts_ms: int = 5_000) -> Tournament:
         rounds=3,
         starts_ms=starts_ms,
         created_ms=1_000,
+    )
+
+
+def arena(tid: str = "a1", ends_ms: int = 60_000) -> Tournament:
+    """An arena of the same app, made as the Swiss is: no rounds, an end instead."""
+    return replace(
+        swiss(tid),
+        kind="arena",
+        name="Evening arena",
+        clock={"seconds_per_move": 60, "on_timeout": "lose"},
+        rounds=0,
+        ends_ms=ends_ms,
     )
 
 
@@ -130,84 +145,72 @@ def test_a_tournament_is_due_from_its_start_and_finishes_once(records):
     assert [t.id for t in reader.due(10_000)] == ["late"]
 
 
-def test_of_many_claims_of_one_round_at_once_exactly_one_is_kept(database):
-    first = open_records_database(database)
-    try:
-        TournamentRecords(first).create(swiss())
-    finally:
-        first.close()
-    start = threading.Barrier(6)
-
-    def claim(index: int) -> bool:
-        db = open_records_database(database)
-        try:
-            boards = [Board(1, 1, f"g{index}", "p1", "p2")]
-            start.wait()
-            return TournamentRecords(db).claim_round("t1", 1, f"seed-{index}", 6_000, boards, None)
-        finally:
-            db.close()
-
-    with ThreadPoolExecutor(6) as pool:
-        claimed = list(pool.map(claim, range(6)))
-    assert claimed.count(True) == 1
+@contextmanager
+def opened(database: str) -> Iterator[TournamentRecords]:
+    """The records on a connection of their own, closed after."""
     db = open_records_database(database)
     try:
-        kept = TournamentRecords(db).paired_round("t1", 1)
-        winner = claimed.index(True)
-        assert (kept.seed, [b.game_id for b in kept.boards]) == (f"seed-{winner}", [f"g{winner}"])
+        yield TournamentRecords(db)
     finally:
         db.close()
 
 
-def arena(tid: str = "a1", ends_ms: int = 60_000) -> Tournament:
-    return Tournament(
-        id=tid,
-        app="app1",
-        kind="arena",
-        name="Evening arena",
-        variant="head",
-        clock={"seconds_per_move": 60, "on_timeout": "lose"},
-        rounds=0,
-        starts_ms=5_000,
-        created_ms=1_000,
-        ends_ms=ends_ms,
+def all_at_once(database: str, claim: Callable[[TournamentRecords, int], bool]) -> list[bool]:
+    """``claim(records, index)`` made by six threads, each on a connection of its own, let
+    go together (a barrier), so the claims race: their answers by index."""
+    start = threading.Barrier(6)
+
+    def one(index: int) -> bool:
+        with opened(database) as records:
+            start.wait()
+            return claim(records, index)
+
+    with ThreadPoolExecutor(6) as pool:
+        return list(pool.map(one, range(6)))
+
+
+def test_of_many_claims_of_one_round_at_once_exactly_one_is_kept(database):
+    with opened(database) as records:
+        records.create(swiss())
+
+    claimed = all_at_once(
+        database,
+        lambda records, index: records.claim_round(
+            "t1", 1, f"seed-{index}", 6_000, [Board(1, 1, f"g{index}", "p1", "p2")], None
+        ),
     )
+    assert claimed.count(True) == 1
+    with opened(database) as records:
+        kept = records.paired_round("t1", 1)
+    winner = claimed.index(True)
+    assert (kept.seed, [b.game_id for b in kept.boards]) == (f"seed-{winner}", [f"g{winner}"])
 
 
 def test_of_many_arena_pairings_of_one_player_at_once_one_is_kept(database):
     """Each arena pairing is a round of its own number, so no key stops two of them: the
     claim's turn-taking does (SQLite's one writer, PostgreSQL's advisory lock), and the
     claim that comes second sees the player on a board still played."""
-    setup = open_records_database(database)
-    try:
-        records = TournamentRecords(setup)
+    with opened(database) as records:
         records.create(arena())
         for player in ("p1", *[f"q{i}" for i in range(6)]):
             records.join("a1", player, 1500.0, 2_000)
-    finally:
-        setup.close()
-    start = threading.Barrier(6)
 
-    def claim(index: int) -> bool:
-        db = open_records_database(database)
-        try:
-            boards = [Board(index + 1, 1, f"g{index}", "p1", f"q{index}")]
-            start.wait()
-            return TournamentRecords(db).claim_round(
-                "a1", index + 1, f"seed-{index}", 6_000, boards, None, entered_only=True
-            )
-        finally:
-            db.close()
-
-    with ThreadPoolExecutor(6) as pool:
-        claimed = list(pool.map(claim, range(6)))
+    claimed = all_at_once(
+        database,
+        lambda records, index: records.claim_round(
+            "a1",
+            index + 1,
+            f"seed-{index}",
+            6_000,
+            [Board(index + 1, 1, f"g{index}", "p1", f"q{index}")],
+            None,
+            entered_only=True,
+        ),
+    )
     assert claimed.count(True) == 1
-    db = open_records_database(database)
-    try:
-        boards = TournamentRecords(db).every_board("a1")
-        assert [b.game_id for b in boards] == [f"g{claimed.index(True)}"]
-    finally:
-        db.close()
+    with opened(database) as records:
+        boards = records.every_board("a1")
+    assert [b.game_id for b in boards] == [f"g{claimed.index(True)}"]
 
 
 def test_an_arena_pairing_after_its_end_or_of_a_paused_player_is_refused(records):

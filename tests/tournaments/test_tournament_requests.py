@@ -16,35 +16,9 @@ from service.store.players import RatingChange
 from service.store.records_db import open_records_database
 from service.store.tournament_records import MAX_UNFINISHED_PER_APP as MAX_OPEN_TOURNAMENTS
 from service.store.tournament_records import Board, TournamentRecords
-from service.web.app import create_app
 from service.web.services import services
 from tests.support.http import auth
-from tests.support.players import new_app
-from tests.support.servers import SECRET
-
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory) -> str:
-    return f"sqlite:///{tmp_path_factory.mktemp('records') / 'records.sqlite3'}"
-
-
-@pytest.fixture(scope="module")
-def with_records(redis_url: str, database: str):
-    return create_app({"REDIS_URL": redis_url, "SECRET_KEY": SECRET, "ARCHIVE_URL": database})
-
-
-@pytest.fixture
-def http(with_records):
-    return with_records.test_client()
-
-
-def register(http, app, name: str = "Anna") -> tuple[str, str]:
-    answer = http.post(
-        "/v1/players", json={"app_player_id": f"p-{name}-{time.time_ns()}", "name": name},
-        headers=app.headers,
-    )  # fmt: skip
-    assert answer.status_code == 201, answer.get_data(as_text=True)
-    return answer.json["player"]["player_id"], answer.json["token"]
+from tests.support.players import new_app, register_in_process
 
 
 def create(http, app, **body) -> dict:
@@ -82,13 +56,13 @@ def test_a_bad_tournament_is_refused_as_a_problem_and_makes_nothing(http, redis_
     answer = http.post("/v1/tournaments", json=body, headers=app.headers)
     assert 400 <= answer.status_code < 500, answer.get_data(as_text=True)
     assert answer.headers["Content-Type"] == "application/problem+json"
-    _player, token = register(http, app)
+    _player, token = register_in_process(http, app)
     assert http.get("/v1/players/me/tournaments", headers=auth(token)).json == {"tournaments": []}
 
 
 def test_only_an_apps_key_creates_and_only_its_own_callers_see_it(http, redis_client):
     app, other = new_app(redis_client), new_app(redis_client)
-    _player, token = register(http, app)
+    _player, token = register_in_process(http, app)
     refused = http.post("/v1/tournaments", json={"name": "S", "rounds": 1, "starts_in": 0},
                         headers=auth(token))  # fmt: skip
     assert refused.status_code == 401
@@ -98,7 +72,7 @@ def test_only_an_apps_key_creates_and_only_its_own_callers_see_it(http, redis_cl
         hidden = http.get(f"/v1/tournaments/{tid}{path}", headers=other.headers)
         assert hidden.status_code == 404
         assert hidden.json["code"] == "tournament_not_found"
-    _stranger, stranger_token = register(http, other, "Bert")
+    _stranger, stranger_token = register_in_process(http, other, "Bert")
     assert (
         http.post(f"/v1/tournaments/{tid}/entries", headers=auth(stranger_token)).status_code == 404
     )
@@ -110,8 +84,8 @@ def test_players_join_withdraw_and_join_again_until_the_last_round_is_paired(
     http, redis_client, database
 ):
     app = new_app(redis_client)
-    anna, anna_token = register(http, app, "Anna")
-    _bert, bert_token = register(http, app, "Bert")
+    anna, anna_token = register_in_process(http, app, "Anna")
+    _bert, bert_token = register_in_process(http, app, "Bert")
     tournament = create(http, app, rounds=1)
     tid = tournament["tournament_id"]
     entries = f"/v1/tournaments/{tid}/entries"
@@ -164,8 +138,8 @@ def test_a_clock_with_an_unknown_bot_level_is_refused_as_a_game_refuses_it(
     assert answer.headers["Content-Type"] == "application/problem+json"
     game = http.post("/v1/games", json={"opponent": {"type": "human"}, "clock": clock})
     assert (game.status_code, game.json["code"]) == (422, "unknown_bot_level")
-    _player, token = register(http, app)
-    bert, _bert_token = register(http, app, "Bert")
+    _player, token = register_in_process(http, app)
+    bert, _bert_token = register_in_process(http, app, "Bert")
     for path, body in (("/v1/seeks", {"clock": clock}),
                        ("/v1/challenges", {"player_id": bert, "clock": clock})):  # fmt: skip
         refused = http.post(path, json=body, headers=auth(token))
@@ -178,7 +152,7 @@ def test_a_retried_entry_answers_the_first_answer_and_enters_nobody_again(http, 
     replay: after a withdrawal in between, the player stays withdrawn. The same key with
     another request (another tournament's entry) is 422 ``idempotency_key_reused``."""
     app = new_app(redis_client)
-    _anna, token = register(http, app, "Anna")
+    _anna, token = register_in_process(http, app, "Anna")
     tid, other = create(http, app)["tournament_id"], create(http, app)["tournament_id"]
     headers = {**auth(token), "Idempotency-Key": "entry-1"}
     first = http.post(f"/v1/tournaments/{tid}/entries", headers=headers)
@@ -202,7 +176,7 @@ def test_an_entry_is_seeded_by_the_players_rating_in_the_tournaments_pool(
     """A tournament's games are rated in the pool of its variant and clock, so its
     entrants are seeded by their ratings there, not by the default pool's."""
     app = new_app(redis_client)
-    anna, token = register(http, app, "Anna")
+    anna, token = register_in_process(http, app, "Anna")
     pool = pool_of(Variant.HEAD, TimeControl(60))
     assert pool != DEFAULT_POOL
     game_id = "00000000000000b1"

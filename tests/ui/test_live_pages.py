@@ -17,15 +17,13 @@ import pytest
 import requests
 
 from service.engine import replay
-from tests.support.browser import PageWatch, check_layout, chromium, screenshot
+from tests.support.browser import PageWatch, check_layout, phone_page, screenshot
 from tests.support.hidden import hidden_cards
 from tests.support.log import log_events
 from tests.support.players import new_app
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(240)
-
-PHONE = {"width": 390, "height": 844}
 
 
 def call(method: str, url: str, token: str | None = None, **kwargs: Any) -> Any:
@@ -51,10 +49,7 @@ def test_a_game_in_play_is_listed_and_its_live_board_follows_each_move(live_serv
     joined = call("POST", f"{base}/v1/games/{game_id}/join", json={"invite": game["invite"]})
     tokens = {0: game["token"], 1: joined["token"]}
 
-    with chromium() as browser:
-        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
+    with phone_page() as page:
         watch = PageWatch(page)
 
         # The list: the key typed in once, the game listed and featured.
@@ -108,7 +103,6 @@ def test_a_game_in_play_is_listed_and_its_live_board_follows_each_move(live_serv
         )
         assert page.is_visible("#live-empty")
         check_layout(page, "the empty list")
-        context.close()
 
 
 def test_a_wrong_key_shows_the_problem_and_the_right_key_then_lists_the_games(
@@ -119,10 +113,7 @@ def test_a_wrong_key_shows_the_problem_and_the_right_key_then_lists_the_games(
     game = call("POST", f"{base}/v1/games", json={"opponent": {"type": "bot", "level": "random"}},
                 headers=app.headers)  # fmt: skip
 
-    with chromium() as browser:
-        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
+    with phone_page() as page:
         page.goto(f"{base}/live/")
         page.fill("#live-key", "not-a-key-of-any-app")
         page.tap("#live-show")
@@ -135,4 +126,3 @@ def test_a_wrong_key_shows_the_problem_and_the_right_key_then_lists_the_games(
         page.tap("#live-show")
         page.wait_for_selector(f'#live-list li[data-game="{game["game_id"]}"] a')
         page.wait_for_selector("#problem", state="hidden")
-        context.close()

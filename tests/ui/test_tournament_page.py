@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from tests.support.arenas import entered_arena
-from tests.support.browser import PageWatch, check_layout, chromium, screenshot
+from tests.support.browser import PageWatch, check_layout, phone_page, screenshot
 from tests.support.http import auth
 from tests.support.players import new_app
 from tests.support.tournaments import (
@@ -32,7 +32,6 @@ from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
-PHONE = {"width": 390, "height": 844}
 #: Bounds the wait for the page's next reading (every 5 s), never a speed.
 REFRESH_TIMEOUT = 60
 
@@ -65,10 +64,7 @@ def test_a_running_swiss_shows_its_standings_and_opens_one_of_its_boards(tournam
     assert len(boards) == 11
     tid = swiss.tournament_id
 
-    with chromium() as browser:
-        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
+    with phone_page() as page:
         watch = PageWatch(page)
 
         # The key typed in once: the tournament, its first 20 lines, its boards.
@@ -139,7 +135,6 @@ def test_a_running_swiss_shows_its_standings_and_opens_one_of_its_boards(tournam
         check_layout(page, "the standings in German")
         screenshot(page, "tournament-390x844-04-german")
         assert watch.errors == []
-        context.close()
 
 
 def test_a_running_arena_shows_its_standings_without_tiebreaks(tournament_service):
@@ -159,10 +154,7 @@ def test_a_running_arena_shows_its_standings_without_tiebreaks(tournament_servic
         return boards if len(boards) == 3 and made else None
 
     boards = wait_until(in_play, REFRESH_TIMEOUT, "the arena's first boards")
-    with chromium() as browser:
-        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-        page = context.new_page()
-        page.set_default_timeout(30_000)
+    with phone_page() as page:
         watch = PageWatch(page)
         page.goto(f"{service.url}/tournament/?id={tid}&lang=en")
         page.fill("#tournament-key", app.key)
@@ -191,4 +183,3 @@ def test_a_running_arena_shows_its_standings_without_tiebreaks(tournament_servic
         )
         check_layout(page, "an arena's standings after a board ended")
         assert watch.errors == []
-        context.close()
