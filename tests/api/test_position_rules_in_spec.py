@@ -149,6 +149,7 @@ UNSTATED = re.compile(
 )
 
 
+@pytest.mark.heavy  # 150 drawn positions, each checked by the schema and the engine
 def test_positions_schemathesis_draws_from_the_spec_break_no_rule_the_spec_states():
     """The rules across fields are in a form schemathesis generates from (no `if`, no
     `not`): each position it draws for `POST /v1/bot/moves` names its face-up card, has

@@ -17,6 +17,7 @@ import re
 import typing
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 
 from service.engine import Event, GameState, Variant, apply_event
@@ -70,6 +71,7 @@ def _states(events: list[Event]) -> list[GameState]:
     return states
 
 
+@pytest.mark.heavy  # every kind of view at every step of 60 random games
 @settings(game_settings, max_examples=60)
 @given(seed=seeds, variant=variants, policy=policies)
 def test_property_every_view_is_its_renderer_applied_to_the_observation(seed, variant, policy):

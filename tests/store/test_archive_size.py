@@ -33,7 +33,7 @@ CLIENTS = 5
 @pytest.fixture(
     params=[
         pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgresql", id="postgresql", marks=pytest.mark.redis),
+        pytest.param("postgresql", id="postgresql"),  # heavy, as the test is (below)
     ]
 )
 def archive_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
@@ -53,6 +53,7 @@ def rows() -> list[ArchiveRecord]:
     ]
 
 
+@pytest.mark.heavy  # two thousand whole games made and archived on each back end
 def test_a_finished_game_takes_at_most_its_bound_in_table_and_indexes(
     archive_url: str, rows: list[ArchiveRecord]
 ):
