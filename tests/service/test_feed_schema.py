@@ -41,10 +41,19 @@ def random_game(rng: random.Random, variant: Variant) -> list:
     return events
 
 
+@pytest.mark.parametrize(
+    "games",
+    [
+        pytest.param(5, id="sample"),
+        pytest.param(20, id="all", marks=pytest.mark.heavy),
+    ],
+)
 @pytest.mark.parametrize("variant", list(Variant))
-def test_the_feeds_and_the_views_schemas_dump_what_the_engine_sends_unchanged(variant):
+def test_the_feeds_and_the_views_schemas_dump_what_the_engine_sends_unchanged(variant, games):
+    """The fast lanes dump five random games of each variant, the heavy lane twenty
+    (CONTRIBUTING.md)."""
     rng = random.Random(f"feed-{variant.value}")
-    for _game in range(20):
+    for _game in range(games):
         events = random_game(rng, variant)
         for version in (len(events) // 3, len(events)):  # running, and finished
             shown = events[:version]
