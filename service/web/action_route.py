@@ -1,9 +1,9 @@
 """An action served below Flask: ``POST /v1/games/{id}/actions`` in its plain form.
 
-An action is the hottest write, and under Flask most of what the server does
+An action is the hottest write, and under Flask much of what the server did
 for it was Flask's and Werkzeug's own: the request and response objects, the
 URL map, the context locals, the hooks' dispatch, flask-smorest's wrappers
-(by instructions, about a quarter of the API process's work per action). This
+(by instructions, about two fifths of the API process's work per action). This
 route takes the plain action (a seat's bearer token, a JSON body within the
 limit that is a plain action, ``service.web.plain_action``; no client key, no
 Idempotency-Key, no If-Match, no chunked body, no CORS configured) straight
