@@ -1,7 +1,7 @@
 """What an action costs the API process, without the machine's noise: the floors'
 seeded games sent as WSGI requests to the app, in one process, on a real Redis.
 
-    python benchmarks/action_instructions.py [--games 40] [--apps 1] [--skip]
+    python benchmarks/action_instructions.py [--games 40] [--apps 1] [--skip] [--views N]
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
         python benchmarks/action_instructions.py --games 40            # A
     valgrind ... python benchmarks/action_instructions.py --games 40 --skip   # B
@@ -11,10 +11,14 @@ each, every move known from the engine), with the rate limits counted. Each game
 first four actions are sent to warm the process; then, unless ``--skip``, the rest
 of every game's actions, a round of one action a game at a time (the order the
 floors' wrk threads send them in: a game's next move once its last is answered).
-Instructions an action: (A - B) over the measured actions A printed, both runs'
+Instructions a request: (A - B) over the measured requests A printed, both runs'
 totals from callgrind (``==pid== Collected : ...``); A and B plan the same games,
 so everything but the measured actions cancels. The requests' Redis round trips
 count (the client's side), Redis's own work does not.
+
+``--views N`` measures N requests of the floors' other kind instead: ``GET
+/v1/games/{id}`` with a seat's token, of one game in play (the first game after its
+first four actions), per request as for actions.
 
 ``--apps 2`` builds the app twice in the process and sends each request to one of
 them at random (a seeded choice): the two gunicorn processes of the floors, each
@@ -120,6 +124,16 @@ def send(app: Any, request: dict[str, Any]) -> int:
     return int(status[0].split(" ", 1)[0])
 
 
+def view_environ(game_id: str, token: str) -> dict[str, Any]:
+    """The WSGI environ gunicorn hands the app for one view of the floors."""
+    request = environ(game_id, token, "")
+    request.update(REQUEST_METHOD="GET", PATH_INFO=f"/v1/games/{game_id}")
+    request["RAW_URI"] = request["PATH_INFO"]
+    for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+        del request[name]
+    return request
+
+
 def rounds(games: list[Planned], first: int, last: int | None) -> list[tuple[str, str, str]]:
     """Every game's actions ``first`` to ``last``, one a game at a time."""
     sent = []
@@ -138,6 +152,7 @@ def main() -> int:
         "--apps", type=int, default=1, help="apps in the process (2: the floors' two)"
     )
     parser.add_argument("--skip", action="store_true", help="plan and warm only (run B)")
+    parser.add_argument("--views", type=int, default=0, help="measure this many views instead")
     parser.add_argument("--variant", default="head", choices=[v.value for v in Variant])
     args = parser.parse_args()
 
@@ -163,8 +178,15 @@ def main() -> int:
         for game_id, token, action in rounds(games, 0, WARM_ACTIONS):
             status = send(choose.choice(apps), environ(game_id, token, action))
             assert status == 200, status
-        measured = [] if args.skip else rounds(games, WARM_ACTIONS, None)
-        requests = [(choose.choice(apps), environ(*sent)) for sent in measured]
+        if args.views:
+            seen = games[0]
+            requests = [
+                (choose.choice(apps), view_environ(seen.game_id, seen.tokens[0]))
+                for _ in range(0 if args.skip else args.views)
+            ]
+        else:
+            measured = [] if args.skip else rounds(games, WARM_ACTIONS, None)
+            requests = [(choose.choice(apps), environ(*sent)) for sent in measured]
         started, cpu = time.perf_counter(), time.process_time()
         for app, request in requests:
             status = send(app, request)
@@ -176,9 +198,10 @@ def main() -> int:
                 {
                     "games": len(games),
                     "apps": args.apps,
-                    "measured_actions": len(requests),
-                    "cpu_us_per_action": round(cpu / len(requests) * 1e6, 1) if requests else None,
-                    "wall_us_per_action": round(wall / len(requests) * 1e6, 1)
+                    "measured": "views" if args.views else "actions",
+                    "measured_requests": len(requests),
+                    "cpu_us_per_request": round(cpu / len(requests) * 1e6, 1) if requests else None,
+                    "wall_us_per_request": round(wall / len(requests) * 1e6, 1)
                     if requests
                     else None,
                 }

@@ -1,6 +1,6 @@
 """Taking an action for a seat: the one rule ``POST /v1/games/{id}/actions`` answers by,
 whichever path serves the request (the games' view, ``service.web.views.games``, or the
-action's own route below Flask, ``service.web.action_route``).
+plain route below Flask, ``service.web.plain_routes``).
 
 Each path reads the request its own way and hands over what this needs: the body as
 parsed, ``If-Match`` as read, and the seat's token, the Idempotency-Key and the rate

@@ -46,7 +46,7 @@ from service.store.redis_clients import (
     connect,
     is_cluster,
 )
-from service.web import action_route, bodies, limits, request_ids, response_headers
+from service.web import bodies, limits, plain_routes, request_ids, response_headers
 from service.web import services as web_services
 from service.web.callers import check_declared
 from service.web.cors import cors_origins, init_cors
@@ -228,7 +228,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
 
     if cors_origins(settings.cors_origins) is None:  # CORS answers are Flask's
-        action_route.install(app, request_limits)  # a plain action below Flask's hooks
+        plain_routes.install(app, request_limits)  # a plain action and view below Flask's hooks
     if settings.proxy_hops:
         # Behind load balancers: the client's address is the one they report.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]

@@ -9,12 +9,14 @@ same view (``service.web.render.game_view``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from flask import Response, current_app
 
 from service.engine.observation import ending_to_dict
 from service.game.commands import Current, GameService, Seated
+from service.game.log import RateCounts
 from service.game.pools import pool_of
 from service.game.rematch_service import Rematch
 from service.web.render import (
@@ -26,7 +28,7 @@ from service.web.render import (
     view_encoder,
 )
 from service.web.rendered_views import RenderedViews
-from service.web.services import games, services
+from service.web.services import WebServices, games, services
 
 
 def seat_view_answer(
@@ -81,9 +83,34 @@ def view_with(current: Current, seat: int | None, rematch: Rematch | None) -> di
     )
 
 
-def rematch_shown(current: Current, seat: int | None) -> Rematch | None:
-    """A finished game's rematch offer (a game being played has none: nothing is read)."""
-    return services().rematches.shown(current, seat) if current.state.over else None
+def rematch_shown(
+    current: Current, seat: int | None, wired: WebServices | None = None
+) -> Rematch | None:
+    """A finished game's rematch offer (a game being played has none: nothing is read);
+    ``wired``: the app's services (default: the current request's app's)."""
+    if not current.state.over:
+        return None
+    return (wired or services()).rematches.shown(current, seat)
+
+
+def seen_game(
+    wired: WebServices,
+    game_id: str,
+    *,
+    seat_token: Callable[[], str | None],
+    counting: AbstractContextManager[RateCounts | None],
+) -> tuple[Current, int | None, Rematch | None]:
+    """A game's view as ``GET /v1/games/{id}`` reads it, whichever path serves the request
+    (the games' view, or the plain route below Flask, ``service.web.plain_routes``): the
+    game, the seat of ``seat_token()`` (None: a spectator; 401 for a token of no seat),
+    and a finished game's rematch offer; the read counts the request's limits
+    (``counting``), and a read path that saw the game asks for a due bot move."""
+    service = wired.games
+    with counting as counts:  # counted by the read, on one Redis
+        current = service.current(game_id, counts=counts)
+        seat = service.seat_for(current, seat_token())
+    wired.seen(current)
+    return current, seat, rematch_shown(current, seat, wired)
 
 
 def seated_answer(seated: Seated) -> dict[str, Any]:
@@ -121,6 +148,7 @@ __all__ = [
     "seat_view",
     "seat_view_answer",
     "seat_view_text",
+    "seen_game",
     "seated_answer",
     "view_with",
 ]

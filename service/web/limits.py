@@ -187,7 +187,7 @@ def counted_with_the_append() -> Iterator[CountedWithTheAppend | None]:
 
 def labelled_by(due: CountedWithTheAppend) -> None:
     """This request's counters, taken by its append outside Flask's hooks
-    (``service.web.action_route``), label its answer as ``counted_with_the_append``'s do."""
+    (``service.web.plain_routes``), label its answer as ``counted_with_the_append``'s do."""
     setattr(g, _TAKEN, due)
 
 

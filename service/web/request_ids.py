@@ -52,7 +52,7 @@ def current_request_id() -> str | None:
 
 @contextmanager
 def serving(request_id: str) -> Iterator[None]:
-    """Answering a request outside Flask's request context (``service.web.action_route``):
+    """Answering a request outside Flask's request context (``service.web.plain_routes``):
     its log lines carry ``request_id`` as those of Flask's requests do."""
     token = _SERVING.set(request_id)
     try:
@@ -116,7 +116,7 @@ def account(
     request_id: str, method: str, route: str, path: str, status: int, started: float | None
 ) -> None:
     """A request's metrics and its access line, once its answer's status is known: the
-    duty of every answer, whichever path served it (Flask's hooks, ``service.web.action_route``)."""
+    duty of every answer, whichever path served it (Flask's hooks, ``service.web.plain_routes``)."""
     duration = time.perf_counter() - started if started is not None else 0.0
     _CHILDREN.count(method if method in _METHODS else "OTHER", route, status, duration)
     log_access(

@@ -64,7 +64,7 @@ _UNCHANGED = tuple(ALWAYS.items())
 def added_headers(status: int, mimetype: str | None) -> tuple[tuple[str, str], ...]:
     """The headers an answer of ``status`` and ``mimetype`` is given, unless it has its own:
     the duty of every answer, whichever path served it (Flask's hooks,
-    ``service.web.action_route``)."""
+    ``service.web.plain_routes``)."""
     if status == NOT_MODIFIED:
         return _UNCHANGED
     return _PAGE if mimetype == "text/html" else _OTHER

@@ -31,9 +31,9 @@ from service.web.callers import client_app, current_caller, current_player, seat
 from service.web.cursors import cursor_of
 from service.web.game_answers import (
     listed_game,
-    rematch_shown,
     seat_view_answer,
     seated_answer,
+    seen_game,
 )
 from service.web.idempotency import (
     IDEMPOTENCY_HEADER,
@@ -155,13 +155,10 @@ def list_games(query: dict[str, Any]):
 @operation(blp, "getGame", security=SEAT_OR_SPECTATOR, problems=GAME)
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
-    service = games()
-    with limits.counted_with_the_append() as counts:  # counted by the read, on one Redis
-        current = service.current(game_id, counts=counts)
-        seat = service.seat_for(current, seat_token())
-    services().seen(current)
+    current, seat, rematch = seen_game(
+        services(), game_id, seat_token=seat_token, counting=limits.counted_with_the_append()
+    )
     # A rematch offer changes no version: a view that shows one is never "not modified".
-    rematch = rematch_shown(current, seat)
     if rematch is None and not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return seat_view_answer(current, seat, rematch), 200, {"ETag": etag(current.version)}

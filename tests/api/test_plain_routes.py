@@ -1,6 +1,7 @@
-"""A plain action is served below Flask's hooks (``service.web.action_route``) and answers
-what Flask's own path answers for it, byte for byte: the same view, the same headers (the
-limits, the security headers, the ETag), the same problems; every other action is Flask's."""
+"""A plain action and a plain view are served below Flask's hooks
+(``service.web.plain_routes``) and answer what Flask's own path answers for them, byte for
+byte: the same view, the same headers (the limits, the security headers, the ETag), the
+same problems; every other action and view is Flask's."""
 
 from __future__ import annotations
 
@@ -166,3 +167,57 @@ def test_an_action_below_flask_logs_one_access_line_with_its_request_id(routed, 
     assert [(line["logger"], line["route"], line["status"]) for line in access] == [
         ("service.access", "/v1/games/<game_id>/actions", 200)
     ]
+
+
+@pytest.mark.parametrize("viewer", ["seat", "spectator"])
+def test_a_plain_view_answers_as_flask_does_without_passing_its_hooks(routed, viewer):
+    app, hooked = routed
+    flask_path, served_game, flasks_game, _deal = _twins(app, seed=35)
+    hooked.clear()
+    answers = []
+    for client, game in ((app.test_client(), served_game), (flask_path, flasks_game)):
+        headers = {"Authorization": f"Bearer {game.tokens[0]}"} if viewer == "seat" else {}
+        answers.append(client.get(game.path, headers=headers))
+    served, flasks = answers
+    assert served.status_code == 200, served.get_data(as_text=True)
+    assert served.headers["ETag"] == f'"{served_game.version}"'
+    _same(served, flasks, served_game.game_id, flasks_game.game_id)
+    assert hooked == [flasks_game.path]
+
+
+@pytest.mark.parametrize(
+    ("query", "headers", "status"),
+    [
+        ("?x=1", {}, 200),
+        ("", {"If-None-Match": "version"}, 304),
+        ("", {"X-Client-Key": "no-such-key"}, 401),
+        ("", {"Authorization": "Basic abc"}, 401),
+    ],
+    ids=["query", "if-none-match", "client-key", "not-bearer"],
+)
+def test_a_view_that_asks_more_than_a_plain_one_is_served_by_flask(routed, query, headers, status):
+    app, hooked = routed
+    game = new_game(Api(app.test_client()), seed=36, first_dealer=0)
+    headers = {
+        name: f'"{game.version}"' if value == "version" else value
+        for name, value in headers.items()
+    }
+    hooked.clear()
+    answer = app.test_client().get(game.path + query, headers=headers)
+    assert answer.status_code == status, answer.get_data(as_text=True)
+    assert hooked == [game.path]
+
+
+@pytest.mark.parametrize("refused", ["unknown-game", "unknown-token"])
+def test_a_refused_plain_view_answers_flasks_problem(routed, refused):
+    app, _hooked = routed
+    flask_path, served_game, flasks_game, _deal = _twins(app, seed=37)
+    answers = []
+    for client, game in ((app.test_client(), served_game), (flask_path, flasks_game)):
+        path = game.path + "x" if refused == "unknown-game" else game.path
+        token = f"no-seat-{game.game_id}" if refused == "unknown-token" else game.tokens[0]
+        answers.append(client.get(path, headers={"Authorization": f"Bearer {token}"}))
+    served, flasks = answers
+    assert served.status_code in (401, 404), served.get_data(as_text=True)
+    assert served.mimetype == "application/problem+json"
+    _same(served, flasks, served_game.game_id, flasks_game.game_id)
