@@ -96,14 +96,22 @@ class PlainRoutes:
             if rule.endpoint in (ACT, VIEW)
         }
         self.accepts = {endpoint: _accepted(app, endpoint) for endpoint in (ACT, VIEW)}
+        #: Paths of the routes' shape that the URL map gives to other views (``/v1/games/live``):
+        #: a path without arguments is matched before one with, so they are Flask's.
+        self.elsewhere = frozenset(
+            rule.rule
+            for rule in app.url_map.iter_rules()
+            if not rule.arguments
+            and (_ACTION_PATH.fullmatch(rule.rule) or _VIEW_PATH.fullmatch(rule.rule))
+        )
         self.encode = view_encoder(app)
         self.mimetype = app.json.mimetype
         self.limit: int | None = app.config.get("MAX_CONTENT_LENGTH")
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         method = environ["REQUEST_METHOD"]
-        if self.encode is not None and method in ("GET", "POST"):
-            path = environ.get("PATH_INFO", "")
+        path = environ.get("PATH_INFO", "")
+        if self.encode is not None and method in ("GET", "POST") and path not in self.elsewhere:
             if method == "POST":
                 found = _ACTION_PATH.fullmatch(path)
                 if found is not None and not _any_of(_FLASK_ACTION_HEADERS, environ):

@@ -221,3 +221,13 @@ def test_a_refused_plain_view_answers_flasks_problem(routed, refused):
     assert served.status_code in (401, 404), served.get_data(as_text=True)
     assert served.mimetype == "application/problem+json"
     _same(served, flasks, served_game.game_id, flasks_game.game_id)
+
+
+@pytest.mark.parametrize("path", ["/v1/games/live", "/v1/games/featured", "/v1/games/export"])
+def test_a_path_of_a_views_shape_that_names_another_view_is_that_views(routed, path):
+    app, hooked = routed
+    flask_path = Client(functools.partial(Flask.wsgi_app, app), TestResponse)
+    hooked.clear()
+    served = app.test_client().get(path)
+    assert hooked == [path]
+    assert served.status_code == flask_path.get(path).status_code != 404
