@@ -46,10 +46,10 @@ from service.store.redis_clients import (
     connect,
     is_cluster,
 )
-from service.web import bodies, limits, request_ids, response_headers
+from service.web import bodies, limits, plain_routes, request_ids, response_headers
 from service.web import services as web_services
 from service.web.callers import check_declared
-from service.web.cors import init_cors
+from service.web.cors import cors_origins, init_cors
 from service.web.errors import ProblemApi, register_error_handlers
 from service.web.idempotency import KeyedOperations
 from service.web.links import CreateLinks
@@ -141,9 +141,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for warning in overreaching_shares(settings):  # a share that keeps nobody from all
         log.warning(warning)
 
-    if settings.proxy_hops:
-        # Behind load balancers: the client's address is the one they report.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
     # Every Redis call of a request gives up after REDIS_TIMEOUT_SECONDS (a paused or
     # lost Redis answers 503 at once). Waiting clients cost no connection: one watcher
     # per process listens (service.live.watcher), and one more for ended jobs (service.jobs.watch).
@@ -175,7 +172,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     request_ids.init_app(app)
     init_cors(app, settings.cors_origins)
     response_headers.install(app)  # nosniff everywhere; the pages may not be framed
-    limits.install(app, client, settings)
+    request_limits = limits.install(app, client, settings)
 
     api = ProblemApi(
         app,
@@ -230,6 +227,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     bodies.install(app)  # JSON only, bounded however framed, parsed within bounds
 
+    if cors_origins(settings.cors_origins) is None:  # CORS answers are Flask's
+        plain_routes.install(app, request_limits)  # a plain action and view below Flask's hooks
+    if settings.proxy_hops:
+        # Behind load balancers: the client's address is the one they report.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)  # type: ignore[method-assign]
     return app
 
 

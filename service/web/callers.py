@@ -202,17 +202,21 @@ def check_declared(app: Flask) -> None:
 
 
 def _identify() -> Caller:
-    address = request.remote_addr or "unknown"
     accepts = accepted()
-    if accepts.key_header:
-        key = request.headers.get(_CLIENT_KEY_HEADER)
-        if key is not None:
-            app = _client_of(key)
-            if app is None:
-                raise Unauthorized(
-                    "this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY
-                )
-            return Caller(address, app)
+    key = request.headers.get(_CLIENT_KEY_HEADER) if accepts.key_header else None
+    return identify(request.remote_addr or "unknown", accepts, key)
+
+
+def identify(address: str, accepts: Accepted, key: str | None) -> Caller:
+    """The caller of a request from ``address`` to an operation that reads what ``accepts``
+    says, with ``key`` in its ``X-Client-Key`` (None: absent, or not read). A request
+    that sends neither a key nor a player's token nor a key as its bearer token is its
+    address, and no credential of its request is read."""
+    if accepts.key_header and key is not None:
+        app = _client_of(key)
+        if app is None:
+            raise Unauthorized("this client key is not known", code=ProblemCode.INVALID_CLIENT_KEY)
+        return Caller(address, app)
     if accepts.player_token or accepts.key_as_bearer:
         token = seat_token()  # the bearer token; 401 for an Authorization of another kind
         if token and accepts.player_token and token.startswith(PLAYER_TOKEN_PREFIX):

@@ -8,12 +8,15 @@ same view (``service.web.render.game_view``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
-from flask import Response
+from flask import Response, current_app
 
 from service.engine.observation import ending_to_dict
-from service.game.commands import Current, Seated
+from service.game.commands import Current, GameService, Seated
+from service.game.log import RateCounts
 from service.game.pools import pool_of
 from service.game.rematch_service import Rematch
 from service.web.render import (
@@ -22,31 +25,45 @@ from service.web.render import (
     seated_body,
     utc_time,
     view_answer,
-    view_text,
+    view_encoder,
 )
-from service.web.services import games, services
+from service.web.rendered_views import RenderedViews
+from service.web.services import WebServices, games, services
 
 
 def seat_view_answer(
     current: Current, seat: int | None, rematch: Rematch | None = None
 ) -> Response:
-    """``view_with``'s view as the answer's JSON (``render.view_answer``); a view that shows
-    the game alone (no clock, no rematch offer) is rendered once per game, version, seat
-    and invite in this process (``service.web.rendered_views``)."""
-    service = games()
+    """``view_with``'s view as the answer's JSON (``render.view_answer``), its text
+    ``seat_view_text``'s."""
+    encode = view_encoder(current_app._get_current_object())  # type: ignore[attr-defined]
+    if encode is None:  # not rendered as JSON text here (debug): jsonify answers
+        return view_answer(view_with(current, seat, rematch))
+    wired = services()
+    return json_answer(
+        seat_view_text(wired.games, wired.rendered_views, encode, current, seat, rematch)
+    )
+
+
+def seat_view_text(
+    service: GameService,
+    rendered: RenderedViews,
+    encode: Callable[[dict[str, Any]], str],
+    current: Current,
+    seat: int | None,
+    rematch: Rematch | None = None,
+) -> str:
+    """The JSON text of ``seat``'s view with the invite seat 0 may see, a finished game's
+    rematch offer and a clocked game's clock, ``encode``d (``render.view_encoder``); a view
+    that shows the game alone (no clock, no rematch offer) is rendered once per game,
+    version, seat and invite in this process (``service.web.rendered_views``)."""
     invite = service.invite_for(current, seat)
     clock = service.clock_reading(current)
     if rematch is not None or clock is not None:
-        view = game_view(current, seat, invite=invite, rematch=rematch, clock=clock)
-        return view_answer(view)
-
-    def render() -> str | None:
-        return view_text(game_view(current, seat, invite=invite))
-
-    text = services().rendered_views.text(current, seat, invite, render)
-    if text is None:  # not rendered as JSON text here (debug): jsonify answers
-        return view_answer(game_view(current, seat, invite=invite))
-    return json_answer(text)
+        return encode(game_view(current, seat, invite=invite, rematch=rematch, clock=clock))
+    return rendered.text(
+        current, seat, invite, lambda: encode(game_view(current, seat, invite=invite))
+    )
 
 
 def seat_view(current: Current, seat: int | None) -> dict[str, Any]:
@@ -66,9 +83,34 @@ def view_with(current: Current, seat: int | None, rematch: Rematch | None) -> di
     )
 
 
-def rematch_shown(current: Current, seat: int | None) -> Rematch | None:
-    """A finished game's rematch offer (a game being played has none: nothing is read)."""
-    return services().rematches.shown(current, seat) if current.state.over else None
+def rematch_shown(
+    current: Current, seat: int | None, wired: WebServices | None = None
+) -> Rematch | None:
+    """A finished game's rematch offer (a game being played has none: nothing is read);
+    ``wired``: the app's services (default: the current request's app's)."""
+    if not current.state.over:
+        return None
+    return (wired or services()).rematches.shown(current, seat)
+
+
+def seen_game(
+    wired: WebServices,
+    game_id: str,
+    *,
+    seat_token: Callable[[], str | None],
+    counting: AbstractContextManager[RateCounts | None],
+) -> tuple[Current, int | None, Rematch | None]:
+    """A game's view as ``GET /v1/games/{id}`` reads it, whichever path serves the request
+    (the games' view, or the plain route below Flask, ``service.web.plain_routes``): the
+    game, the seat of ``seat_token()`` (None: a spectator; 401 for a token of no seat),
+    and a finished game's rematch offer; the read counts the request's limits
+    (``counting``), and a read path that saw the game asks for a due bot move."""
+    service = wired.games
+    with counting as counts:  # counted by the read, on one Redis
+        current = service.current(game_id, counts=counts)
+        seat = service.seat_for(current, seat_token())
+    wired.seen(current)
+    return current, seat, rematch_shown(current, seat, wired)
 
 
 def seated_answer(seated: Seated) -> dict[str, Any]:
@@ -105,6 +147,8 @@ __all__ = [
     "rematch_shown",
     "seat_view",
     "seat_view_answer",
+    "seat_view_text",
+    "seen_game",
     "seated_answer",
     "view_with",
 ]

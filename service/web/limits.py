@@ -26,7 +26,7 @@ A limit of 0 turns that limit off.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -158,31 +158,47 @@ class CountedWithTheAppend:
         ]
 
     def counted(self, counts: Sequence[tuple[int, int]]) -> None:
-        self.usages = g.rate_limits = usages(self.checks, counts)
+        self.usages = usages(self.checks, counts)
 
     def count_now(self) -> None:
         """Count them on their own: nothing was appended to count them with."""
         if self.usages is None:
-            self.usages = g.rate_limits = self.limiter.hit_all(self.checks)
+            self.usages = self.limiter.hit_all(self.checks)
 
 
-#: Where the counters of an action wait for its append (``g``'s attribute).
+#: Where the counters of an action wait for its append (``g``'s attribute), and where
+#: they are once it took them (their usages label the answer).
 _DUE = "rate_limits_due"
+_TAKEN = "rate_limits_taken"
 
 
 @contextmanager
 def counted_with_the_append() -> Iterator[CountedWithTheAppend | None]:
-    """The request's counters for the append that records it, or the read of the game
-    that answers it (None: counted already).
+    """This request's counters for the append that records it, or the read of the game
+    that answers it (None: counted already); ``counted``'s rule."""
+    due: CountedWithTheAppend | None = g.pop(_DUE, None)
+    if due is None:
+        yield None
+        return
+    setattr(g, _TAKEN, due)
+    with counted(due) as counts:
+        yield counts
+
+
+def labelled_by(due: CountedWithTheAppend) -> None:
+    """This request's counters, taken by its append outside Flask's hooks
+    (``service.web.plain_routes``), label its answer as ``counted_with_the_append``'s do."""
+    setattr(g, _TAKEN, due)
+
+
+@contextmanager
+def counted(due: CountedWithTheAppend) -> Iterator[CountedWithTheAppend]:
+    """A request's counters, handed to the append (or read) that records it.
 
     Whatever the command does, the counters are counted once: by its append (or
     read), or here when it appended (or read) nothing; past a limit the answer is
     429, whatever else the command answered.
     """
-    due: CountedWithTheAppend | None = g.pop(_DUE, None)
-    if due is None:
-        yield None
-        return
     try:
         yield due
     except LimitReached:
@@ -233,22 +249,51 @@ def policies(settings: Settings) -> dict[str, Policy]:
 
 
 def checks_for(caller: Caller, *, tokens: bool = True) -> list[tuple[str, str]]:
-    """(policy, counter id) pairs that this request counts against; ``tokens``: whether
-    the per-token limit is on (else the token is not hashed for it)."""
+    """(policy, counter id) pairs that this request counts against (``checks_of``)."""
+    return checks_of(
+        caller,
+        request.method,
+        request.path,
+        request.endpoint,
+        token_print if tokens and not takes_client_key() else None,
+    )
+
+
+def checks_of(
+    caller: Caller,
+    method: str,
+    path: str,
+    endpoint: str | None,
+    token_print: Callable[[], str | None] | None,
+) -> list[tuple[str, str]]:
+    """(policy, counter id) pairs that a request counts against; ``token_print``: the
+    fingerprint of its seat's token, where the per-token limit counts it (None: it does
+    not, and the token is not hashed for it)."""
     anonymous = caller.client is None
     who = caller.address if anonymous else caller.client.id
     checks = [("ip", who) if anonymous else ("client", who)]
-    endpoint = (request.method, request.path)
-    if tokens and not takes_client_key():
+    if token_print is not None:
         token = token_print()
         if token:  # a seat's token; a made-up one is also held by the address limit
             checks.append(("token", token[:32]))
-    if endpoint == ("POST", "/v1/games"):
+    if (method, path) == ("POST", "/v1/games"):
         checks.append(("games_ip", who) if anonymous else ("games", who))
     # A hint is a bot's decision too: it counts against the same cap.
-    if endpoint == ("POST", "/v1/bot/moves") or request.endpoint == "bots.hint":
+    if (method, path) == ("POST", "/v1/bot/moves") or endpoint == "bots.hint":
         checks.append(("bot_moves", caller.scope))
     return checks
+
+
+def label_headers(usages: Sequence[Usage]) -> list[tuple[str, str]]:
+    """The RateLimit fields of an answer: the tightest limit is the one a client must watch."""
+    if not usages:
+        return []
+    tightest = min(usages, key=lambda usage: usage.remaining)
+    policy = tightest.policy
+    return [
+        ("RateLimit-Policy", f'"{policy.name}";q={policy.quota};w={policy.window}'),
+        ("RateLimit", f'"{policy.name}";r={max(tightest.remaining, 0)};t={tightest.reset}'),
+    ]
 
 
 #: The endpoint whose counters its append counts, on one Redis (``counted_with_the_append``).
@@ -258,26 +303,37 @@ WITH_THE_APPEND = "games.act"
 WITH_THE_LOG = frozenset({WITH_THE_APPEND, "games.get_game"})
 
 
-def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
+class RequestLimits:
+    """The limits of one app: which a request counts against, on which counter."""
+
+    def __init__(self, client: redis.Redis, settings: Settings):
+        self.limiter = RateLimiter(client)
+        self.limits = policies(settings)
+        #: Whether the per-token limit is on (else no token is hashed for it).
+        self.tokens = self.limits["token"].quota > 0
+
+    def checks(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[Policy, str]]:
+        """The (policy, who) ``checks_of`` named, less the limits turned off."""
+        return [(self.limits[kind], who) for kind, who in pairs if self.limits[kind].quota > 0]
+
+    def with_the_log(self, endpoint: str | None) -> bool:
+        """Whether an endpoint's counters are counted by its game's log (one Redis)."""
+        return self.limiter.one_call and endpoint in WITH_THE_LOG
+
+
+def install(app: Flask, client: redis.Redis, settings: Settings) -> RequestLimits:
     """Check the limits before every /v1 request and label every answer with them."""
-    limiter = RateLimiter(client)
-    limits = policies(settings)
-    tokens = limits["token"].quota > 0
-    with_the_append = limiter.one_call
+    limits = RequestLimits(client, settings)
 
     @app.before_request
     def _check_limits() -> None:
         if not request.path.startswith("/v1/"):
             return
-        checks = [
-            (limits[kind], who)
-            for kind, who in checks_for(current_caller(), tokens=tokens)
-            if limits[kind].quota > 0
-        ]
-        if checks and with_the_append and request.endpoint in WITH_THE_LOG:
-            setattr(g, _DUE, CountedWithTheAppend(limiter, checks))
+        checks = limits.checks(checks_for(current_caller(), tokens=limits.tokens))
+        if checks and limits.with_the_log(request.endpoint):
+            setattr(g, _DUE, CountedWithTheAppend(limits.limiter, checks))
             return
-        usages = limiter.hit_all(checks) if checks else []
+        usages = limits.limiter.hit_all(checks) if checks else []
         g.rate_limits = usages
         refused = refusal(usages)
         if refused is not None:
@@ -286,14 +342,11 @@ def install(app: Flask, client: redis.Redis, settings: Settings) -> None:
     @app.after_request
     def _label(response: Response) -> Response:
         usages = getattr(g, "rate_limits", None)
-        if usages:
-            # The tightest limit is the one a client must watch.
-            tightest = min(usages, key=lambda usage: usage.remaining)
-            policy = tightest.policy
-            response.headers["RateLimit-Policy"] = (
-                f'"{policy.name}";q={policy.quota};w={policy.window}'
-            )
-            response.headers["RateLimit"] = (
-                f'"{policy.name}";r={max(tightest.remaining, 0)};t={tightest.reset}'
-            )
+        if usages is None:
+            taken = g.get(_TAKEN)
+            usages = None if taken is None else taken.usages
+        for name, value in label_headers(usages or []):
+            response.headers[name] = value
         return response
+
+    return limits

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Request, Response, current_app, jsonify
+from flask import Flask, Request, Response, current_app, jsonify
 from flask.json.provider import DefaultJSONProvider
 
 from service.engine import Event
@@ -127,15 +127,21 @@ def view_answer(view: dict[str, Any]) -> Response:
 
 
 def view_text(view: dict[str, Any]) -> str | None:
-    """The text ``jsonify(view)`` answers, byte for byte, from an encoder made once per
-    app's JSON settings (``jsonify`` makes one per answer, after sorting out its
-    arguments); None in debug mode, or with a layout set on the app's provider, where
-    ``jsonify`` is to answer itself."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    """The text ``jsonify(view)`` answers, byte for byte (``view_encoder``'s); None in debug
+    mode, or with a layout set on the app's provider, where ``jsonify`` is to answer itself."""
+    encode = view_encoder(current_app._get_current_object())  # type: ignore[attr-defined]
+    return None if encode is None else encode(view)
+
+
+def view_encoder(app: Flask) -> Callable[[dict[str, Any]], str] | None:
+    """What ``jsonify`` answers for a view of ``app``, as a function of the view, from an
+    encoder made once per app's JSON settings (``jsonify`` makes one per answer, after
+    sorting out its arguments); None in debug mode, or with a layout set on the app's
+    provider."""
     provider = app.json
     if app.debug or provider.compact is not None or type(provider) is not DefaultJSONProvider:
         return None
-    return _encoder(provider.default, provider.ensure_ascii, provider.sort_keys)(view) + "\n"
+    return _with_newline(provider.default, provider.ensure_ascii, provider.sort_keys)
 
 
 def json_answer(text: str) -> Response:
@@ -145,14 +151,14 @@ def json_answer(text: str) -> Response:
 
 
 @functools.cache
-def _encoder(
+def _with_newline(
     default: Callable[[Any], Any], ensure_ascii: bool, sort_keys: bool
 ) -> Callable[[Any], str]:
-    """A provider's ``dumps`` with ``jsonify``'s compact separators, as one encoder's
-    ``encode``."""
-    return json.JSONEncoder(
+    """A provider's ``dumps`` with ``jsonify``'s compact separators and its last newline."""
+    encode = json.JSONEncoder(
         default=default, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=(",", ":")
     ).encode
+    return lambda view: encode(view) + "\n"
 
 
 def seated_body(

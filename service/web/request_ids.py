@@ -20,6 +20,9 @@ import logging
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from flask import Flask, g, has_request_context, request
@@ -31,16 +34,31 @@ access_log = logging.getLogger("service.access")
 
 REQUEST_ID_HEADER = "X-Request-ID"
 #: The header as the WSGI environ names it (what ``request.headers`` would look up).
-_REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
+REQUEST_ID_ENVIRON = "HTTP_X_REQUEST_ID"
 _SANE_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+#: The id of the request a path below Flask's answers (``serving``), in this greenlet.
+_SERVING: ContextVar[str | None] = ContextVar("serving", default=None)
 
 
 def current_request_id() -> str | None:
     """The id of the request being answered, if any."""
     if has_request_context():
         return g.get("request_id")
-    return None
+    return _SERVING.get()
+
+
+@contextmanager
+def serving(request_id: str) -> Iterator[None]:
+    """Answering a request outside Flask's request context (``service.web.plain_routes``):
+    its log lines carry ``request_id`` as those of Flask's requests do."""
+    token = _SERVING.set(request_id)
+    try:
+        yield
+    finally:
+        _SERVING.reset(token)
 
 
 def request_id_from(header: str | None) -> str:
@@ -90,15 +108,37 @@ def log_access(extra: dict[str, Any]) -> None:
     access_log.handle(record)
 
 
+#: The request metrics' children of this process (the metrics are the process's too).
+_CHILDREN = _Children()
+
+
+def account(
+    request_id: str, method: str, route: str, path: str, status: int, started: float | None
+) -> None:
+    """A request's metrics and its access line, once its answer's status is known: the
+    duty of every answer, whichever path served it (Flask's hooks, ``service.web.plain_routes``)."""
+    duration = time.perf_counter() - started if started is not None else 0.0
+    _CHILDREN.count(method if method in _METHODS else "OTHER", route, status, duration)
+    log_access(
+        {
+            "request_id": request_id,
+            "method": method,
+            "path": path,
+            "route": route,
+            "status": status,
+            "duration_ms": round(duration * 1000, 2),
+        }
+    )
+
+
 def init_app(app: Flask) -> None:
     """Request ids, request logs and request metrics for ``app``; call before other hooks."""
     logs.use_request_ids(current_request_id)
-    children = _Children()
 
     @app.before_request
     def _start() -> None:
         here = g._get_current_object()  # one proxy lookup, not one per attribute
-        here.request_id = request_id_from(request.environ.get(_REQUEST_ID_ENVIRON))
+        here.request_id = request_id_from(request.environ.get(REQUEST_ID_ENVIRON))
         here.request_started = time.perf_counter()
 
     @app.after_request
@@ -106,22 +146,25 @@ def init_app(app: Flask) -> None:
         here, asked = g._get_current_object(), request._get_current_object()
         request_id = here.get("request_id") or request_id_from(None)
         response.headers[REQUEST_ID_HEADER] = request_id
-        started = here.get("request_started")
-        duration = time.perf_counter() - started if started is not None else 0.0
-        method, rule, status = asked.method, asked.url_rule, response.status_code
+        rule = asked.url_rule
         route = rule.rule if rule is not None else "<unmatched>"
-        children.count(method if method in _METHODS else "OTHER", route, status, duration)
-        log_access(
-            {
-                "request_id": request_id,
-                "method": method,
-                "path": asked.path,
-                "route": route,
-                "status": status,
-                "duration_ms": round(duration * 1000, 2),
-            }
+        account(
+            request_id,
+            asked.method,
+            route,
+            asked.path,
+            response.status_code,
+            here.get("request_started"),
         )
         return response
 
 
-__all__ = ["REQUEST_ID_HEADER", "current_request_id", "init_app", "request_id_from"]
+__all__ = [
+    "REQUEST_ID_ENVIRON",
+    "REQUEST_ID_HEADER",
+    "account",
+    "current_request_id",
+    "init_app",
+    "request_id_from",
+    "serving",
+]

@@ -56,15 +56,26 @@ def headers_for(mimetype: str | None) -> dict[str, str]:
     return {**ALWAYS, "Content-Security-Policy": policy}
 
 
+_PAGE = tuple(headers_for("text/html").items())
+_OTHER = tuple(headers_for(None).items())
+_UNCHANGED = tuple(ALWAYS.items())
+
+
+def added_headers(status: int, mimetype: str | None) -> tuple[tuple[str, str], ...]:
+    """The headers an answer of ``status`` and ``mimetype`` is given, unless it has its own:
+    the duty of every answer, whichever path served it (Flask's hooks,
+    ``service.web.plain_routes``)."""
+    if status == NOT_MODIFIED:
+        return _UNCHANGED
+    return _PAGE if mimetype == "text/html" else _OTHER
+
+
 def install(app: Flask) -> None:
     """Add the headers to every answer of ``app``: views, problems, 404s, streams.
 
     A header the answer already has is kept. Its headers are read once (a
     ``setdefault`` per header read them all three times, on every answer).
     """
-    page = tuple(headers_for("text/html").items())
-    other = tuple(headers_for(None).items())
-    unchanged = tuple(ALWAYS.items())
 
     @app.after_request
     def _secure(response: Response) -> Response:
@@ -72,11 +83,7 @@ def install(app: Flask) -> None:
             response.mimetype = "text/plain"  # Flask's default type; the spec says text/plain
         headers = response.headers
         present = {name.lower() for name, _ in headers.items()}
-        if response.status_code == NOT_MODIFIED:
-            chosen = unchanged
-        else:
-            chosen = page if response.mimetype == "text/html" else other
-        for name, value in chosen:
+        for name, value in added_headers(response.status_code, response.mimetype):
             if name.lower() not in present:
                 headers.add(name, value)
         return response

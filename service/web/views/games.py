@@ -22,19 +22,18 @@ from schemas.games import (
     ListGamesQuerySchema,
     SeatedSchema,
 )
-from service.engine import Action, Variant
+from service.engine import Variant
 from service.engine.cards import parse_cards
 from service.game.commands import Acted, NewGame, Opponent
-from service.game.problem_codes import ProblemCode
-from service.game.problems import InvalidRequest, Problem, VersionConflict
 from service.web import examples, limits
+from service.web.acting import acted_headers, take_action
 from service.web.callers import client_app, current_caller, current_player, seat_token
 from service.web.cursors import cursor_of
 from service.web.game_answers import (
     listed_game,
-    rematch_shown,
     seat_view_answer,
     seated_answer,
+    seen_game,
 )
 from service.web.idempotency import (
     IDEMPOTENCY_HEADER,
@@ -60,7 +59,6 @@ from service.web.render import (
     not_modified,
 )
 from service.web.services import games, services, settings
-from service.web.statuses import StaleIfMatch
 from service.web.time_controls import time_control
 
 blp = Blueprint(
@@ -81,8 +79,6 @@ _IF_MATCH_HEADER = {
     "description": 'The ETag of the view acted on, e.g. "12"; 412 when the game moved on. '
     "Compared strongly (RFC 9110): a weak tag (W/) never matches",
 }
-#: A version no game is at (versions start at 1): asked for, it fails after the seat is known.
-_NO_VERSION = -1
 _ETAG_HEADER = {"ETag": {"description": "The game's version", "schema": {"type": "string"}}}
 _LOCATION_HEADER = {"Location": {"description": "The new game", "schema": {"type": "string"}}}
 
@@ -159,13 +155,10 @@ def list_games(query: dict[str, Any]):
 @operation(blp, "getGame", security=SEAT_OR_SPECTATOR, problems=GAME)
 def get_game(game_id: str):
     """The caller's view of a game; without a token, a spectator's."""
-    service = games()
-    with limits.counted_with_the_append() as counts:  # counted by the read, on one Redis
-        current = service.current(game_id, counts=counts)
-        seat = service.seat_for(current, seat_token())
-    services().seen(current)
+    current, seat, rematch = seen_game(
+        services(), game_id, seat_token=seat_token, counting=limits.counted_with_the_append()
+    )
     # A rematch offer changes no version: a view that shows one is never "not modified".
-    rematch = rematch_shown(current, seat)
     if rematch is None and not_modified(request, current.version):
         return Response(status=304, headers={"ETag": etag(current.version)})
     return seat_view_answer(current, seat, rematch), 200, {"ETag": etag(current.version)}
@@ -211,52 +204,20 @@ def act(body: dict[str, Any], game_id: str):
     stale `If-Match` 412. The seat's token is checked first: without it
     (or with another) 401, whatever If-Match says.
     """
-    expected = body.pop("expected_version", None)
-    condition = if_match(request)
-    refusal = condition.refusal
-    header_version = condition.version
-    if expected is not None and header_version is not None and expected != header_version:
-        refusal = Problem(
-            f"expected_version {expected} and If-Match {header_version} disagree",
-            code=ProblemCode.CONFLICTING_VERSIONS,
-        )
-    try:
-        action = Action.from_dict(body)
-    except ValueError as error:
-        raise InvalidRequest(str(error), code=ProblemCode.INVALID_ACTION) from None
-    # A refused precondition waits until the seat is known (401 and 404 come first): the
-    # command is asked for a version no game has, and its conflict becomes the refusal.
-    if refusal is not None:
-        version: int | None = _NO_VERSION
-    else:
-        version = expected if expected is not None else header_version
-    try:
-        with limits.counted_with_the_append() as counts:
-            acted = games().act(
-                game_id,
-                seat_token(),
-                action,
-                expected_version=version,
-                idempotency_key=idempotency_key(),
-                counts=counts,
-            )
-    except VersionConflict as conflict:
-        if refusal is not None:
-            raise refusal from None
-        if expected is None and header_version is not None:
-            raise StaleIfMatch.of(conflict) from None
-        raise
-    headers = {"ETag": etag(acted.current.version)}
-    if acted.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return seat_view_answer(acted.current, acted.seat), 200, headers
+    acted = take_action(
+        games(),
+        game_id,
+        body,
+        if_match(request),
+        seat_token=seat_token,
+        idempotency_key=idempotency_key,
+        counting=limits.counted_with_the_append(),
+    )
+    return seat_view_answer(acted.current, acted.seat), 200, acted_headers(acted)
 
 
 def _ended(acted: Acted):
-    headers = {"ETag": etag(acted.current.version)}
-    if acted.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return seat_view_answer(acted.current, acted.seat), 200, headers
+    return seat_view_answer(acted.current, acted.seat), 200, acted_headers(acted)
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
