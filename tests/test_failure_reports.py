@@ -63,7 +63,11 @@ def test_the_suite_reports_failures_through_the_failure_reports_plugin(
 
 
 @pytest.mark.parametrize(
-    "processes", [["-p", "no:xdist"], ["-n", "2"]], ids=["one-process", "xdist"]
+    "processes",
+    [
+        pytest.param(["-p", "no:xdist"], id="one-process"),
+        pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.heavy),  # two more pytests
+    ],
 )
 def test_a_failure_through_a_frame_without_lines_is_reported_and_the_run_goes_on(
     tmp_path: Path, processes: list[str]

@@ -14,6 +14,10 @@ from tests.support.collecting import Collected, collect
 from tests.support.lanes import FAST_LANES, LANES, SHARED_LANES, SYSTEM_CALLS
 from tests.support.paths import REPO
 
+#: Each test here reads collections a pytest of its own makes of the whole suite: seconds
+#: of CPU, so the module runs in the heavy lane (CONTRIBUTING.md), not in the fast ones.
+pytestmark = pytest.mark.heavy
+
 FAST = " or ".join(FAST_LANES)
 #: Modules of every lane, for the fast lanes' choice.
 EVERY_LANE = [

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import pytest
+
 from tests.support.paths import REPO
 from tests.support.scheduling import (
     UNKNOWN_TEST_SECONDS,
@@ -25,6 +27,7 @@ from tests.support.scheduling import (
 )
 
 
+@pytest.mark.heavy  # a pytest of its own, on two xdist workers
 def test_each_module_runs_on_one_worker_under_the_test_commands_distribution():
     # Two modules of many quick tests (38 and 47, a tenth of a CPU second each), which
     # a distribution test by test would spread over both workers.

@@ -363,6 +363,7 @@ def edited(position: Position, edits: list[tuple[Any, ...]]) -> Position:
     return position
 
 
+@pytest.mark.heavy  # each of 60 games' positions edited, then a deal sought for it
 @SETTINGS
 @given(GAMES, st.data())
 def test_a_position_is_accepted_exactly_when_the_engine_plays_a_deal_to_it(game, data):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def kept(name: str) -> bool:
     return True
 
 
+@pytest.mark.heavy  # every code point of this server's Unicode, classified again
 def test_the_committed_name_classes_are_the_ones_this_servers_unicode_makes():
     assert name_pattern.MODULE.read_text() == name_pattern.module_text()
 
