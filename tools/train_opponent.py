@@ -8,7 +8,7 @@ Run from the repository root::
 The data is benchmarks/decisions.py's (one file or several parts of one run).
 The games are split whole (``tools.training.split_by_game``): a tenth for the
 test, a tenth to choose the network and its epoch, the rest to train on. Each
-candidate (a linear scorer, then tanh networks of 16 and 32 hidden units) is
+candidate (a linear scorer, then tanh networks of 16, 32 and 64 hidden units) is
 trained by Adam on the mean log-loss of the action taken (a softmax over each
 decision's legal actions), keeping its epoch of lowest validation log-loss;
 the candidate with the lowest is kept and scored once on the test games, as
@@ -53,7 +53,7 @@ from tools.npz import write_npz  # noqa: E402
 from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
 
 #: Hidden layers of the candidates, smallest first.
-ARCHITECTURES: tuple[tuple[int, ...], ...] = ((), (16,), (32,))
+ARCHITECTURES: tuple[tuple[int, ...], ...] = ((), (16,), (32,), (64,))
 TEST_SHARE = 0.1
 #: The games not set aside for the test, in this many parts: one validates, the rest train.
 PARTS = 9
