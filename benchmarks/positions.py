@@ -134,7 +134,7 @@ def play_game(job: Job) -> list[Row]:
             seen.add(len(deal.tricks))
             kind = TRICK_START
         decision = bot.choose(
-            seat_view(state, seat), seed=_decision_seed(job, moves), budget_ms=job.budget_ms
+            seat_view(state, seat), seed=decision_seed(job, moves), budget_ms=job.budget_ms
         )
         moves += 1
         if kind >= 0:
@@ -168,7 +168,7 @@ def play_game(job: Job) -> list[Row]:
     return rows
 
 
-def _decision_seed(job: Job, moves: int) -> int:
+def decision_seed(job: Job, moves: int) -> int:
     """A decision's seed, from the run's seed, the game and the move: the same every run."""
     return random.Random(f"{job.seed}:{job.game}:{moves}").getrandbits(32)
 

@@ -62,6 +62,7 @@ from service.bots.value_model import (  # noqa: E402
     weights_digest,
 )
 from tools.npz import write_npz  # noqa: E402
+from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
 
 #: Weights of the outcome in the target (the rest is the expert's search value).
 TARGET_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -78,8 +79,6 @@ MAX_EPOCHS = 80
 PATIENCE = 10
 #: The data's ``kind`` of a trick's start with the talon open (benchmarks/positions.py).
 TRICK_START = 0
-
-Layers = list[tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -144,22 +143,8 @@ def load(path: Path, seed: int) -> Data:
         }
     # A forced first move has no search value: its outcome stands in.
     search = np.where(np.isnan(search), outcome, search)
-    order = np.random.default_rng(seed).permutation(np.unique(games))
-    held = round(TEST_SHARE * len(order))
-    parts = [order[:held], *np.array_split(order[held:], FOLDS)]
-    part = {int(game): i for i, chunk in enumerate(parts) for game in chunk}
-    which = np.array([part[int(game)] for game in games])
-    rows = [np.flatnonzero(which == i) for i in range(len(parts))]
-    return Data(x, outcome, search, tuple(rows[1:]), rows[0], description)
-
-
-def initial(sizes: list[int], rng: np.random.Generator) -> Layers:
-    """Glorot-uniform matrices, zero biases."""
-    layers = []
-    for fan_in, fan_out in zip(sizes, sizes[1:], strict=False):
-        limit = np.sqrt(6.0 / (fan_in + fan_out))
-        layers.append((rng.uniform(-limit, limit, (fan_in, fan_out)), np.zeros(fan_out)))
-    return layers
+    folds, test = split_by_game(games, seed, TEST_SHARE, FOLDS)
+    return Data(x, outcome, search, folds, test, description)
 
 
 def forward(layers: Layers, x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -218,42 +203,24 @@ def train(
     """
     rng = np.random.default_rng(seed)
     layers = initial([data.x.shape[1], *hidden, 1], rng)
-    moments = [[np.zeros_like(w), np.zeros_like(b)] for w, b in layers]
-    squares = [[np.zeros_like(w), np.zeros_like(b)] for w, b in layers]
-    beta1, beta2, epsilon = 0.9, 0.999, 1e-8
-    best = (float("nan"), 0, layers)
-    if validation is not None:
-        best = (outcome_mse(layers, data, validation), 0, [(w.copy(), b.copy()) for w, b in layers])
-    step = 0
-    for epoch in range(1, epochs + 1):
-        order = rows[rng.permutation(len(rows))]
-        for start in range(0, len(order), BATCH):
-            batch = order[start : start + BATCH]
-            step += 1
-            grads = gradient(layers, data.x[batch], target[batch])
-            for i, pair in enumerate(grads):
-                updated = []
-                for j, g in enumerate(pair):
-                    m, v = moments[i][j], squares[i][j]
-                    m *= beta1
-                    m += (1 - beta1) * g
-                    v *= beta2
-                    v += (1 - beta2) * g * g
-                    m_hat = m / (1 - beta1**step)
-                    v_hat = v / (1 - beta2**step)
-                    updated.append(
-                        layers[i][j] - LEARNING_RATE * m_hat / (np.sqrt(v_hat) + epsilon)
-                    )
-                layers[i] = (updated[0], updated[1])
-        if validation is None:
-            best = (float("nan"), epoch, layers)
-            continue
-        error = outcome_mse(layers, data, validation)
-        if error < best[0]:
-            best = (error, epoch, [(w.copy(), b.copy()) for w, b in layers])
-        elif epoch - best[1] >= PATIENCE:
-            break
-    return best[2], best[1], best[0]
+
+    def step(layers: Layers, batch: np.ndarray) -> Layers:
+        return gradient(layers, data.x[batch], target[batch])
+
+    def error(layers: Layers) -> float:
+        return outcome_mse(layers, data, validation)
+
+    return fit(
+        layers,
+        rows,
+        step,
+        rng,
+        batch=BATCH,
+        epochs=epochs,
+        score=None if validation is None else error,
+        patience=PATIENCE,
+        adam=Adam(LEARNING_RATE),
+    )
 
 
 def target_of(data: Data, weight: float) -> np.ndarray:

@@ -1,0 +1,130 @@
+"""The opponent model: how likely each legal action is, from what the player to move knew.
+
+A searching bot samples the deals its seat cannot tell apart; weighting them
+by how likely the opponent's past actions were in each needs a policy that
+says how a player plays from its own view. This one is learned from expert
+self-play (benchmarks/decisions.py, tools/train_opponent.py): every legal
+action gets a score from one small network fed the position as the mover
+sees it and the action (``action_features``: the mover's view only, R11),
+and a softmax over the legal actions turns the scores into probabilities.
+
+The network: inputs ``decision_inputs`` then ``action_inputs`` (the manifest's
+``layout`` and ``action_layout``), tanh hidden layers (none: a linear scorer,
+where the position's part cancels in the softmax), one output, the action's
+score.
+
+- ``probabilities(view)``: ``(action, probability)`` for each legal action of
+  the seat to move, in ``view.legal_actions()`` order, summing to 1;
+- ``OpponentModel.distribution(position, actions)``: the same on encoded
+  inputs (the trainer's yardstick runs through it).
+
+The weights ship in the package (``opponent_model.npz`` beside its manifest
+``opponent_model.json``) and load on first use, offline, checked as the
+learned value's are (``value_model.weights_digest``): another layout or
+damaged weights are refused.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from service.bots.action_features import (
+    ACTION_LAYOUT,
+    LED_LAYOUT,
+    action_inputs,
+    decision_inputs,
+)
+from service.bots.features import LAYOUT
+from service.bots.value_model import layer_names, weights_digest
+from service.engine.actions import Action
+from service.engine.knowledge import SeatView
+
+#: The files in ``service/bots`` (package data).
+MODEL_FILE = "opponent_model.npz"
+MANIFEST_FILE = "opponent_model.json"
+#: The position's inputs: the learned value's, then the led card.
+POSITION_LAYOUT: tuple[str, ...] = (*LAYOUT, *LED_LAYOUT)
+
+
+def scores(layers: Any, position: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Each action's score: the network on the position's inputs beside each action's.
+
+    The first layer is split in the position's rows and the action's, so the position's
+    part is summed once for all its actions.
+    """
+    weight, bias = layers[0]
+    width = position.shape[-1]
+    if len(layers) == 1:
+        return (actions @ weight[width:] + bias)[:, 0]
+    h = np.tanh(actions @ weight[width:] + (position @ weight[:width] + bias))
+    for weight, bias in layers[1:-1]:
+        h = np.tanh(h @ weight + bias)
+    weight, bias = layers[-1]
+    return (h @ weight + bias)[:, 0]
+
+
+def softmax(values: np.ndarray) -> np.ndarray:
+    shifted = np.exp(values - values.max())
+    return shifted / shifted.sum()
+
+
+@dataclass(frozen=True, slots=True)
+class OpponentModel:
+    """A scorer's layers, float32, and its manifest."""
+
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    manifest: dict[str, Any]
+
+    def distribution(self, position: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """The probability of each row of ``actions`` (one decision's legal actions)."""
+        position = np.asarray(position, dtype=np.float32)
+        actions = np.asarray(actions, dtype=np.float32)
+        return softmax(scores(self.layers, position, actions).astype(np.float64))
+
+
+def read_model(model: Any, manifest: dict[str, Any]) -> OpponentModel:
+    """A model from an open ``.npz`` (path or binary file) and its manifest, checked."""
+    if (
+        tuple(manifest["layout"]) != POSITION_LAYOUT
+        or tuple(manifest["action_layout"]) != ACTION_LAYOUT
+    ):
+        raise ValueError("the opponent model was trained on other inputs than action_features'")
+    with np.load(model, allow_pickle=False) as arrays:
+        layers = tuple(
+            (arrays[w].astype(np.float32), arrays[b].astype(np.float32))
+            for w, b in layer_names(len(manifest["layers"]))
+        )
+    if weights_digest(layers) != manifest["weights_sha256"]:
+        raise ValueError("the opponent model's weights are not the ones its manifest names")
+    if layers[0][0].shape[0] != len(POSITION_LAYOUT) + len(ACTION_LAYOUT):
+        raise ValueError("the opponent model's shape does not fit its inputs")
+    if layers[-1][0].shape[1] != 1:
+        raise ValueError("the opponent model's last layer must give one score")
+    return OpponentModel(layers, manifest)
+
+
+@cache
+def shipped_model() -> OpponentModel:
+    """The model in the package, loaded on first use (and once)."""
+    folder = resources.files("service.bots")
+    manifest = json.loads(folder.joinpath(MANIFEST_FILE).read_text())
+    with folder.joinpath(MODEL_FILE).open("rb") as model:
+        return read_model(model, manifest)
+
+
+def probabilities(view: SeatView) -> list[tuple[Action, float]]:
+    """How likely the seat to move in ``view`` (which must be ``view.seat``) takes each of
+    its legal actions, by the shipped model; empty when it is not to move."""
+    legal = view.legal_actions()
+    if not legal:
+        return []
+    position = np.array(decision_inputs(view))
+    actions = np.array([action_inputs(view, action) for action in legal])
+    odds = shipped_model().distribution(position, actions)
+    return [(action, float(p)) for action, p in zip(legal, odds, strict=True)]
