@@ -47,8 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from service.bots.action_features import ACTION_LAYOUT  # noqa: E402
+from service.bots.model_files import layer_names, weights_digest  # noqa: E402
 from service.bots.opponent_model import POSITION_LAYOUT, OpponentModel  # noqa: E402
-from service.bots.value_model import layer_names, weights_digest  # noqa: E402
 from tools.npz import write_npz  # noqa: E402
 from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
 

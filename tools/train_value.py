@@ -55,12 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from service.bots.features import LAYOUT  # noqa: E402
-from service.bots.value_model import (  # noqa: E402
-    OUTPUT_SCALE,
-    ValueModel,
-    layer_names,
-    weights_digest,
-)
+from service.bots.model_files import layer_names, weights_digest  # noqa: E402
+from service.bots.value_model import OUTPUT_SCALE, ValueModel  # noqa: E402
 from tools.npz import write_npz  # noqa: E402
 from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
 

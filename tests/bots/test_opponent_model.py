@@ -15,7 +15,7 @@ import pytest
 
 from service.bots import opponent_model
 from service.bots.action_features import ACTION_LAYOUT
-from service.bots.value_model import weights_digest
+from service.bots.model_files import weights_digest
 from service.engine.knowledge import seat_view
 from tests.support.paths import REPO
 from tests.support.positions import permuted, sampled_states
@@ -62,7 +62,7 @@ def test_damaged_weights_are_refused():
 
 def test_a_model_of_other_inputs_is_refused():
     other = {**manifest(), "action_layout": [*ACTION_LAYOUT[1:], ACTION_LAYOUT[0]]}
-    with pytest.raises(ValueError, match="other inputs"):
+    with pytest.raises(ValueError, match="another input layout"):
         opponent_model.read_model(io.BytesIO(model_bytes()), other)
 
 

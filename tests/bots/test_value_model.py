@@ -15,6 +15,7 @@ import pytest
 
 from service.bots import value_model
 from service.bots.features import LAYOUT, encode
+from service.bots.model_files import weights_digest
 from service.engine.core import FastDeal
 from service.engine.knowledge import seat_view
 from tests.support.paths import REPO
@@ -35,7 +36,7 @@ def test_the_shipped_model_loads_and_is_the_one_its_manifest_names():
     model = value_model.shipped_model()
     named = manifest()
     assert tuple(named["layout"]) == LAYOUT
-    assert value_model.weights_digest(model.layers) == named["weights_sha256"]
+    assert weights_digest(model.layers) == named["weights_sha256"]
     assert [list(weight.shape) for weight, _ in model.layers] == named["layers"]
     assert model.layers[0][0].shape[0] == len(LAYOUT)
     assert len(model_bytes()) <= 1_000_000
