@@ -44,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.expert_games import Job, played, run_arguments, run_arrays  # noqa: E402
+from benchmarks import expert_games  # noqa: E402
+from benchmarks.expert_games import Job  # noqa: E402
 from service.bots.action_features import (  # noqa: E402
     ACTION_LAYOUT,
     LED_LAYOUT,
@@ -58,6 +59,17 @@ from tools.npz import write_npz  # noqa: E402
 
 #: Changes whenever the same arguments would give different rows.
 GENERATOR_VERSION = 1
+#: The fields of a ``Choice`` stored one array each, and their dtypes.
+COLUMNS = {
+    "taken": np.int8,
+    "heuristic": np.int8,
+    "game": np.int32,
+    "seat": np.uint8,
+    "deal": np.int16,
+    "trick": np.int8,
+    "talon_open": np.uint8,
+    "follows": np.uint8,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,17 +133,10 @@ def to_arrays(
             -1, len(ACTION_LAYOUT)
         ),
         "first": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32),
-        "taken": np.array([c.taken for c in choices], dtype=np.int8),
-        "heuristic": np.array([c.heuristic for c in choices], dtype=np.int8),
-        "game": np.array([c.game for c in choices], dtype=np.int32),
-        "seat": np.array([c.seat for c in choices], dtype=np.uint8),
-        "deal": np.array([c.deal for c in choices], dtype=np.int16),
-        "trick": np.array([c.trick for c in choices], dtype=np.int8),
-        "talon_open": np.array([c.talon_open for c in choices], dtype=np.uint8),
-        "follows": np.array([c.follows for c in choices], dtype=np.uint8),
+        **expert_games.columns(choices, COLUMNS),
         "layout": np.array((*LAYOUT, *LED_LAYOUT)),
         "action_layout": np.array(ACTION_LAYOUT),
-        **run_arrays(seed, games, budget_ms),
+        **expert_games.run_arrays(seed, games, budget_ms),
         "forced": np.array(forced, dtype=np.int64),
         "version": np.array(GENERATOR_VERSION, dtype=np.int64),
     }
@@ -144,7 +149,7 @@ def generate(
     jobs = [Job(seed, game, budget_ms) for game in range(first, first + games)]
     choices: list[Choice] = []
     forced = 0
-    for game_choices, game_forced in played(
+    for game_choices, game_forced in expert_games.played(
         play_game, jobs, processes, lambda: f"{len(choices)} decisions"
     ):
         choices.extend(game_choices)
@@ -153,7 +158,7 @@ def generate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = run_arguments(__doc__.split("\n\n")[0])
+    parser = expert_games.run_arguments(__doc__.split("\n\n")[0])
     parser.add_argument("--first-game", type=int, default=0, help="the first game's number")
     args = parser.parse_args(argv)
     began = time.perf_counter()
@@ -170,11 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(choices)} decisions with a choice ({actions} legal actions, "
         f"{actions / max(len(choices), 1):.2f} a decision), {forced} forced"
     )
-    print(
-        f"{seconds:.0f} s with {args.processes} process(es): "
-        f"{len(choices) * 3600 / seconds:.0f} decisions per hour"
-    )
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes)")
+    expert_games.report_run(args, seconds, (len(choices), "decisions"))
     return 0
 
 

@@ -8,8 +8,9 @@ decision's search seed from the run's seed, the game and the move
 (``wall_clock_guard=False``), so the same arguments give the same games and a
 byte-identical file however busy the machine. What each records from a game is
 its own; what they share is here: the game (``Job.table``, ``Job.expert``), the
-games in order over worker processes (``played``), the command's arguments and the
-file's description of its run.
+games in order over worker processes (``played``), the command's arguments, the
+file's columns of records (``columns``) and description of its run (``run_arrays``),
+and the run's last lines (``report_run``).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot
 from service.bots.self_play import SelfPlay
@@ -102,6 +104,14 @@ def run_arguments(description: str) -> argparse.ArgumentParser:
     return parser
 
 
+def columns(records: Sequence[Any], dtypes: Mapping[str, DTypeLike]) -> dict[str, np.ndarray]:
+    """One array per field of ``records`` named in ``dtypes``, of its dtype, in that order."""
+    return {
+        name: np.array([getattr(record, name) for record in records], dtype=dtype)
+        for name, dtype in dtypes.items()
+    }
+
+
 def run_arrays(seed: int, games: int, budget_ms: int) -> dict[str, np.ndarray]:
     """The file's description of its run (the trainers read it into their manifests)."""
     return {
@@ -109,3 +119,12 @@ def run_arrays(seed: int, games: int, budget_ms: int) -> dict[str, np.ndarray]:
         "games": np.array(games, dtype=np.int64),
         "budget_ms": np.array(budget_ms, dtype=np.int64),
     }
+
+
+def report_run(args: argparse.Namespace, seconds: float, *counts: tuple[int, str]) -> None:
+    """The run's last lines: its time and processes with each of ``counts`` (how many, of
+    what) per hour, the first then the others in brackets; and the file written."""
+    first, *others = (f"{count * 3600 / seconds:.0f} {what} per hour" for count, what in counts)
+    brackets = "".join(f" ({other})" for other in others)
+    print(f"{seconds:.0f} s with {args.processes} process(es): {first}{brackets}")
+    print(f"Written: {args.out} ({args.out.stat().st_size} bytes)")

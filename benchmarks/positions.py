@@ -50,7 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.expert_games import Job, played, run_arguments, run_arrays  # noqa: E402
+from benchmarks import expert_games  # noqa: E402
+from benchmarks.expert_games import Job  # noqa: E402
 from service.bots.features import LAYOUT, encode_view  # noqa: E402
 from service.engine import Variant  # noqa: E402
 from service.engine.actions import ActionType  # noqa: E402
@@ -63,6 +64,18 @@ GENERATOR_VERSION = 1
 #: ``kind``: a trick's start with the talon open; the position right after a close.
 TRICK_START = 0
 AFTER_CLOSE = 1
+#: The fields of a ``Row`` stored one array each, and their dtypes.
+COLUMNS = {
+    "outcome": np.int8,
+    "search": np.float32,
+    "mover": np.uint8,
+    "kind": np.uint8,
+    "seat": np.uint8,
+    "game": np.int32,
+    "deal": np.int16,
+    "trick": np.int8,
+    "head": np.uint8,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,18 +160,10 @@ def to_arrays(rows: list[Row], seed: int, games: int, budget_ms: int) -> dict[st
     features = np.array([r.features for r in rows], dtype=np.float32).reshape(len(rows), width)
     return {
         "features": features,
-        "outcome": np.array([r.outcome for r in rows], dtype=np.int8),
-        "search": np.array([r.search for r in rows], dtype=np.float32),
-        "mover": np.array([r.mover for r in rows], dtype=np.uint8),
-        "kind": np.array([r.kind for r in rows], dtype=np.uint8),
-        "seat": np.array([r.seat for r in rows], dtype=np.uint8),
-        "game": np.array([r.game for r in rows], dtype=np.int32),
-        "deal": np.array([r.deal for r in rows], dtype=np.int16),
-        "trick": np.array([r.trick for r in rows], dtype=np.int8),
-        "head": np.array([r.head for r in rows], dtype=np.uint8),
+        **expert_games.columns(rows, COLUMNS),
         "need": np.array([r.need for r in rows], dtype=np.int8).reshape(len(rows), 2),
         "layout": np.array(LAYOUT),
-        **run_arrays(seed, games, budget_ms),
+        **expert_games.run_arrays(seed, games, budget_ms),
         "version": np.array(GENERATOR_VERSION, dtype=np.int64),
     }
 
@@ -167,13 +172,13 @@ def generate(seed: int, games: int, budget_ms: int, processes: int) -> list[Row]
     """Every game's rows, in game order whatever the number of processes."""
     jobs = [Job(seed, game, budget_ms) for game in range(games)]
     rows: list[Row] = []
-    for game_rows in played(play_game, jobs, processes, lambda: f"{len(rows)} rows"):
+    for game_rows in expert_games.played(play_game, jobs, processes, lambda: f"{len(rows)} rows"):
         rows.extend(game_rows)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = run_arguments(__doc__.split("\n\n")[0])
+    parser = expert_games.run_arguments(__doc__.split("\n\n")[0])
     args = parser.parse_args(argv)
     began = time.perf_counter()
     rows = generate(args.seed, args.games, args.budget_ms, args.processes)
@@ -187,12 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         f"recorded; {opens} at a trick's start with the talon open, "
         f"{len(rows) - opens} just after a close)"
     )
-    print(
-        f"{seconds:.0f} s with {args.processes} process(es): "
-        f"{movers * 3600 / seconds:.0f} positions per hour "
-        f"({len(rows) * 3600 / seconds:.0f} rows per hour)"
-    )
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes)")
+    expert_games.report_run(args, seconds, (movers, "positions"), (len(rows), "rows"))
     return 0
 
 
