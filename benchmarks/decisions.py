@@ -8,11 +8,11 @@ Run from the repository root::
 ``--first-game`` plays games ``first .. first + games - 1`` of the seed, so a
 long run can be made in parts (each its own file; the trainer reads several).
 
-The games of benchmarks/positions.py (the same ``Job``, decks and decision
-seeds: the same arguments give the same games there and here): ``expert``
-against ``expert`` at its default budget, to 7 game points, even games head
-counting, odd ones tracked, the expert deciding by counted work only, so the
-same arguments give a byte-identical file however busy the machine.
+The games of benchmarks/expert_games.py, as benchmarks/positions.py plays them
+(the same arguments give the same games there and here): ``expert`` against
+``expert`` at its default budget, to 7 game points, even games head counting,
+odd ones tracked, the expert deciding by counted work only, so the same
+arguments give a byte-identical file however busy the machine.
 
 Recorded: every decision with more than one legal action (forced ones are
 counted, not kept), as the mover saw it (``service.bots.action_features``:
@@ -35,9 +35,6 @@ Printed: decisions, forced decisions, and decisions per hour of this run.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing
-import random
 import sys
 import time
 from dataclasses import dataclass
@@ -47,22 +44,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.positions import Job, decision_seed, variant_of  # noqa: E402
+from benchmarks import expert_games  # noqa: E402
+from benchmarks.expert_games import Job  # noqa: E402
 from service.bots.action_features import (  # noqa: E402
     ACTION_LAYOUT,
     LED_LAYOUT,
     action_inputs,
     decision_inputs,
 )
-from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot  # noqa: E402
 from service.bots.features import LAYOUT  # noqa: E402
 from service.bots.heuristic import HeuristicBot  # noqa: E402
-from service.engine import DECK, apply, new_game, start_deal, take_seat  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 from tools.npz import write_npz  # noqa: E402
 
 #: Changes whenever the same arguments would give different rows.
 GENERATOR_VERSION = 1
+#: The fields of a ``Choice`` stored one array each, and their dtypes.
+COLUMNS = {
+    "taken": np.int8,
+    "heuristic": np.int8,
+    "game": np.int32,
+    "seat": np.uint8,
+    "deal": np.int16,
+    "trick": np.int8,
+    "talon_open": np.uint8,
+    "follows": np.uint8,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,25 +90,15 @@ class Choice:
 
 def play_game(job: Job) -> tuple[list[Choice], int]:
     """One expert-against-expert game: its unforced decisions in order, and the forced count."""
-    rng = random.Random(f"{job.seed}:{job.game}:decks")
-    bot = ExpertBot(job.budget_ms, wall_clock_guard=False)
+    bot = job.expert()
     yardstick = HeuristicBot()
-    state = take_seat(take_seat(new_game(variant_of(job.game), rng.randrange(2)), 0), 1)
+    game = job.table()
     choices: list[Choice] = []
     forced = 0
-    moves = 0
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            state = start_deal(state, deck)
-            continue
-        deal = state.deal
-        seat = None if deal is None else deal.to_move
-        assert deal is not None and seat is not None  # a deal runs, a seat is to move
-        view = seat_view(state, seat)
-        decision = bot.choose(view, seed=decision_seed(job, moves), budget_ms=job.budget_ms)
-        moves += 1
+    for move, turn in enumerate(game.turns()):
+        deal, seat = turn.deal, turn.seat
+        view = seat_view(turn.state, seat)
+        decision = bot.choose(view, seed=job.decision_seed(move), budget_ms=job.budget_ms)
         legal = view.legal_actions()
         if len(legal) > 1:
             choices.append(
@@ -120,7 +117,7 @@ def play_game(job: Job) -> tuple[list[Choice], int]:
             )
         else:
             forced += 1
-        state = apply(state, decision.action, seat)
+        game.play(decision.action)
     return choices, forced
 
 
@@ -136,19 +133,10 @@ def to_arrays(
             -1, len(ACTION_LAYOUT)
         ),
         "first": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int32),
-        "taken": np.array([c.taken for c in choices], dtype=np.int8),
-        "heuristic": np.array([c.heuristic for c in choices], dtype=np.int8),
-        "game": np.array([c.game for c in choices], dtype=np.int32),
-        "seat": np.array([c.seat for c in choices], dtype=np.uint8),
-        "deal": np.array([c.deal for c in choices], dtype=np.int16),
-        "trick": np.array([c.trick for c in choices], dtype=np.int8),
-        "talon_open": np.array([c.talon_open for c in choices], dtype=np.uint8),
-        "follows": np.array([c.follows for c in choices], dtype=np.uint8),
+        **expert_games.columns(choices, COLUMNS),
         "layout": np.array((*LAYOUT, *LED_LAYOUT)),
         "action_layout": np.array(ACTION_LAYOUT),
-        "seed": np.array(seed, dtype=np.int64),
-        "games": np.array(games, dtype=np.int64),
-        "budget_ms": np.array(budget_ms, dtype=np.int64),
+        **expert_games.run_arrays(seed, games, budget_ms),
         "forced": np.array(forced, dtype=np.int64),
         "version": np.array(GENERATOR_VERSION, dtype=np.int64),
     }
@@ -161,41 +149,17 @@ def generate(
     jobs = [Job(seed, game, budget_ms) for game in range(first, first + games)]
     choices: list[Choice] = []
     forced = 0
-    began = time.perf_counter()
-    # Spawned, not forked: a fork taken while another thread holds a lock can leave the
-    # child stuck on it (as benchmarks/positions.py).
-    pool = multiprocessing.get_context("spawn").Pool(processes) if processes > 1 else None
-    played = pool.imap(play_game, jobs) if pool else map(play_game, jobs)
-    try:
-        for done, (game_choices, game_forced) in enumerate(played, 1):
-            choices.extend(game_choices)
-            forced += game_forced
-            sys.stderr.write(
-                f"\r{done}/{games} games, {len(choices)} decisions, "
-                f"{time.perf_counter() - began:.0f} s"
-            )
-            sys.stderr.flush()
-    finally:
-        if pool:
-            pool.close()
-            pool.join()
-    sys.stderr.write("\n")
+    for game_choices, game_forced in expert_games.played(
+        play_game, jobs, processes, lambda: f"{len(choices)} decisions"
+    ):
+        choices.extend(game_choices)
+        forced += game_forced
     return choices, forced
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = expert_games.run_arguments(__doc__.split("\n\n")[0])
     parser.add_argument("--first-game", type=int, default=0, help="the first game's number")
-    parser.add_argument("--out", type=Path, required=True, help="the .npz to write")
-    parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument(
-        "--budget-ms",
-        type=int,
-        default=DEFAULT_BUDGET_MS,
-        help=f"the expert's budget per move (default {DEFAULT_BUDGET_MS}: the level's own)",
-    )
     args = parser.parse_args(argv)
     began = time.perf_counter()
     choices, forced = generate(
@@ -211,11 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(choices)} decisions with a choice ({actions} legal actions, "
         f"{actions / max(len(choices), 1):.2f} a decision), {forced} forced"
     )
-    print(
-        f"{seconds:.0f} s with {args.processes} process(es): "
-        f"{len(choices) * 3600 / seconds:.0f} decisions per hour"
-    )
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes)")
+    expert_games.report_run(args, seconds, (len(choices), "decisions"))
     return 0
 
 

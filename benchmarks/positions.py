@@ -4,13 +4,13 @@ Run from the repository root::
 
     python benchmarks/positions.py --games 600 --seed 1 --out /work/data/positions.npz [--processes 2]
 
-Whole games to 7 game points of ``expert`` against ``expert`` at its default
-budget, through the engine's public API (``new_game``, ``take_seat``,
-``start_deal``, ``apply``; each bot sees ``seat_view`` only), as
-benchmarks/tournament.py plays them. Even-numbered games are played in the
-head-counting variant, odd ones tracked. The expert decides by counted work,
-never by the clock (``wall_clock_guard=False``), so the same arguments give
-the same games and a byte-identical file, however busy the machine.
+The games of benchmarks/expert_games.py: whole games to 7 game points of
+``expert`` against ``expert`` at its default budget, through the engine's
+public API (``service.bots.self_play``, as benchmarks/tournament.py plays
+them; each bot sees ``seat_view`` only), even-numbered games head counting,
+odd ones tracked, the expert deciding by counted work, never by the clock, so
+the same arguments give the same games and a byte-identical file, however busy
+the machine.
 
 Recorded, from both seats' sides (``service.bots.features.encode_view``: only
 what that seat knows):
@@ -40,10 +40,7 @@ per hour of this run.
 
 from __future__ import annotations
 
-import argparse
 import math
-import multiprocessing
-import random
 import sys
 import time
 from dataclasses import dataclass
@@ -53,9 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot  # noqa: E402
+from benchmarks import expert_games  # noqa: E402
+from benchmarks.expert_games import Job  # noqa: E402
 from service.bots.features import LAYOUT, encode_view  # noqa: E402
-from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
+from service.engine import Variant  # noqa: E402
 from service.engine.actions import ActionType  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 from service.engine.state import DealResult  # noqa: E402
@@ -66,6 +64,18 @@ GENERATOR_VERSION = 1
 #: ``kind``: a trick's start with the talon open; the position right after a close.
 TRICK_START = 0
 AFTER_CLOSE = 1
+#: The fields of a ``Row`` stored one array each, and their dtypes.
+COLUMNS = {
+    "outcome": np.int8,
+    "search": np.float32,
+    "mover": np.uint8,
+    "kind": np.uint8,
+    "seat": np.uint8,
+    "game": np.int32,
+    "deal": np.int16,
+    "trick": np.int8,
+    "head": np.uint8,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +95,6 @@ class Row:
     need: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One game to play: what decides its decks and every decision."""
-
-    seed: int
-    game: int
-    budget_ms: int
-
-
-def variant_of(game: int) -> Variant:
-    """Even games head counting, odd games tracked."""
-    return Variant.HEAD if game % 2 == 0 else Variant.TRACKED
-
-
 def deal_value(result: DealResult, seat: int, game_points: tuple[int, int]) -> int:
     """The deal's game points for ``seat`` as the expert counts them (``Search.outcome``):
     a win counts at most what the winner still needed (R10a)."""
@@ -108,25 +104,17 @@ def deal_value(result: DealResult, seat: int, game_points: tuple[int, int]) -> i
 
 def play_game(job: Job) -> list[Row]:
     """One expert-against-expert game; its rows in the order the positions came."""
-    rng = random.Random(f"{job.seed}:{job.game}:decks")
-    variant = variant_of(job.game)
-    bot = ExpertBot(job.budget_ms, wall_clock_guard=False)
-    state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
+    bot = job.expert()
+    game = job.table()
     rows: list[Row] = []
+    dealt = 0  # the number of the deal the fields below are of
     pending: list[dict] = []  # this deal's positions, waiting for its outcome
     seen: set[int] = set()  # this deal's trick starts already recorded
     just_closed = False
-    moves = 0
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            state = start_deal(state, deck)
-            pending, seen, just_closed = [], set(), False
-            continue
-        deal = state.deal
-        seat = None if deal is None else deal.to_move
-        assert deal is not None and seat is not None  # a deal runs, a seat is to move
+    for move, turn in enumerate(game.turns()):
+        state, deal, seat = turn.state, turn.deal, turn.seat
+        if deal.number != dealt:
+            dealt, pending, seen, just_closed = deal.number, [], set(), False
         kind = -1
         if just_closed:
             kind = AFTER_CLOSE
@@ -134,9 +122,8 @@ def play_game(job: Job) -> list[Row]:
             seen.add(len(deal.tricks))
             kind = TRICK_START
         decision = bot.choose(
-            seat_view(state, seat), seed=decision_seed(job, moves), budget_ms=job.budget_ms
+            seat_view(state, seat), seed=job.decision_seed(move), budget_ms=job.budget_ms
         )
-        moves += 1
         if kind >= 0:
             best = math.nan
             if decision.evaluations is not None:
@@ -152,25 +139,19 @@ def play_game(job: Job) -> list[Row]:
                         game=job.game,
                         deal=deal.number,
                         trick=len(deal.tricks),
-                        head=variant is Variant.HEAD,
+                        head=job.variant is Variant.HEAD,
                         need=(state.game_points[side], state.game_points[1 - side]),
                     )
                 )
-        game_points = state.game_points
-        state = apply(state, decision.action, seat)
+        after = game.play(decision.action)
         just_closed = decision.action.type is ActionType.CLOSE_TALON
-        result = state.deal.result if state.deal is not None else None
+        result = after.deal.result if after.deal is not None else None
         if result is not None and pending:
             for fields in pending:
-                outcome = deal_value(result, fields["seat"], game_points)
+                outcome = deal_value(result, fields["seat"], state.game_points)
                 rows.append(Row(outcome=outcome, **fields))
             pending = []
     return rows
-
-
-def decision_seed(job: Job, moves: int) -> int:
-    """A decision's seed, from the run's seed, the game and the move: the same every run."""
-    return random.Random(f"{job.seed}:{job.game}:{moves}").getrandbits(32)
 
 
 def to_arrays(rows: list[Row], seed: int, games: int, budget_ms: int) -> dict[str, np.ndarray]:
@@ -179,20 +160,10 @@ def to_arrays(rows: list[Row], seed: int, games: int, budget_ms: int) -> dict[st
     features = np.array([r.features for r in rows], dtype=np.float32).reshape(len(rows), width)
     return {
         "features": features,
-        "outcome": np.array([r.outcome for r in rows], dtype=np.int8),
-        "search": np.array([r.search for r in rows], dtype=np.float32),
-        "mover": np.array([r.mover for r in rows], dtype=np.uint8),
-        "kind": np.array([r.kind for r in rows], dtype=np.uint8),
-        "seat": np.array([r.seat for r in rows], dtype=np.uint8),
-        "game": np.array([r.game for r in rows], dtype=np.int32),
-        "deal": np.array([r.deal for r in rows], dtype=np.int16),
-        "trick": np.array([r.trick for r in rows], dtype=np.int8),
-        "head": np.array([r.head for r in rows], dtype=np.uint8),
+        **expert_games.columns(rows, COLUMNS),
         "need": np.array([r.need for r in rows], dtype=np.int8).reshape(len(rows), 2),
         "layout": np.array(LAYOUT),
-        "seed": np.array(seed, dtype=np.int64),
-        "games": np.array(games, dtype=np.int64),
-        "budget_ms": np.array(budget_ms, dtype=np.int64),
+        **expert_games.run_arrays(seed, games, budget_ms),
         "version": np.array(GENERATOR_VERSION, dtype=np.int64),
     }
 
@@ -201,41 +172,13 @@ def generate(seed: int, games: int, budget_ms: int, processes: int) -> list[Row]
     """Every game's rows, in game order whatever the number of processes."""
     jobs = [Job(seed, game, budget_ms) for game in range(games)]
     rows: list[Row] = []
-    began = time.perf_counter()
-
-    def progress(done: int) -> None:
-        sys.stderr.write(
-            f"\r{done}/{games} games, {len(rows)} rows, {time.perf_counter() - began:.0f} s"
-        )
-        sys.stderr.flush()
-
-    if processes > 1:
-        # Spawned, not forked: a fork taken while another thread of the caller holds a
-        # lock (a test process's watcher threads) can leave the child stuck on it.
-        with multiprocessing.get_context("spawn").Pool(processes) as pool:
-            for done, played in enumerate(pool.imap(play_game, jobs), 1):
-                rows.extend(played)
-                progress(done)
-    else:
-        for done, job in enumerate(jobs, 1):
-            rows.extend(play_game(job))
-            progress(done)
-    sys.stderr.write("\n")
+    for game_rows in expert_games.played(play_game, jobs, processes, lambda: f"{len(rows)} rows"):
+        rows.extend(game_rows)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, required=True, help="the .npz to write")
-    parser.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument(
-        "--budget-ms",
-        type=int,
-        default=DEFAULT_BUDGET_MS,
-        help=f"the expert's budget per move (default {DEFAULT_BUDGET_MS}: the level's own)",
-    )
+    parser = expert_games.run_arguments(__doc__.split("\n\n")[0])
     args = parser.parse_args(argv)
     began = time.perf_counter()
     rows = generate(args.seed, args.games, args.budget_ms, args.processes)
@@ -249,12 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         f"recorded; {opens} at a trick's start with the talon open, "
         f"{len(rows) - opens} just after a close)"
     )
-    print(
-        f"{seconds:.0f} s with {args.processes} process(es): "
-        f"{movers * 3600 / seconds:.0f} positions per hour "
-        f"({len(rows) * 3600 / seconds:.0f} rows per hour)"
-    )
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes)")
+    expert_games.report_run(args, seconds, (movers, "positions"), (len(rows), "rows"))
     return 0
 
 

@@ -68,7 +68,8 @@ from sprt import Pairs, Sprt  # noqa: E402
 
 from service.bots import BOT_NAMES, Bot, get_bot  # noqa: E402
 from service.bots.expert import ExpertBot  # noqa: E402
-from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
+from service.bots.self_play import SelfPlay  # noqa: E402
+from service.engine import Variant  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 
 
@@ -120,35 +121,25 @@ def tournament_bot(level: str) -> Bot:
 
 def play_game(match: Match, pair: int, a_seat: int) -> GameRecord:
     """One game of the pair ``pair``, level A in ``a_seat``; decks depend on the pair only."""
-    decks = random.Random(f"{match.seed}:{pair}:decks")
-    first_dealer = decks.randrange(2)
+    game = SelfPlay.seated(match.variant, random.Random(f"{match.seed}:{pair}:decks"))
     bots = {a_seat: tournament_bot(match.level_a), 1 - a_seat: tournament_bot(match.level_b)}
     budgets = {a_seat: match.budget_a, 1 - a_seat: match.budget_b}
     sides = {a_seat: "A", 1 - a_seat: "B"}
-    state = take_seat(take_seat(new_game(match.variant, first_dealer), 0), 1)
     record = GameRecord(a_won=False)
-    moves = 0
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            decks.shuffle(deck)
-            state = start_deal(state, deck)
-            continue
-        seat = state.deal.to_move
-        view = seat_view(state, seat)
+    for move, turn in enumerate(game.turns()):
+        seat = turn.seat
+        view = seat_view(turn.state, seat)
         began = time.perf_counter()
-        seed = move_seed(match.seed, pair, sides[seat], moves)
+        seed = move_seed(match.seed, pair, sides[seat], move)
         decision = bots[seat].choose(view, seed=seed, budget_ms=budgets[seat])
         elapsed = time.perf_counter() - began
         (record.a_times if seat == a_seat else record.b_times).append(elapsed)
-        moves += 1
-        state = apply(state, decision.action, seat)
-        if state.deal.result is not None:
-            result = state.deal.result
+        result = game.play(decision.action).deal.result
+        if result is not None:
             sign = 1 if result.winner == a_seat else -1
             record.deal_points.append(sign * result.game_points)
             record.endings.append((result.reason.value, result.winner == a_seat))
-    record.a_won = state.winner == a_seat
+    record.a_won = game.state.winner == a_seat
     return record
 
 

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.bots import value_model  # noqa: E402
 from service.bots.features import encode  # noqa: E402
-from service.engine import Variant, apply, legal_actions, new_game, start_deal, take_seat  # noqa: E402
-from service.engine.cards import DECK  # noqa: E402
+from service.bots.self_play import SelfPlay  # noqa: E402
+from service.engine import Variant, legal_actions  # noqa: E402
 from service.engine.core import FastDeal  # noqa: E402
 
 Position = tuple[FastDeal, int, tuple[int, int]]
@@ -51,19 +51,15 @@ def positions(count: int) -> list[Position]:
     found: list[Position] = []
     while len(found) < count:
         variant = rng.choice(list(Variant))
-        state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
-        while state.winner is None and len(found) < count:
-            if state.awaiting_deal:
-                deck = list(DECK)
-                rng.shuffle(deck)
-                state = start_deal(state, deck)
-                continue
-            deal = state.deal
-            assert deal is not None  # dealt just above
+        game = SelfPlay.seated(variant, rng)  # the one generator deals and chooses
+        for turn in game.turns():
+            deal = turn.deal
             if deal.lead_card is None and deal.talon_open:
                 fast = FastDeal.from_engine(deal, variant)
-                found.append((fast, rng.randrange(2), state.game_points))
-            state = apply(state, rng.choice(legal_actions(state)))
+                found.append((fast, rng.randrange(2), turn.state.game_points))
+            game.play(rng.choice(legal_actions(turn.state)))
+            if len(found) == count:
+                break
     return found
 
 

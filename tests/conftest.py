@@ -11,6 +11,7 @@ Nothing is mocked.
 from __future__ import annotations
 
 import gc
+import io
 import os
 import resource
 import time
@@ -24,6 +25,7 @@ from service.devtools.embedded_redis import EmbeddedRedis
 from service.jobs.watch import JobWatcher
 from service.live.watcher import LogWatcher
 from tests.support.http import Api
+from tests.support.json_logs import json_log_lines
 from tests.support.lanes import LANES, SHARED_LANES, SYSTEM_CALLS
 from tests.support.paths import REPO, SECRET
 from tests.support.postgres import PostgresServer
@@ -106,6 +108,14 @@ def client(app):
 def api(client) -> Api:
     """The app through Flask's test client, as ``Api`` (tests/support/http.py)."""
     return Api(client)
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    """What the root logger writes during the test, through the service's JSON formatter
+    (``tests.support.json_logs.records`` reads the lines back)."""
+    with json_log_lines() as stream:
+        yield stream
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -47,22 +46,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from service.bots.action_features import ACTION_LAYOUT  # noqa: E402
+from service.bots.model_files import weights_digest  # noqa: E402
 from service.bots.opponent_model import POSITION_LAYOUT, OpponentModel  # noqa: E402
-from service.bots.value_model import layer_names, weights_digest  # noqa: E402
-from tools.npz import write_npz  # noqa: E402
-from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
+from tools import training  # noqa: E402
+from tools.training import Layers  # noqa: E402
 
 #: Hidden layers of the candidates, smallest first.
 ARCHITECTURES: tuple[tuple[int, ...], ...] = ((), (16,), (32,), (64,))
 TEST_SHARE = 0.1
 #: The games not set aside for the test, in this many parts: one validates, the rest train.
 PARTS = 9
-BATCH = 256
-LEARNING_RATE = 3e-3
+#: Minibatches of 256 decisions, at most 40 epochs, stopping when the validation log-loss
+#: has not improved for 4; Adam at a learning rate of 3e-3.
+SCHEDULE = training.Schedule(batch=256, epochs=40, patience=4, adam=training.Adam(3e-3))
 #: L2 penalty on the weight matrices (not the biases), per minibatch step.
 WEIGHT_DECAY = 1e-5
-MAX_EPOCHS = 40
-PATIENCE = 4
 #: The heuristic predictor's smoothing, tried in these steps.
 SMOOTHING = tuple(i / 100 for i in range(1, 100))
 
@@ -91,13 +89,10 @@ def load(paths: list[Path]) -> Decisions:
     parts: dict[str, list[np.ndarray]] = {}
     described = []
     offset = 0
+    layouts = {"layout": POSITION_LAYOUT, "action_layout": ACTION_LAYOUT}
+    run = ("seed", "first_game", "games", "budget_ms", "generator_version")
     for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            if (
-                tuple(str(n) for n in data["layout"]) != POSITION_LAYOUT
-                or tuple(str(n) for n in data["action_layout"]) != ACTION_LAYOUT
-            ):
-                raise SystemExit(f"{path}: its layouts are not action_features'; generate again")
+        with training.recorded(path, layouts, "opponent model") as data:
             for name in ("position", "actions", "taken", "heuristic", "game", "follows"):
                 parts.setdefault(name, []).append(data[name])
             parts.setdefault("talon_open", []).append(data["talon_open"])
@@ -105,12 +100,7 @@ def load(paths: list[Path]) -> Decisions:
             offset += int(data["first"][-1])
             described.append(
                 {
-                    "file": path.name,
-                    "seed": int(data["seed"]),
-                    "first_game": int(data["first_game"]),
-                    "games": int(data["games"]),
-                    "budget_ms": int(data["budget_ms"]),
-                    "generator_version": int(data["version"]),
+                    **training.described_run(path, data, run),
                     "decisions": int(len(data["taken"])),
                     "forced": int(data["forced"]),
                 }
@@ -201,15 +191,8 @@ def log_loss(layers: Layers, data: Decisions, units: np.ndarray) -> float:
     return float(-log_p[batch.chosen].mean())
 
 
-def shipped(layers: Layers) -> Layers:
-    """The weights as the file stores them (float32)."""
-    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
-
-
 def train(data: Decisions, rows: np.ndarray, valid: np.ndarray, hidden: tuple[int, ...], seed: int):
     """A candidate at its epoch of lowest validation log-loss: layers, epoch, log-loss."""
-    rng = np.random.default_rng(seed)
-    layers = initial([data.position.shape[1] + data.actions.shape[1], *hidden, 1], rng)
 
     def step(layers: Layers, units: np.ndarray) -> Layers:
         return gradient(layers, batch_of(data, units))
@@ -217,17 +200,8 @@ def train(data: Decisions, rows: np.ndarray, valid: np.ndarray, hidden: tuple[in
     def error(layers: Layers) -> float:
         return log_loss(layers, data, valid)
 
-    return fit(
-        layers,
-        rows,
-        step,
-        rng,
-        batch=BATCH,
-        epochs=MAX_EPOCHS,
-        score=error,
-        patience=PATIENCE,
-        adam=Adam(LEARNING_RATE),
-    )
+    sizes = [data.position.shape[1] + data.actions.shape[1], *hidden, 1]
+    return training.train_network(sizes, rows, step, seed, SCHEDULE, error)
 
 
 @dataclass(frozen=True)
@@ -273,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     began = time.perf_counter()
     data = load(args.data)
-    parts, test = split_by_game(data.game, args.seed, TEST_SHARE, PARTS)
+    parts, test = training.split_by_game(data.game, args.seed, TEST_SHARE, PARTS)
     valid = parts[0]
     rows = np.sort(np.concatenate(parts[1:]))
     d = data.description
@@ -294,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     loss, name, hidden, epoch, size, layers = min(candidates, key=lambda c: c[0])
-    weights = shipped(layers)
+    weights = training.shipped(layers)
     model = OpponentModel(tuple(weights), {})
     smoothing = min(SMOOTHING, key=lambda e: heuristic_figures(data, rows, e).log_loss)
     groups = {
@@ -324,11 +298,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {group:<11} {figures['decisions']:>6}  {cells}")
     print(f"Training: {seconds:.0f} s")
 
-    arrays: dict[str, np.ndarray] = {}
-    for (w_name, b_name), (weight, bias) in zip(layer_names(len(weights)), weights, strict=True):
-        arrays[w_name] = weight
-        arrays[b_name] = bias
-    write_npz(args.out, arrays)
     manifest = {
         "layout": list(POSITION_LAYOUT),
         "action_layout": list(ACTION_LAYOUT),
@@ -352,9 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             "test": table,
         },
     }
-    manifest_path = args.out.with_suffix(".json")
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes) and {manifest_path}")
+    training.write_model(args.out, weights, manifest)
     return 0
 
 

@@ -43,11 +43,10 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -55,14 +54,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from service.bots.features import LAYOUT  # noqa: E402
-from service.bots.value_model import (  # noqa: E402
-    OUTPUT_SCALE,
-    ValueModel,
-    layer_names,
-    weights_digest,
-)
-from tools.npz import write_npz  # noqa: E402
-from tools.training import Adam, Layers, fit, initial, split_by_game  # noqa: E402
+from service.bots.model_files import weights_digest  # noqa: E402
+from service.bots.value_model import OUTPUT_SCALE, ValueModel  # noqa: E402
+from tools import training  # noqa: E402
+from tools.training import Layers  # noqa: E402
 
 #: Weights of the outcome in the target (the rest is the expert's search value).
 TARGET_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -70,13 +65,11 @@ TARGET_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 ARCHITECTURES: tuple[tuple[int, ...], ...] = ((), (32,), (64, 32))
 FOLDS = 5
 TEST_SHARE = 0.1
-BATCH = 256
-LEARNING_RATE = 1e-3
+#: Minibatches of 256 rows, at most 80 epochs, stopping when the validation error has not
+#: improved for 10; Adam at a learning rate of 1e-3.
+SCHEDULE = training.Schedule(batch=256, epochs=80, patience=10, adam=training.Adam(1e-3))
 #: L2 penalty on the weight matrices (not the biases), per minibatch step.
 WEIGHT_DECAY = 1e-3
-MAX_EPOCHS = 80
-#: Stop when the validation error has not improved for this many epochs.
-PATIENCE = 10
 #: The data's ``kind`` of a trick's start with the talon open (benchmarks/positions.py).
 TRICK_START = 0
 
@@ -123,27 +116,23 @@ class Candidate:
 
 def load(path: Path, seed: int) -> Data:
     """The data's trick-start rows: test games set aside, the others in folds (by ``seed``)."""
-    with np.load(path, allow_pickle=False) as data:
-        if tuple(str(name) for name in data["layout"]) != LAYOUT:
-            raise SystemExit(f"{path}: its layout is not features.LAYOUT; generate it again")
+    with training.recorded(path, {"layout": LAYOUT}, "value model") as data:
         keep = data["kind"] == TRICK_START
         x = data["features"][keep].astype(np.float64)
         outcome = data["outcome"][keep].astype(np.float64)
         search = data["search"][keep].astype(np.float64)
         games = data["game"][keep]
         description = {
-            "file": path.name,
-            "seed": int(data["seed"]),
-            "games": int(data["games"]),
-            "generator_version": int(data["version"]),
-            "budget_ms": int(data["budget_ms"]),
+            **training.described_run(
+                path, data, ("seed", "games", "generator_version", "budget_ms")
+            ),
             "rows": int(data["features"].shape[0]),
             "trick_start_rows": int(keep.sum()),
             "positions": int(data["mover"][keep].sum()),
         }
     # A forced first move has no search value: its outcome stands in.
     search = np.where(np.isnan(search), outcome, search)
-    folds, test = split_by_game(games, seed, TEST_SHARE, FOLDS)
+    folds, test = training.split_by_game(games, seed, TEST_SHARE, FOLDS)
     return Data(x, outcome, search, folds, test, description)
 
 
@@ -174,15 +163,10 @@ def gradient(layers: Layers, x: np.ndarray, target: np.ndarray) -> Layers:
     return grads[::-1]
 
 
-def shipped(layers: Layers) -> Layers:
-    """The weights as the file stores them (float32)."""
-    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
-
-
 def outcome_mse(layers: Layers, data: Data, rows: np.ndarray) -> float:
     """The error against the outcomes of ``rows``, as shipped: float32 weights through the
     loader's own sums."""
-    model = ValueModel(tuple(shipped(layers)), {})
+    model = ValueModel(tuple(training.shipped(layers)), {})
     return float(np.mean((model.predict(data.x[rows]) - data.outcome[rows]) ** 2))
 
 
@@ -194,15 +178,14 @@ def train(
     seed: int,
     *,
     validation: np.ndarray | None = None,
-    epochs: int = MAX_EPOCHS,
+    epochs: int = SCHEDULE.epochs,
 ) -> tuple[Layers, int, float]:
     """Adam on minibatches of ``rows``: with ``validation``, the epoch with the lowest error
-    against its outcomes (stopping ``PATIENCE`` epochs after it); without, ``epochs`` epochs.
+    against its outcomes (stopping ``SCHEDULE.patience`` epochs after it); without,
+    ``epochs`` epochs.
 
     The weights, their epoch, and their validation error (NaN without validation).
     """
-    rng = np.random.default_rng(seed)
-    layers = initial([data.x.shape[1], *hidden, 1], rng)
 
     def step(layers: Layers, batch: np.ndarray) -> Layers:
         return gradient(layers, data.x[batch], target[batch])
@@ -210,16 +193,13 @@ def train(
     def error(layers: Layers) -> float:
         return outcome_mse(layers, data, validation)
 
-    return fit(
-        layers,
+    return training.train_network(
+        [data.x.shape[1], *hidden, 1],
         rows,
         step,
-        rng,
-        batch=BATCH,
-        epochs=epochs,
-        score=None if validation is None else error,
-        patience=PATIENCE,
-        adam=Adam(LEARNING_RATE),
+        seed,
+        replace(SCHEDULE, epochs=epochs),
+        None if validation is None else error,
     )
 
 
@@ -315,12 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"Training: {seconds:.0f} s")
 
-    weights = shipped(layers)
-    arrays: dict[str, np.ndarray] = {}
-    for (w_name, b_name), (weight, bias) in zip(layer_names(len(weights)), weights, strict=True):
-        arrays[w_name] = weight
-        arrays[b_name] = bias
-    write_npz(args.out, arrays)
+    weights = training.shipped(layers)
     manifest = {
         "layout": list(LAYOUT),
         "layers": [list(weight.shape) for weight, _ in weights],
@@ -355,9 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             ],
         },
     }
-    manifest_path = args.out.with_suffix(".json")
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
-    print(f"Written: {args.out} ({args.out.stat().st_size} bytes) and {manifest_path}")
+    training.write_model(args.out, weights, manifest)
     return 0
 
 

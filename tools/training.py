@@ -1,15 +1,23 @@
-"""What the trainers of the bots' models share: games set aside, weights, Adam, early stopping.
+"""What the trainers of the bots' models share: their data, games set aside, weights, Adam,
+early stopping, the files they write.
 
 ``tools/train_value.py`` (the learned value) and ``tools/train_opponent.py``
 (the opponent model) learn small networks on self-play the same way; each
-supplies only its loss (``gradient``) and its validation error (``score``):
+supplies only what it reads of the data, its loss (``gradient``), its
+validation error (``score``) and its manifest:
 
+- ``recorded``: a recorder's file (benchmarks/positions.py,
+  benchmarks/decisions.py), refused unless written for the model's inputs;
+  ``described_run``: what the file says of the run that wrote it;
 - ``split_by_game``: rows of whole games set aside for the test, the other
   games in folds, so no game is on both sides of a split (positions of one
   game are alike);
-- ``initial``: Glorot-uniform matrices, zero biases;
-- ``fit``: Adam on shuffled minibatches, keeping the epoch with the lowest
-  validation error and stopping ``patience`` epochs after it.
+- ``train_network``: Glorot-uniform matrices and zero biases (``initial``),
+  then Adam on shuffled minibatches (``fit``), keeping the epoch with the
+  lowest validation error and stopping ``patience`` epochs after it, as a
+  ``Schedule`` says;
+- ``shipped`` and ``write_model``: the weights as float32, written beside their
+  manifest (service/bots/model_files.py reads them back).
 
 Deterministic: every draw comes from the one generator the caller seeds, in a
 fixed order (the initial weights, then each epoch's shuffle), and the
@@ -19,12 +27,27 @@ same weights.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from service.bots.model_files import layer_names
+from tools.npz import write_npz
+
 Layers = list[tuple[np.ndarray, np.ndarray]]
+#: What a recorder's file says of its run: the manifest's name of each, and the array's.
+RUN_FIELDS = {
+    "seed": "seed",
+    "first_game": "first_game",
+    "games": "games",
+    "budget_ms": "budget_ms",
+    "generator_version": "version",
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +58,35 @@ class Adam:
     beta1: float = 0.9
     beta2: float = 0.999
     epsilon: float = 1e-8
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How a network is fitted: minibatches of ``batch`` units, at most ``epochs`` epochs,
+    stopping ``patience`` epochs after the best validation error, by ``adam``."""
+
+    batch: int
+    epochs: int
+    patience: int = 0
+    adam: Adam = field(default_factory=Adam)
+
+
+@contextmanager
+def recorded(path: Path, layouts: Mapping[str, tuple[str, ...]], model: str) -> Iterator[Any]:
+    """The arrays of a recorder's ``.npz``, once each of ``layouts`` (the array's name, the
+    columns the model encodes) is as the file records it: a file written for other inputs
+    stops the trainer, saying so (``model`` names whose inputs they are)."""
+    with np.load(path, allow_pickle=False) as data:
+        for key, layout in layouts.items():
+            if tuple(str(name) for name in data[key]) != layout:
+                raise SystemExit(f"{path}: its {key} is not the {model}'s; generate it again")
+        yield data
+
+
+def described_run(path: Path, data: Any, fields: Sequence[str]) -> dict[str, Any]:
+    """The run that wrote ``path`` as a manifest records it: the file's name, then ``fields``
+    (names of ``RUN_FIELDS``) in that order."""
+    return {"file": path.name, **{name: int(data[RUN_FIELDS[name]]) for name in fields}}
 
 
 def split_by_game(
@@ -64,26 +116,37 @@ def copied(layers: Layers) -> Layers:
     return [(w.copy(), b.copy()) for w, b in layers]
 
 
+def train_network(
+    sizes: list[int],
+    units: np.ndarray,
+    gradient: Callable[[Layers, np.ndarray], Layers],
+    seed: int,
+    schedule: Schedule,
+    score: Callable[[Layers], float] | None = None,
+) -> tuple[Layers, int, float]:
+    """A network of ``sizes`` (inputs, hidden layers, outputs) fitted from ``seed``: its
+    initial weights, then every epoch's shuffle, drawn from one generator in that order."""
+    rng = np.random.default_rng(seed)
+    return fit(initial(sizes, rng), units, gradient, rng, schedule, score)
+
+
 def fit(
     layers: Layers,
     units: np.ndarray,
     gradient: Callable[[Layers, np.ndarray], Layers],
     rng: np.random.Generator,
-    *,
-    batch: int,
-    epochs: int,
+    schedule: Schedule,
     score: Callable[[Layers], float] | None = None,
-    patience: int = 0,
-    adam: Adam = Adam(),
 ) -> tuple[Layers, int, float]:
     """Adam on minibatches of ``units`` (the rows, or the decisions, ``gradient`` is given
     a batch of), reshuffled by ``rng`` every epoch.
 
     With ``score`` (a validation error, lower is better): the layers of the epoch with the
-    lowest score (epoch 0: the initial layers), stopping ``patience`` epochs after it.
-    Without: the layers after ``epochs`` epochs. The layers, their epoch and their score
-    (NaN without ``score``).
+    lowest score (epoch 0: the initial layers), stopping ``schedule.patience`` epochs after
+    it. Without: the layers after ``schedule.epochs`` epochs. The layers, their epoch and
+    their score (NaN without ``score``).
     """
+    adam = schedule.adam
     moments = [[np.zeros_like(w), np.zeros_like(b)] for w, b in layers]
     squares = [[np.zeros_like(w), np.zeros_like(b)] for w, b in layers]
     beta1, beta2 = adam.beta1, adam.beta2
@@ -91,11 +154,11 @@ def fit(
     if score is not None:
         best = (score(layers), 0, copied(layers))
     step = 0
-    for epoch in range(1, epochs + 1):
+    for epoch in range(1, schedule.epochs + 1):
         order = units[rng.permutation(len(units))]
-        for start in range(0, len(order), batch):
+        for start in range(0, len(order), schedule.batch):
             step += 1
-            grads = gradient(layers, order[start : start + batch])
+            grads = gradient(layers, order[start : start + schedule.batch])
             for i, pair in enumerate(grads):
                 updated = []
                 for j, g in enumerate(pair):
@@ -116,6 +179,24 @@ def fit(
         error = score(layers)
         if error < best[0]:
             best = (error, epoch, copied(layers))
-        elif epoch - best[1] >= patience:
+        elif epoch - best[1] >= schedule.patience:
             break
     return best[2], best[1], best[0]
+
+
+def shipped(layers: Layers) -> Layers:
+    """The weights as the file stores them (float32)."""
+    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
+
+
+def write_model(out: Path, weights: Layers, manifest: Mapping[str, Any]) -> None:
+    """The weights (``shipped``) to ``out``, by layer name, and the manifest beside them
+    (``out`` with ``.json``), as service/bots/model_files.py reads them; says where."""
+    arrays: dict[str, np.ndarray] = {}
+    for (w_name, b_name), (weight, bias) in zip(layer_names(len(weights)), weights, strict=True):
+        arrays[w_name] = weight
+        arrays[b_name] = bias
+    write_npz(out, arrays)
+    manifest_path = out.with_suffix(".json")
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    print(f"Written: {out} ({out.stat().st_size} bytes) and {manifest_path}")

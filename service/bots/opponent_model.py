@@ -19,17 +19,14 @@ score.
   inputs (the trainer's yardstick runs through it).
 
 The weights ship in the package (``opponent_model.npz`` beside its manifest
-``opponent_model.json``) and load on first use, offline, checked as the
-learned value's are (``value_model.weights_digest``): another layout or
-damaged weights are refused.
+``opponent_model.json``) and load on first use, offline, checked as every
+shipped model is (``model_files``): other inputs or damaged weights are refused.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -41,7 +38,7 @@ from service.bots.action_features import (
     decision_inputs,
 )
 from service.bots.features import LAYOUT
-from service.bots.value_model import layer_names, weights_digest
+from service.bots.model_files import Layers, read_layers, shipped
 from service.engine.actions import Action
 from service.engine.knowledge import SeatView
 
@@ -52,7 +49,7 @@ MANIFEST_FILE = "opponent_model.json"
 POSITION_LAYOUT: tuple[str, ...] = (*LAYOUT, *LED_LAYOUT)
 
 
-def scores(layers: Any, position: np.ndarray, actions: np.ndarray) -> np.ndarray:
+def scores(layers: Layers, position: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """Each action's score: the network on the position's inputs beside each action's.
 
     The first layer is split in the position's rows and the action's, so the position's
@@ -78,7 +75,7 @@ def softmax(values: np.ndarray) -> np.ndarray:
 class OpponentModel:
     """A scorer's layers, float32, and its manifest."""
 
-    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    layers: Layers
     manifest: dict[str, Any]
 
     def distribution(self, position: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -90,32 +87,20 @@ class OpponentModel:
 
 def read_model(model: Any, manifest: dict[str, Any]) -> OpponentModel:
     """A model from an open ``.npz`` (path or binary file) and its manifest, checked."""
-    if (
-        tuple(manifest["layout"]) != POSITION_LAYOUT
-        or tuple(manifest["action_layout"]) != ACTION_LAYOUT
-    ):
-        raise ValueError("the opponent model was trained on other inputs than action_features'")
-    with np.load(model, allow_pickle=False) as arrays:
-        layers = tuple(
-            (arrays[w].astype(np.float32), arrays[b].astype(np.float32))
-            for w, b in layer_names(len(manifest["layers"]))
-        )
-    if weights_digest(layers) != manifest["weights_sha256"]:
-        raise ValueError("the opponent model's weights are not the ones its manifest names")
-    if layers[0][0].shape[0] != len(POSITION_LAYOUT) + len(ACTION_LAYOUT):
-        raise ValueError("the opponent model's shape does not fit its inputs")
-    if layers[-1][0].shape[1] != 1:
-        raise ValueError("the opponent model's last layer must give one score")
+    layers = read_layers(
+        model,
+        manifest,
+        name="opponent model",
+        layouts={"layout": POSITION_LAYOUT, "action_layout": ACTION_LAYOUT},
+        encoding="action_features'",
+    )
     return OpponentModel(layers, manifest)
 
 
 @cache
 def shipped_model() -> OpponentModel:
     """The model in the package, loaded on first use (and once)."""
-    folder = resources.files("service.bots")
-    manifest = json.loads(folder.joinpath(MANIFEST_FILE).read_text())
-    with folder.joinpath(MODEL_FILE).open("rb") as model:
-        return read_model(model, manifest)
+    return shipped(MODEL_FILE, MANIFEST_FILE, read_model)
 
 
 def probabilities(view: SeatView) -> list[tuple[Action, float]]:

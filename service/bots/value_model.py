@@ -14,10 +14,10 @@ any -> ``OUTPUT_SCALE * tanh``) trained on expert self-play
 - ``value_of_view(view)``: the same for a seat's ``SeatView``.
 
 The weights ship in the package (``value_model.npz``, beside its manifest
-``value_model.json``) and load on first use, offline. Loading checks that the
-manifest's input layout is ``features.LAYOUT`` and that the weights are the
-ones the manifest names (``weights_digest``), so a model trained on another
-encoding, or a damaged file, is refused rather than quietly misread.
+``value_model.json``) and load on first use, offline, checked as every shipped
+model is (``model_files``): the manifest's input layout must be
+``features.LAYOUT`` and the weights the ones it names, so a model trained on
+another encoding, or a damaged file, is refused rather than quietly misread.
 
 One position's value is summed in Python when the model is linear (as the
 shipped one is: a network with hidden layers did no better on held-out games),
@@ -27,19 +27,17 @@ used (``benchmarks/value_cost.py``; docs/value-model.md, cost per call).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from operator import mul
 from typing import Any
 
 import numpy as np
 
 from service.bots.features import LAYOUT, encode, encode_view
+from service.bots.model_files import Layers, read_layers, shipped
 from service.engine.core import FastDeal
 from service.engine.knowledge import SeatView
 
@@ -50,26 +48,11 @@ MANIFEST_FILE = "value_model.json"
 OUTPUT_SCALE = 3.0
 
 
-def weights_digest(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> str:
-    """The SHA-256 of the weights as shipped: each layer's matrix then bias, float32,
-    little-endian, row-major. The manifest records it; ``load`` checks it."""
-    digest = hashlib.sha256()
-    for weight, bias in layers:
-        for array in (weight, bias):
-            digest.update(np.ascontiguousarray(array, dtype="<f4").tobytes())
-    return digest.hexdigest()
-
-
-def layer_names(count: int) -> list[tuple[str, str]]:
-    """The names of the arrays of ``count`` layers in the model file: (w0, b0), (w1, b1), ..."""
-    return [(f"w{i}", f"b{i}") for i in range(count)]
-
-
 @dataclass(frozen=True, slots=True)
 class ValueModel:
     """A network's layers, float32: hidden layers with tanh, then ``OUTPUT_SCALE * tanh``."""
 
-    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    layers: Layers
     manifest: dict[str, Any]
     #: A network without hidden layers as Python floats (weights, bias), else None:
     #: ``value_of`` sums it in Python, faster than numpy for one position.
@@ -113,28 +96,16 @@ class ValueModel:
 
 def read_model(model: Any, manifest: dict[str, Any]) -> ValueModel:
     """A model from an open ``.npz`` (path or binary file) and its manifest, checked."""
-    if tuple(manifest["layout"]) != LAYOUT:
-        raise ValueError("the value model was trained on another input layout than features.LAYOUT")
-    with np.load(model, allow_pickle=False) as arrays:
-        count = len(manifest["layers"])
-        layers = tuple(
-            (arrays[w].astype(np.float32), arrays[b].astype(np.float32))
-            for w, b in layer_names(count)
-        )
-    if weights_digest(layers) != manifest["weights_sha256"]:
-        raise ValueError("the value model's weights are not the ones its manifest names")
-    if layers[0][0].shape[0] != len(LAYOUT) or layers[-1][0].shape[1] != 1:
-        raise ValueError("the value model's shape does not fit features.LAYOUT")
+    layers = read_layers(
+        model, manifest, name="value model", layouts={"layout": LAYOUT}, encoding="features.LAYOUT"
+    )
     return ValueModel(layers, manifest)
 
 
 @cache
 def shipped_model() -> ValueModel:
     """The model in the package, loaded on first use (and once)."""
-    folder = resources.files("service.bots")
-    manifest = json.loads(folder.joinpath(MANIFEST_FILE).read_text())
-    with folder.joinpath(MODEL_FILE).open("rb") as model:
-        return read_model(model, manifest)
+    return shipped(MODEL_FILE, MANIFEST_FILE, read_model)
 
 
 def value(deal: FastDeal, seat: int, game_points: tuple[int, int]) -> float:

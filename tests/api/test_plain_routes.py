@@ -6,20 +6,17 @@ same problems; every other action and view is Flask's."""
 from __future__ import annotations
 
 import functools
-import io
 import json
-import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from flask import Flask, request
 from werkzeug.test import Client, TestResponse
 
-from service.ops.logs import JsonFormatter
 from service.web.app import create_app
 from tests.support.games import Game, new_game
 from tests.support.http import Api
+from tests.support.json_logs import records
 from tests.support.paths import SECRET
 
 
@@ -140,20 +137,6 @@ def test_a_refused_plain_action_answers_flasks_problem(routed, seat, token, pick
     )
 
 
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """What the root logger writes, through the service's JSON formatter."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    try:
-        yield stream
-    finally:
-        root.removeHandler(handler)
-
-
 def test_an_action_below_flask_logs_one_access_line_with_its_request_id(routed, log_lines):
     app, _hooked = routed
     api = Api(app.test_client())
@@ -162,8 +145,7 @@ def test_an_action_below_flask_logs_one_access_line_with_its_request_id(routed, 
     answer = _post(app.test_client(), game, 1, legal[0], **{"X-Request-ID": "route-7"})
     assert answer.status_code == 200
     assert answer.headers["X-Request-ID"] == "route-7"
-    lines = [json.loads(line) for line in log_lines.getvalue().splitlines() if line.strip()]
-    access = [line for line in lines if line.get("request_id") == "route-7"]
+    access = [line for line in records(log_lines) if line.get("request_id") == "route-7"]
     assert [(line["logger"], line["route"], line["status"]) for line in access] == [
         ("service.access", "/v1/games/<game_id>/actions", 200)
     ]

@@ -7,7 +7,6 @@ Tiny runs at a small budget (the expert searches the same way at any budget).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,20 +14,14 @@ import pytest
 
 from service.bots import opponent_model
 from service.bots.action_features import ACTION_LAYOUT
-from tests.support.paths import REPO
+from tests.support.recorders import arrays_of, record, recorder
+from tools import train_opponent
 
-# Imported by a name its pool's spawned processes can import too (they inherit sys.path).
-sys.path.append(str(REPO / "benchmarks"))  # last: it shadows no other module
-import decisions as generator  # noqa: E402
-
-from tools import train_opponent  # noqa: E402
-
-BUDGET_MS = "4"
+generator = recorder("decisions")
 
 
 def run(out: Path, *args: str) -> bytes:
-    assert generator.main(["--out", str(out), "--budget-ms", BUDGET_MS, *args]) == 0
-    return out.read_bytes()
+    return record(generator, out, *args)
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +34,7 @@ def ten_games_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def ten_games(ten_games_file) -> dict[str, np.ndarray]:
-    with np.load(ten_games_file, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files}
+    return arrays_of(ten_games_file)
 
 
 def test_the_same_arguments_give_the_same_file_whatever_the_processes(tmp_path, capsys):

@@ -1,93 +1,25 @@
-"""The shipped opponent model (service/bots/opponent_model.py): the model its manifest names,
-a distribution over exactly the legal actions, read from the mover's view alone."""
+"""The shipped opponent model (service/bots/opponent_model.py): a distribution over exactly the
+legal actions, read from the mover's view alone, the same in every process. That it is the
+model its manifest names, on the inputs it was trained on: tests/bots/test_model_files.py."""
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import random
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from service.bots import opponent_model
-from service.bots.action_features import ACTION_LAYOUT
-from service.bots.value_model import weights_digest
 from service.engine.knowledge import seat_view
 from tests.support.paths import REPO
 from tests.support.positions import permuted, sampled_states
-
-FOLDER = REPO / "service" / "bots"
-
-
-def manifest() -> dict:
-    return json.loads((FOLDER / opponent_model.MANIFEST_FILE).read_text())
-
-
-def model_bytes() -> bytes:
-    return (FOLDER / opponent_model.MODEL_FILE).read_bytes()
 
 
 def movers_views(seed: int, count: int):
     """The view of the seat to move in about ``count`` positions of random games."""
     return [seat_view(s, s.deal.to_move) for s in sampled_states(seed, count)]
-
-
-def test_the_shipped_model_loads_offline_and_is_the_one_its_manifest_names():
-    model = opponent_model.shipped_model()
-    named = manifest()
-    assert tuple(named["layout"]) == opponent_model.POSITION_LAYOUT
-    assert tuple(named["action_layout"]) == ACTION_LAYOUT
-    assert weights_digest(model.layers) == named["weights_sha256"]
-    assert [list(weight.shape) for weight, _ in model.layers] == named["layers"]
-    assert len(model_bytes()) <= 1_000_000
-    for key in ("games", "decisions", "parts"):
-        assert key in named["data"]
-    assert "seed" in named["training"]
-
-
-def test_damaged_weights_are_refused():
-    with np.load(io.BytesIO(model_bytes())) as arrays:
-        changed = {name: arrays[name].copy() for name in arrays.files}
-    changed["w0"][0, 0] += 0.5
-    buffer = io.BytesIO()
-    np.savez(buffer, **changed)
-    buffer.seek(0)
-    with pytest.raises(ValueError, match="not the ones its manifest names"):
-        opponent_model.read_model(buffer, manifest())
-
-
-def test_a_model_of_other_inputs_is_refused():
-    other = {**manifest(), "action_layout": [*ACTION_LAYOUT[1:], ACTION_LAYOUT[0]]}
-    with pytest.raises(ValueError, match="other inputs"):
-        opponent_model.read_model(io.BytesIO(model_bytes()), other)
-
-
-def test_a_built_package_carries_the_model_files(tmp_path):
-    """What a non-editable install copies (as the learned value's test checks for its own)."""
-    subprocess.run(
-        [
-            sys.executable,
-            "setup.py",
-            "-q",
-            "egg_info",
-            "--egg-base",
-            str(tmp_path),
-            "build_py",
-            "--build-lib",
-            str(tmp_path / "lib"),
-        ],
-        cwd=REPO,
-        env={**os.environ, "SCHNAPSEN_PURE_PYTHON": "1"},  # copy the sources, compile nothing
-        check=True,
-        capture_output=True,
-    )
-    for name in (opponent_model.MODEL_FILE, opponent_model.MANIFEST_FILE):
-        built = tmp_path / "lib" / "service" / "bots" / name
-        assert built.read_bytes() == (FOLDER / name).read_bytes(), name
 
 
 def test_predictions_are_a_distribution_over_exactly_the_legal_actions():

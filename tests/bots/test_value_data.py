@@ -5,53 +5,32 @@ Tiny runs at a small budget (the expert searches the same way at any budget).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from service.bots.features import LAYOUT
-from tests.support.paths import REPO
+from tests.support.recorders import arrays_of, record, recorder
 
-# Imported by a name its pool's spawned processes can import too (they inherit sys.path).
-sys.path.append(str(REPO / "benchmarks"))  # last: it shadows no other module
-import positions as generator  # noqa: E402
-
-BUDGET_MS = "4"
+generator = recorder("positions")
 
 
 def run(tmp_path, name: str, *args: str) -> bytes:
-    out = tmp_path / name
-    assert generator.main(["--out", str(out), "--budget-ms", BUDGET_MS, *args]) == 0
-    return out.read_bytes()
+    return record(generator, tmp_path / name, *args)
 
 
 @pytest.fixture(scope="module")
 def two_games_file(tmp_path_factory) -> Path:
     """Two games (one head counting, one tracked) from two worker processes."""
     out = tmp_path_factory.mktemp("positions") / "two.npz"
-    generator.main(
-        [
-            "--games",
-            "2",
-            "--seed",
-            "5",
-            "--processes",
-            "2",
-            "--budget-ms",
-            BUDGET_MS,
-            "--out",
-            str(out),
-        ]
-    )
+    record(generator, out, "--games", "2", "--seed", "5", "--processes", "2")
     return out
 
 
 @pytest.fixture(scope="module")
 def two_games(two_games_file) -> dict[str, np.ndarray]:
-    with np.load(two_games_file, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files}
+    return arrays_of(two_games_file)
 
 
 def test_the_same_seed_gives_the_same_file_byte_for_byte(tmp_path, capsys):

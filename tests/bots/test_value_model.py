@@ -1,90 +1,18 @@
-"""The shipped learned value (service/bots/value_model.py): the model its manifest names,
-on the inputs it was trained on, blind to what its seat cannot see, within a deal's stakes."""
+"""The shipped learned value (service/bots/value_model.py): blind to what its seat cannot see,
+within a deal's stakes, reading the match score. That it is the model its manifest names, on
+the inputs it was trained on: tests/bots/test_model_files.py."""
 
 from __future__ import annotations
 
-import io
-import json
-import os
 import random
-import subprocess
-import sys
 
 import numpy as np
-import pytest
 
 from service.bots import value_model
-from service.bots.features import LAYOUT, encode
+from service.bots.features import encode
 from service.engine.core import FastDeal
 from service.engine.knowledge import seat_view
-from tests.support.paths import REPO
 from tests.support.positions import permuted, sampled_states
-
-FOLDER = REPO / "service" / "bots"
-
-
-def manifest() -> dict:
-    return json.loads((FOLDER / value_model.MANIFEST_FILE).read_text())
-
-
-def model_bytes() -> bytes:
-    return (FOLDER / value_model.MODEL_FILE).read_bytes()
-
-
-def test_the_shipped_model_loads_and_is_the_one_its_manifest_names():
-    model = value_model.shipped_model()
-    named = manifest()
-    assert tuple(named["layout"]) == LAYOUT
-    assert value_model.weights_digest(model.layers) == named["weights_sha256"]
-    assert [list(weight.shape) for weight, _ in model.layers] == named["layers"]
-    assert model.layers[0][0].shape[0] == len(LAYOUT)
-    assert len(model_bytes()) <= 1_000_000
-    for key in ("seed", "games", "positions", "generator_version"):
-        assert key in named["data"]
-    assert "seed" in named["training"]
-
-
-def test_damaged_weights_are_refused():
-    with np.load(io.BytesIO(model_bytes())) as arrays:
-        changed = {name: arrays[name].copy() for name in arrays.files}
-    changed["w0"][0, 0] += 0.5
-    buffer = io.BytesIO()
-    np.savez(buffer, **changed)
-    buffer.seek(0)
-    with pytest.raises(ValueError, match="not the ones its manifest names"):
-        value_model.read_model(buffer, manifest())
-
-
-def test_a_model_of_another_layout_is_refused():
-    other = {**manifest(), "layout": [*LAYOUT[1:], LAYOUT[0]]}
-    with pytest.raises(ValueError, match="another input layout"):
-        value_model.read_model(io.BytesIO(model_bytes()), other)
-
-
-def test_a_built_package_carries_the_model_files(tmp_path):
-    """What a non-editable install copies: setuptools' ``build_py`` with the package data,
-    listed afresh (``egg_info`` into ``tmp_path``: the checkout's own list, left by an
-    editable install, would name the files whatever pyproject.toml declares)."""
-    subprocess.run(
-        [
-            sys.executable,
-            "setup.py",
-            "-q",
-            "egg_info",
-            "--egg-base",
-            str(tmp_path),
-            "build_py",
-            "--build-lib",
-            str(tmp_path / "lib"),
-        ],
-        cwd=REPO,
-        env={**os.environ, "SCHNAPSEN_PURE_PYTHON": "1"},  # copy the sources, compile nothing
-        check=True,
-        capture_output=True,
-    )
-    for name in (value_model.MODEL_FILE, value_model.MANIFEST_FILE):
-        built = tmp_path / "lib" / "service" / "bots" / name
-        assert built.read_bytes() == (FOLDER / name).read_bytes(), name
 
 
 def test_values_lie_within_a_deals_stakes_and_batches_agree():

@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import math
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from service.ops.logs import JsonFormatter
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """What the root logger writes, through the service's JSON formatter."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    try:
-        yield stream
-    finally:
-        root.removeHandler(handler)
-
-
-def records(stream: io.StringIO) -> list[dict]:
-    return [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+from tests.support.json_logs import records
 
 
 def test_a_sane_request_id_is_echoed(client):

@@ -6,17 +6,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from service.engine import (
-    DECK,
-    ActionType,
-    GameState,
-    Variant,
-    apply,
-    legal_actions,
-    new_game,
-    start_deal,
-    take_seat,
-)
+from service.bots.self_play import SelfPlay
+from service.engine import ActionType, GameState, Variant, legal_actions
 from service.engine.actions import Action
 from service.engine.knowledge import seat_view
 
@@ -40,15 +31,10 @@ def random_states(
     ``choose`` picks each action (``random.Random.choice``: uniformly, claims included).
     """
     rng = random.Random(seed)
-    state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
-    while state.winner is None:
-        if state.awaiting_deal:
-            deck = list(DECK)
-            rng.shuffle(deck)
-            state = start_deal(state, deck)
-            continue
-        yield state
-        state = apply(state, choose(rng, legal_actions(state)))
+    game = SelfPlay.seated(variant, rng)
+    for turn in game.turns():
+        yield turn.state
+        game.play(choose(rng, legal_actions(turn.state)))
 
 
 def sampled_states(seed: int, count: int, every: int = 3) -> list[GameState]:
