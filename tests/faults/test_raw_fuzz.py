@@ -4,8 +4,8 @@ The live schemathesis run (tests/benchmarks/test_schemathesis_live_benchmark.py)
 what openapi.yaml describes; this sends what no schema describes. hypothesis builds
 requests from raw parts: body bytes (JSON nested thousands deep, numbers of thousands of
 digits, invalid UTF-8, real bodies with one member replaced), any Unicode category in
-path ids, query values and the headers clients send (Authorization, Idempotency-Key, If-
-Match, If-None-Match, Last-Event-ID, Content-Type, X-Request-ID). Real games, their
+path ids, query values and the headers clients send (Authorization, Idempotency-Key,
+If-Match, If-None-Match, Last-Event-ID, Content-Type, X-Request-ID). Real games, their
 seats' tokens, an invite and job ids are among the values, so requests get past the 404s
 and 401s to the code behind them.
 
