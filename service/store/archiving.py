@@ -123,8 +123,12 @@ class GameArchiver:
         *,
         grace_seconds: float,
         on_written: Callable[[], None] = lambda: None,
+        sweep_batch: int = SWEEP_BATCH,
     ):
         self.redis = client
+        #: Games a sweep reads at a time of each kind (``SWEEP_BATCH``; smaller in tests,
+        #: so that "more than one batch" is a few dozen games, not a thousand).
+        self.sweep_batch = sweep_batch
         self.archive = archive
         #: Called once a game, when it is first marked archived (the finished games'
         #: counter): a run killed after writing the row and before marking the game
@@ -292,7 +296,7 @@ class GameArchiver:
         released = self._release_due("+inf" if full else now)
         archived = 0
         late = self.redis.zrangebyscore(
-            ENDED, "-inf", "+inf" if full else now - LATE_MS, start=0, num=SWEEP_BATCH
+            ENDED, "-inf", "+inf" if full else now - LATE_MS, start=0, num=self.sweep_batch
         )
         for member in late:
             game_id = member.decode()
@@ -317,10 +321,10 @@ class GameArchiver:
         released = 0
         stop = time.monotonic() + RELEASE_SECONDS
         while True:
-            batch = self.redis.zrangebyscore(RELEASE, "-inf", due, start=0, num=SWEEP_BATCH)
+            batch = self.redis.zrangebyscore(RELEASE, "-inf", due, start=0, num=self.sweep_batch)
             for member in batch:
                 released += self.release(member.decode())
-            if len(batch) < SWEEP_BATCH or time.monotonic() > stop:
+            if len(batch) < self.sweep_batch or time.monotonic() > stop:
                 return released
 
     def strays(self) -> Iterator[str]:
