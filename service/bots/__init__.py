@@ -18,8 +18,10 @@ a think-time budget above it:
 
 ``benchmarks/ladder.py`` measures the steps (Elo, docs/performance.md). The
 benchmarks can also name ``classic`` (the heuristic as it was, the expert's
-playout policy) and ``master`` (the expert's search with a learned value,
-``master.py``), which are not levels the service offers.
+playout policy), ``master`` (the expert's search with a learned value,
+``master.py``) and ``inferring`` (the expert's search, its sampled deals weighed
+by how likely the opponent's past play was in each: ``inferring.py``,
+``inference.py``), which are not levels the service offers.
 Search runs on the engine's search core (``service.engine.core``): the same rules on bit masks.
 Every bot is one row of ``service.bots.registry.BOTS``.
 """

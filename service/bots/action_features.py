@@ -20,6 +20,8 @@ card the mover could not see (R11).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from service.bots.features import RANKS, SUIT_SLOTS, encode_view
 from service.engine.actions import Action, ActionType
 from service.engine.cards import Card, Rank
@@ -93,10 +95,30 @@ def action_inputs(view: SeatView, action: Action) -> list[float]:
         out[at + 4] = 1.0 if card.beats(led, view.trump) else 0.0
         out[at + 5] = 1.0 if card.suit is view.trump and led.suit is not view.trump else 0.0
         out[at + 6] = (card.points + led.points) / (2 * _TOP_CARD)
-    partner = _PARTNER.get(card.rank)
-    if partner is not None and Card.of(partner, card.suit) in view.hand:
+    if breaks_marriage(card, view.hand):
         out[at + 7] = 1.0
-    seen = set(view.played) | set(view.hand)
-    higher = (c for c in Card if c.suit is card.suit and c.strength > card.strength)
-    out[at + 8] = 0.0 if any(c not in seen for c in higher) else 1.0
+    if is_master(card, set(view.played) | set(view.hand)):
+        out[at + 8] = 1.0
     return out
+
+
+#: Where the two inputs that depend on the mover's hand sit (``breaks_marriage``, ``master``).
+HAND_INPUTS = (_SCALARS_AT + 7, _SCALARS_AT + 8)
+
+
+def breaks_marriage(card: Card, hand: Collection[Card]) -> bool:
+    """A King or Queen played while its marriage partner is still in ``hand``."""
+    partner = _PARTNER.get(card.rank)
+    return partner is not None and Card.of(partner, card.suit) in hand
+
+
+def is_master(card: Card, seen: Collection[Card]) -> bool:
+    """Every card of its suit that beats ``card`` is in ``seen`` (the hand or played)."""
+    return all(c in seen for c in _HIGHER[card])
+
+
+#: The cards of its suit that beat each card.
+_HIGHER: dict[Card, tuple[Card, ...]] = {
+    card: tuple(c for c in Card if c.suit is card.suit and c.strength > card.strength)
+    for card in Card
+}

@@ -61,6 +61,8 @@ WORK_PER_MS = 1000
 STEP_WORK = 8
 NODE_WORK = 1
 VALUE_WORK = 4
+#: The most game points one deal is worth (R9): no value lies beyond it either way.
+STAKES = 3.0
 #: Enumerate every opponent hand of a closed talon when there are at most this many.
 ENUMERATE_HANDS = 40
 #: Stop, whatever the work count, this many ms of wall time past the budget: before a
@@ -168,7 +170,9 @@ class Search:
             deal = sampler.sample(self.rng)
             return {a: float(v) for a, v in self.solver(deal).action_values(deal).items()}
         totals = dict.fromkeys(actions, 0.0)
+        plain = dict.fromkeys(actions, 0.0)
         count = 0
+        weights = 0.0
         if not sampler.template.talon_open and sampler.hand_count() <= ENUMERATE_HANDS:
             worlds = list(sampler.every_hand())
             self.rng.shuffle(worlds)
@@ -181,13 +185,26 @@ class Search:
                 deal = worlds[count]
             else:
                 deal = sampler.sample(self.rng)
+            weight = self.weight(deal)
             self.values_computed += len(actions)
             for action, value in self.values(deal, actions).items():
-                totals[action] += value
+                totals[action] += weight * value
+                plain[action] += value
             count += 1
+            weights += weight
             if self.spent():
                 break
-        return {action: total / count for action, total in totals.items()}
+        if weights <= 0.0:  # no deal weighed anything: the plain average
+            return {action: total / count for action, total in plain.items()}
+        # A weighted mean of values within a deal's stakes stays there but for rounding.
+        return {
+            action: min(STAKES, max(-STAKES, total / weights)) for action, total in totals.items()
+        }
+
+    def weight(self, deal: FastDeal) -> float:
+        """How much a sampled deal counts in the average: all alike here (a level that
+        infers the opponent's hand from its play weighs them: ``inferring``)."""
+        return 1.0
 
     def values(self, deal: FastDeal, actions: list[int]) -> Mapping[int, float]:
         """Each action's value for the seat in one sampled deal (the solver's whole game

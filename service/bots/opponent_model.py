@@ -57,9 +57,17 @@ def scores(layers: Layers, position: np.ndarray, actions: np.ndarray) -> np.ndar
     """
     weight, bias = layers[0]
     width = position.shape[-1]
+    return scores_of_first_layer(
+        layers, actions @ weight[width:] + (position @ weight[:width] + bias)
+    )
+
+
+def scores_of_first_layer(layers: Any, first: np.ndarray) -> np.ndarray:
+    """Each action's score from its first layer's sums (a row per action, bias included):
+    the rest of the network. A caller that varies few inputs updates the sums itself."""
     if len(layers) == 1:
-        return (actions @ weight[width:] + bias)[:, 0]
-    h = np.tanh(actions @ weight[width:] + (position @ weight[:width] + bias))
+        return first[:, 0]
+    h = np.tanh(first)
     for weight, bias in layers[1:-1]:
         h = np.tanh(h @ weight + bias)
     weight, bias = layers[-1]

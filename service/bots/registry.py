@@ -67,6 +67,13 @@ def _master() -> Bot:
     return MasterBot()
 
 
+def _inferring() -> Bot:
+    """``inferring``, imported only when asked for: its opponent model loads numpy."""
+    from service.bots.inferring import InferringBot
+
+    return InferringBot()
+
+
 #: Every bot: the levels the service offers, weakest first, then the benchmarks' own.
 BOTS: tuple[BotEntry, ...] = (
     BotEntry(
@@ -113,6 +120,15 @@ BOTS: tuple[BotEntry, ...] = (
         "master",
         _master,
         "The expert's search with a learned value (docs/value-model.md).",
+        searches=True,
+        offered=False,
+    ),
+    BotEntry(
+        "inferring",
+        _inferring,
+        "The expert's search, its sampled deals weighed by how likely the opponent's "
+        "past play was in each (docs/opponent-model.md).",
+        default_budget_ms=DEFAULT_BUDGET_MS,
         searches=True,
         offered=False,
     ),

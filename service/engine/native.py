@@ -50,6 +50,7 @@ NATIVE_MODULES = (
     "bots/features",
     "bots/presumed",
     "bots/master",
+    "bots/inferring",
 )
 #: What the build writes in ``service/engine``: {module path: SHA-256 of its source}.
 STAMP = "native.json"

@@ -1,5 +1,5 @@
-"""Every level, and the benchmark-only ``master``: legal actions only, deterministic, and
-blind to the cards its seat cannot see."""
+"""Every level, and the benchmark-only ``master`` and ``inferring``: legal actions only,
+deterministic, and blind to the cards its seat cannot see."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from tests.support.positions import permuted, sampled_states
 #: A small budget keeps the expert quick here; its search is the same at any budget.
 BUDGET_MS = 4
 POSITIONS = {"random": 1000, "beginner": 1000, "novice": 1000, "heuristic": 3000,
-             "expert": 800, "master": 800}  # fmt: skip
-#: The levels, and the searching bot measured against them before it is offered.
-SEARCHERS = (*LEVELS, "master")
+             "expert": 800, "master": 800, "inferring": 800}  # fmt: skip
+#: The levels, and the searching bots measured against them before they are offered.
+SEARCHERS = (*LEVELS, "master", "inferring")
 
 
 def clockless_bot(level: str):
@@ -77,6 +77,8 @@ def test_same_view_and_seed_give_the_same_action(level):
         ("expert", 30, 40),
         ("master", BUDGET_MS, 300),
         ("master", 30, 40),
+        ("inferring", BUDGET_MS, 300),
+        ("inferring", 30, 40),
     ],
 )
 def test_r11b_a_level_is_blind_to_the_hidden_cards(level, budget_ms, count):
