@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from service.bots.expert import DEFAULT_BUDGET_MS, ExpertBot  # noqa: E402
 from service.bots.inference import DecisionOdds, action_probability, past_hands  # noqa: E402
 from service.bots.inferring import InferringSearch  # noqa: E402
-from service.engine import DECK, Variant, apply, new_game, start_deal, take_seat  # noqa: E402
+from service.bots.self_play import SelfPlay  # noqa: E402
+from service.engine import Variant  # noqa: E402
 from service.engine.knowledge import seat_view  # noqa: E402
 
 
@@ -57,18 +58,12 @@ def main() -> None:
     for game in range(args.games):
         rng = random.Random(args.seed + game)
         variant = (Variant.HEAD, Variant.TRACKED)[game % 2]
-        state = take_seat(take_seat(new_game(variant, rng.randrange(2)), 0), 1)
-        move = 0
-        while state.winner is None:
-            if state.awaiting_deal:
-                deck = list(DECK)
-                rng.shuffle(deck)
-                state = start_deal(state, deck)
-                continue
-            view = seat_view(state, state.to_move)
+        table = SelfPlay.seated(variant, rng)
+        for move, turn in enumerate(table.turns()):
+            deal = turn.deal
+            view = seat_view(turn.state, turn.seat)
             search = InferringSearch(view, move, DEFAULT_BUDGET_MS, wall_clock_guard=False)
             if search.decisions and not search.sampler.exact:
-                deal = state.deal
                 known = set(view.known_opponent_cards())
                 hidden = [c.order for c in deal.hands[view.opponent] if c not in known]
                 truth = search.weight(search.sampler.world(hidden, [c.order for c in deal.talon]))
@@ -84,8 +79,7 @@ def main() -> None:
                 hands = past_hands(view, search.decisions, deal.hands[view.opponent], draws)
                 if hands is not None:
                     calls += list(zip(search.odds, (tuple(h) for h in hands), strict=True))
-            state = apply(state, expert.choose(view, seed=move).action)
-            move += 1
+            table.play(expert.choose(view, seed=move).action)
 
     every = ratios["open"] + ratios["strict"]
     print(f"{args.games} expert self-play games, seed {args.seed}: {len(every)} positions weighed")
