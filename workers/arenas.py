@@ -38,6 +38,7 @@ from service.store.tournament_records import (
     Board,
     Entry,
     Kept,
+    PairedRound,
     StandingRow,
     Tournament,
     TournamentRecords,
@@ -82,15 +83,26 @@ def start_arena(tournament_id: str) -> dict[str, Any]:
     return {"tournament_id": tournament_id, "started": True, **pair_arena(tournament_id, 1)}
 
 
+def make_and_tell(tournament: Tournament, paired: PairedRound) -> None:
+    """Make a claimed pairing's games not made yet, then tell the app of the pairing. Run
+    again for a claim whose job was killed, it makes what is missing and tells again: the
+    notice's id is the round's, so an app told before keeps it once, and one not told
+    (the job killed between its claim and its notice) is told now."""
+    make_games(tournament, paired)
+    told = [NoticeBoard(b.board, b.game_id, b.dealer, b.forehand) for b in paired.boards]
+    tell(tournament.app, [paired_notice(tournament.id, paired.round, None, told)])
+
+
 def pair_arena(tournament_id: str, number: int | None = None) -> dict[str, Any]:
     """Make round ``number``'s games if it is claimed and some are not made (a claim whose
-    job was killed), then pair the players waiting, once. The boards made."""
+    job was killed) and tell its pairing, then pair the players waiting, once. The boards
+    made."""
     records = tournament_records()
     if number is not None:
         paired = records.paired_round(tournament_id, number)
         tournament = records.get(tournament_id)
         if paired is not None and tournament is not None:
-            make_games(tournament, paired)
+            make_and_tell(tournament, paired)
     made = 0
     for _attempt in range(ATTEMPTS):
         tournament = records.get(tournament_id)  # the round before the boards (see above)
@@ -115,9 +127,7 @@ def pair_arena(tournament_id: str, number: int | None = None) -> dict[str, Any]:
             continue  # another job paired first: pair again from what it left
         paired = records.paired_round(tournament_id, number)
         assert paired is not None  # claimed now, by this job
-        make_games(tournament, paired)
-        told = [NoticeBoard(b.board, b.game_id, b.dealer, b.forehand) for b in paired.boards]
-        tell(tournament.app, [paired_notice(tournament_id, number, None, told)])
+        make_and_tell(tournament, paired)
         made = len(new)
         break
     return {"tournament_id": tournament_id, "boards": made}

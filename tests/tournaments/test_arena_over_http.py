@@ -174,13 +174,20 @@ def test_an_arenas_reads_show_no_hidden_card_and_only_a_players_own_seat(service
         processes.stop()
 
 
-def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_by_the_sweep(service):
+def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_and_told_by_the_sweep(
+    service, tmp_path
+):
     """The arena's start job claimed its first pairing in the database and was lost with
     its worker before it made the games (written here as that worker left it: the claim
     kept, the job's record saying it waits where nothing holds it): the workers' sweep
     finds the claim's games missing, asks for the start again, and it makes them, the
-    claimed boards, once."""
+    claimed boards, once, and tells the app of the pairing as if no worker had died."""
+    receiver = Receiver(tmp_path)
     app = new_app(service.redis)
+    hook = requests.post(f"{service.url}/v1/webhooks",
+                         json={"url": receiver.url, "events": TOURNAMENT_NOTICES},
+                         headers=app.headers, timeout=30)  # fmt: skip
+    assert hook.status_code == 201, hook.text
     arena = entered_arena(service.url, app, players=2, duration=600, starts_in=3600)
     dealer, forehand = sorted(arena.tokens)
     seed = secrets.token_hex(32)
@@ -209,7 +216,16 @@ def test_a_pairing_claimed_by_a_killed_worker_has_its_games_made_by_the_sweep(se
             assert [(b["game_id"], b["dealer"], b["forehand"]) for b in boards["boards"]] == [
                 (game_id, dealer, forehand)
             ]
+
+            def paired_told() -> dict | None:
+                bodies = [json.loads(r["body"]) for r in receiver.received()]
+                paired = [b for b in bodies if b["type"] == "tournament.round_paired"]
+                return paired[0]["data"] if paired else None
+
+            told = wait_until(paired_told, TIMEOUT, "the claimed pairing told")
+            assert (told["round"], [b["game_id"] for b in told["boards"]]) == (1, [game_id])
         finally:
             processes.stop()
     finally:
+        receiver.stop()
         records.close()
