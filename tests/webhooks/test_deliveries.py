@@ -226,7 +226,10 @@ def test_an_endpoint_failing_every_retry_is_disabled_with_a_notice_and_redeliver
         assert "disabled at" in disabled["notice"] and disabled["failures"] >= 2
         log = requests.get(f"{hook_url}/deliveries", headers=headers, timeout=10).json()
         failed = [d for d in log["deliveries"] if d["state"] == "failed"]
-        assert failed and all(d["attempts"] == 6 for d in failed)  # the first and 5 retries
+        # The two that disabled it failed every try (the first and 5 retries); one still
+        # waiting for a retry then fails unsent, saying why (a slow machine's race).
+        assert len([d for d in failed if d["attempts"] == 6]) >= 2, failed
+        assert all(d["attempts"] == 6 or d["last_error"] == "endpoint disabled" for d in failed)
         # fixed: a new URL, enabled again, and what it missed delivered again
         enabled = requests.patch(
             hook_url, json={"url": fixed.url, "enabled": True}, headers=headers, timeout=10
