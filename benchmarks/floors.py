@@ -68,8 +68,12 @@ COUNTED_LIMITS = {
     "SCHNAPSEN_RATE_LIMIT_PER_IP": "1000000000",
     "SCHNAPSEN_RATE_LIMIT_PER_TOKEN": "1000000000",
 }
-#: More actions a second than this machine's API serves: enough games are made for it.
-ACTIONS_A_SECOND_AT_MOST = 3000
+#: Games are planned for this many times the one-script floor's rate, measured first on
+#: the same machine: an action (a script call and the rules) is served at about half that
+#: rate, so the planned games do not run out however fast the machine.
+PLANNED_OVER_FLOOR = 1.25
+#: The actions a planned game makes, at fewest (a deal takes at least ten).
+ACTIONS_A_GAME_AT_FEWEST = 40
 
 #: Each wrk thread plays its own games (``thread_games``); a game is sent its next move
 #: only once the answer to its last one came back.
@@ -273,13 +277,27 @@ def main() -> int:
         session = requests.Session()
         script = folder / "actions.lua"
         script.write_text(ACTIONS_LUA)
+        planned: dict[str, Path] = {}
+
+        def measure(name: str, target: str, **how: Sequence[str]) -> Run:
+            if args.warmup > 0:
+                warm = how
+                if "script" in how:
+                    warm = {"script": [str(script), str(planned["warmup"]), str(args.threads)]}
+                wrk(name, target, args, args.warmup, **warm)
+            return wrk(name, target, args, args.seconds, **how)
+
+        runs = {
+            "bare flask": measure("bare flask", f"{floors}/bare"),
+            "one script": measure("one script", f"{floors}/script"),
+        }
         # The warm-up and the measured run each play games of their own.
         seeds = iter(range(1, 10**9))
-        planned: dict[str, Path] = {}
         for run, seconds in (("warmup", args.warmup), ("measured", args.seconds)):
             if seconds <= 0:
                 continue
-            wanted = args.games or math.ceil(seconds * ACTIONS_A_SECOND_AT_MOST / 40) + 8
+            most = seconds * runs["one script"].rate * PLANNED_OVER_FLOOR
+            wanted = args.games or math.ceil(most / ACTIONS_A_GAME_AT_FEWEST) + 8
             games = [plan_game(session, url, next(seeds), variant) for _ in range(wanted)]
             actions = sum(len(game.actions) for game in games)
             print(f"planned ({run}): {len(games)} games, {actions} actions")
@@ -296,17 +314,7 @@ def main() -> int:
             ).raise_for_status()  # fmt: skip
         bearer = [f"Authorization: Bearer {viewed.tokens[0]}"]
 
-        def measure(name: str, target: str, **how: Sequence[str]) -> Run:
-            if args.warmup > 0:
-                warm = how
-                if "script" in how:
-                    warm = {"script": [str(script), str(planned["warmup"]), str(args.threads)]}
-                wrk(name, target, args, args.warmup, **warm)
-            return wrk(name, target, args, args.seconds, **how)
-
-        runs = {
-            "bare flask": measure("bare flask", f"{floors}/bare"),
-            "one script": measure("one script", f"{floors}/script"),
+        runs |= {
             "action": measure(
                 "action",
                 f"{url}/",
