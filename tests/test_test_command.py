@@ -78,15 +78,15 @@ def processes_chosen(*args: str) -> list[str]:
     return result.stdout.split()
 
 
-def test_the_test_command_runs_pytest_in_two_processes_unless_told_otherwise():
-    """Two xdist workers by default, grouped by ``--dist loadgroup`` (tests/conftest.py);
+def test_the_test_command_runs_pytest_in_three_processes_unless_told_otherwise():
+    """Three xdist workers by default, grouped by ``--dist loadgroup`` (tests/conftest.py);
     the caller's ``-n`` (or ``-p no:xdist``) wins."""
     script = (REPO / "scripts" / "test").read_text()
     assert 'exec "$python" -m pytest "${processes[@]}" "$@"' in script
-    assert processes_chosen() == ["-n", "2", "--dist", "loadgroup"]
+    assert processes_chosen() == ["-n", "3", "--dist", "loadgroup"]
     assert processes_chosen("-m", "unit or redis", "tests/api") == [
         "-n",
-        "2",
+        "3",
         "--dist",
         "loadgroup",
     ]

@@ -1,4 +1,4 @@
-"""How ``bash scripts/test`` hands the suite to its two pytest-xdist workers.
+"""How ``bash scripts/test`` hands the suite to its pytest-xdist workers.
 
 The unit of work is a test module, or a whole shared lane (tests/support/lanes.py):
 a module's module-scoped servers (gunicorn, RQ workers, a Redis of its own) start
