@@ -16,11 +16,14 @@ Exactly once: the new ratings and the game's mark are written by one script
 (``PlayerStore.write_ratings``), so running the rating again (a job run
 twice, or the archive's job after the end's own) finds the mark and writes
 nothing; when another game of a player was rated between the read and the
-write, the ratings are read and computed again.
+write, the ratings are read and computed again, after a random wait that
+doubles with each loss, so two writers of one player's ratings do not meet
+at the same step again and again.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Mapping
 
@@ -35,6 +38,10 @@ from service.store.players import DOCUMENTED_PAIR_RULES, PairRules, RatingChange
 BOT_RATING_BASE = 1000.0
 #: How often a rating is computed again when a player's rating moved meanwhile.
 ATTEMPTS = 8
+#: Before computing again, a writer that lost the race waits a random time up to this
+#: many seconds, doubled after each loss: two writers rating one player's games at once
+#: would otherwise meet again at the same step and the same one could lose every time.
+FIRST_BACKOFF_S = 0.002
 
 
 def _glicko(rated: Rated) -> glicko2.Rating:
@@ -66,7 +73,9 @@ class RatedGames:
         players = (seats[0].player, seats[1].player)
         pair = None if None in players or seats.against_bot else (players[0], players[1])
         pool = pool_of(state.variant, seats.clock)
-        for _attempt in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                time.sleep(random.uniform(0, FIRST_BACKOFF_S * 2**attempt))
             changes = self._changes(app, current, score, pool)
             if not changes:
                 return None
