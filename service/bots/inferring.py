@@ -2,9 +2,9 @@
 
 A bot the benchmarks can name (``get_bot("inferring")``) but the service
 does not offer: measured against the expert it wins no more often (three
-tries, each stopped by the sequential test at 37 to 46% of games;
-docs/history/bot-strength.md, round 2, stage 2). It is kept as the base for
-a better opponent model or another use of its likelihoods.
+tries, each stopped by the sequential test at 37 to 46% of games, then 47.5%
+of 800 games; docs/history/bot-strength.md, round 2). It is kept as the base
+for a better opponent model or another use of its likelihoods.
 
 The expert samples the deals its seat cannot tell apart uniformly and plays
 the action with the best plain average over them. ``inferring`` samples the
